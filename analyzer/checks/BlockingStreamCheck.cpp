@@ -1,0 +1,90 @@
+#include "BlockingStreamCheck.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+
+void BlockingStreamCheck::registerMatchers(MatchFinder &Finder,
+                                           MatchFinder::MatchCallback *Callback) {
+  Usage.registerMatchers(Finder, Callback);
+}
+
+void BlockingStreamCheck::check(const MatchFinder::MatchResult &Result) { Usage.observe(Result); }
+
+// The edit that makes the stream non-blocking: rename cudaStreamCreate(&s) to
+// cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), or replace the flags argument.
+// Offered on a note only: the legacy-stream work may rely on the implicit ordering the
+// blocking stream gives it, so applying it blindly could introduce a race.
+std::vector<FixItHint> BlockingStreamCheck::nonBlockingFix(const StreamCreation &C) const {
+  ASTContext &Ctx = *Usage.context();
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  bool Driver = C.Api->Layer == ApiLayer::Driver;
+  std::string Flag = Driver ? "CU_STREAM_NON_BLOCKING" : "cudaStreamNonBlocking";
+  if (C.FlagsArg) {
+    CharSourceRange R = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(C.FlagsArg->getSourceRange()), SM, LO);
+    if (R.isInvalid())
+      return {};
+    return {FixItHint::CreateReplacement(R, Flag)};
+  }
+  // cudaStreamCreate(&s): both the callee and ')' must be plain file text.
+  SourceLocation Callee = C.Call->getCallee()->getBeginLoc();
+  SourceLocation RParen = C.Call->getRParenLoc();
+  if (Callee.isMacroID() || RParen.isMacroID())
+    return {};
+  CharSourceRange Name = CharSourceRange::getTokenRange(Callee, Callee);
+  return {FixItHint::CreateReplacement(Name, "cudaStreamCreateWithFlags"),
+          FixItHint::CreateInsertion(RParen, ", " + Flag)};
+}
+
+void BlockingStreamCheck::onEndOfTranslationUnit() {
+  Usage.finish();
+  ASTContext *Ctx = Usage.context();
+  if (!Ctx)
+    return;
+  SourceLocation LegacyLoc;
+  const CallExpr *Legacy = Usage.firstLegacyWork(&LegacyLoc);
+  if (!Legacy)
+    return; // a blocking stream costs nothing without legacy-stream work beside it
+  const SourceManager &SM = Ctx->getSourceManager();
+  std::string LegacyName = isa<CUDAKernelCallExpr>(Legacy)
+                               ? "kernel '" + calleeName(*Legacy) + "' launched"
+                               : "'" + calleeName(*Legacy) + "' issued";
+  for (const StreamCreation &C : Usage.creations()) {
+    if (!C.Blocking)
+      continue;
+    CheckDiagnostic D;
+    D.Rule = RuleId::BlockingStream;
+    D.Level = Severity::Warning;
+    D.Loc = C.Loc;
+    D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
+    D.Message = "'" + std::string(C.Api->Name) +
+                "' creates a blocking stream, which serializes with the legacy default "
+                "stream work in this file; create it with " +
+                (C.Api->Layer == ApiLayer::Driver ? "CU_STREAM_NON_BLOCKING"
+                                                  : "cudaStreamNonBlocking");
+    D.Notes.push_back({LegacyLoc,
+                       LegacyName + " on the legacy default stream here waits for this "
+                                    "stream's work, and holds it back",
+                       {}});
+    std::vector<FixItHint> Fix = nonBlockingFix(C);
+    if (!Fix.empty())
+      D.Notes.push_back({C.Loc,
+                         "make the stream non-blocking once the legacy-stream work does not "
+                         "rely on this ordering",
+                         Fix});
+    D.Evidence = {{"api", std::string(C.Api->Name)},
+                  {"documented", std::string(documentedSyncText(C.Api->Documented))},
+                  {"measured", "with a blocking stream busy, a legacy-stream kernel started "
+                               "1.3 us after it ended and a pageable cudaMemcpy blocked the "
+                               "host (CUDA 13, H200)"}};
+    emit(D, SM);
+  }
+}
+
+} // namespace syncwatch

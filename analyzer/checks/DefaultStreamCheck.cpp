@@ -1,0 +1,72 @@
+#include "DefaultStreamCheck.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+
+void DefaultStreamCheck::registerMatchers(MatchFinder &Finder,
+                                          MatchFinder::MatchCallback *Callback) {
+  Usage.registerMatchers(Finder, Callback);
+}
+
+void DefaultStreamCheck::check(const MatchFinder::MatchResult &Result) { Usage.observe(Result); }
+
+// "kernel 'scale'", "'cudaMemcpyAsync'"
+static std::string subject(const StreamUse &U) {
+  if (!U.Api)
+    return "kernel '" + calleeName(*U.Call) + "'";
+  return "'" + std::string(U.Api->Name) + "'";
+}
+
+static std::string describe(const StreamUse &U) {
+  std::string S = subject(U);
+  switch (U.Stream.Kind) {
+  case StreamArgKind::Omitted:
+    return U.Api ? S + " without a stream argument runs on the legacy default stream"
+                 : S + " is launched without a stream, on the legacy default stream";
+  case StreamArgKind::Null:
+    return S + " is issued on stream 0, the legacy default stream";
+  case StreamArgKind::FlagAsStream:
+    return "'cudaStreamDefault' is a stream-creation flag, not a stream: " + S +
+           " runs on the legacy default stream";
+  case StreamArgKind::Legacy:
+    return S + " is issued on cudaStreamLegacy, the legacy default stream";
+  default:
+    return S;
+  }
+}
+
+void DefaultStreamCheck::onEndOfTranslationUnit() {
+  Usage.finish();
+  ASTContext *Ctx = Usage.context();
+  if (!Ctx)
+    return;
+  const SourceManager &SM = Ctx->getSourceManager();
+  // Legacy-stream work only costs something when there are other streams to serialize
+  // with; alone in a unit it is a note for the day streams are added.
+  bool Others = Usage.usesOtherStreams();
+  for (const StreamUse &U : Usage.uses()) {
+    if (!Usage.isLegacyWork(U))
+      continue;
+    CheckDiagnostic D;
+    D.Rule = RuleId::DefaultStream;
+    D.Level = Others ? Severity::Warning : Severity::Note;
+    D.Loc = U.Loc;
+    D.Range = reportRange(U.Range, SM, Ctx->getLangOpts());
+    D.Message = describe(U) + (Others ? ", which serializes it with every blocking stream; "
+                                        "pass an explicit stream"
+                                      : "; pass an explicit stream before this code "
+                                        "shares the GPU with other streams");
+    D.Evidence = {{"api", U.Api ? std::string(U.Api->Name) : std::string("<<<>>>")},
+                  {"documented", std::string(documentedSyncText(DocumentedSync::LegacyStream))},
+                  {"measured", "a legacy-stream kernel started only after a blocking "
+                               "stream's work ended (CUDA 13, H200)"}};
+    emit(D, SM);
+  }
+}
+
+} // namespace syncwatch

@@ -1,0 +1,137 @@
+#include "CudaCalls.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/IdentifierTable.h"
+#include "clang/Lex/Lexer.h"
+
+#include <string>
+#include <vector>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+
+StatementMatcher catalogedCallMatcher() {
+  std::vector<llvm::StringRef> Names;
+  for (std::string_view S : declaredSpellings())
+    Names.emplace_back(S.data(), S.size());
+  return callExpr(callee(functionDecl(hasAnyName(Names))), unless(cudaKernelCallExpr()))
+      .bind("api-call");
+}
+
+StatementMatcher kernelLaunchMatcher() { return cudaKernelCallExpr().bind("launch"); }
+
+const ApiInfo *catalogueEntry(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return nullptr;
+  return findApi(FD->getName());
+}
+
+bool isWritten(const Expr *Arg) { return Arg && !isa<CXXDefaultArgExpr>(Arg); }
+
+static std::optional<llvm::APSInt> castIntegerValue(const Expr *E, ASTContext &Ctx) {
+  // (cudaStream_t)0x1: an explicit cast of an integer constant to a pointer.
+  E = E->IgnoreParenImpCasts();
+  const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
+  if (!Cast || Cast->getCastKind() != CK_IntegralToPointer)
+    return std::nullopt;
+  const Expr *Sub = Cast->getSubExpr();
+  if (Sub->isValueDependent())
+    return std::nullopt;
+  return Sub->getIntegerConstantExpr(Ctx);
+}
+
+// The innermost macro that produced the token at Loc, e.g. "cudaStreamLegacy".
+static StringRef macroAt(SourceLocation Loc, ASTContext &Ctx) {
+  if (!Loc.isMacroID())
+    return {};
+  return Lexer::getImmediateMacroName(Loc, Ctx.getSourceManager(), Ctx.getLangOpts());
+}
+
+StreamArgKind classifyStreamArg(const Expr *Arg, ASTContext &Ctx) {
+  if (!isWritten(Arg))
+    return StreamArgKind::Omitted;
+  StringRef Macro = macroAt(Arg->getBeginLoc(), Ctx);
+  if (Macro == "cudaStreamLegacy")
+    return StreamArgKind::Legacy;
+  if (Macro == "cudaStreamPerThread")
+    return StreamArgKind::PerThread;
+  if (!Arg->isValueDependent() &&
+      Arg->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull)
+    return (Macro == "cudaStreamDefault" || Macro == "CU_STREAM_DEFAULT") ? StreamArgKind::FlagAsStream
+                                                                            : StreamArgKind::Null;
+  if (auto V = castIntegerValue(Arg, Ctx)) {
+    if (*V == 1)
+      return StreamArgKind::Legacy;
+    if (*V == 2)
+      return StreamArgKind::PerThread;
+    if (*V == 0)
+      return StreamArgKind::Null;
+  }
+  return StreamArgKind::Explicit;
+}
+
+std::optional<StreamArg> streamArgOf(const CallExpr &Call, const ApiInfo *Api, ASTContext &Ctx) {
+  const Expr *Arg = nullptr;
+  if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(&Call)) {
+    // <<<grid, block, shared, stream>>>: the configuration is a call whose 4th argument
+    // is the stream, defaulted when not written.
+    const CallExpr *Config = Launch->getConfig();
+    if (!Config || Config->getNumArgs() < 4)
+      return StreamArg{};
+    Arg = Config->getArg(3);
+  } else {
+    if (!Api || !Api->takesStream())
+      return std::nullopt;
+    if (static_cast<unsigned>(Api->StreamArg) >= Call.getNumArgs())
+      return std::nullopt;
+    Arg = Call.getArg(Api->StreamArg);
+  }
+  StreamArg S;
+  S.Kind = classifyStreamArg(Arg, Ctx);
+  S.Expr = S.Kind == StreamArgKind::Omitted ? nullptr : Arg;
+  return S;
+}
+
+SourceLocation reportLoc(SourceLocation Loc, const SourceManager &SM) {
+  return Loc.isValid() ? SM.getFileLoc(Loc) : Loc;
+}
+
+CharSourceRange reportRange(SourceRange R, const SourceManager &SM, const LangOptions &LO) {
+  CharSourceRange File = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
+  if (File.isValid())
+    return File;
+  // Part of a macro: highlight the token at the report location.
+  SourceLocation B = reportLoc(R.getBegin(), SM);
+  return CharSourceRange::getTokenRange(B, B);
+}
+
+bool isOutsideUserCode(SourceLocation Loc, const SourceManager &SM) {
+  if (Loc.isInvalid())
+    return true;
+  // Only the file position counts: CUDA's own macros (cudaMemcpyAsync becomes
+  // cudaMemcpyAsync_ptsz in per-thread builds, cuMemcpyHtoD becomes cuMemcpyHtoD_v2) are
+  // system macros expanded in the user's code.
+  return SM.isInSystemHeader(SM.getFileLoc(Loc));
+}
+
+bool usesPerThreadDefaultStream(ASTContext &Ctx) {
+  if (Ctx.getLangOpts().GPUDefaultStream == LangOptions::GPUDefaultStreamKind::PerThread)
+    return true;
+  // The identifier table is the preprocessor's: a macro defined anywhere in the unit
+  // (command line, nvcc's implicit definitions, the file itself) is visible here.
+  return Ctx.Idents.get("CUDA_API_PER_THREAD_DEFAULT_STREAM").hasMacroDefinition();
+}
+
+std::string calleeName(const CallExpr &Call) {
+  if (const FunctionDecl *FD = Call.getDirectCallee())
+    return FD->getNameAsString();
+  if (const Expr *Callee = Call.getCallee())
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee->IgnoreParenImpCasts()))
+      return DRE->getNameInfo().getAsString();
+  return "";
+}
+
+} // namespace syncwatch

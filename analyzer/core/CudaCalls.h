@@ -1,0 +1,64 @@
+// Recognizing CUDA in the AST: catalogued API calls, kernel launches, stream arguments.
+#pragma once
+
+#include "syncwatch/catalogue.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+#include <optional>
+
+namespace syncwatch {
+
+// callExpr to any catalogued API (all spellings: _v2, _ptsz ...). Binds "api-call".
+clang::ast_matchers::StatementMatcher catalogedCallMatcher();
+// <<<...>>> launches. Binds "launch".
+clang::ast_matchers::StatementMatcher kernelLaunchMatcher();
+
+// The catalogue entry of a call's callee, or nullptr.
+const ApiInfo *catalogueEntry(const clang::CallExpr &Call);
+
+// How a stream argument was written.
+enum class StreamArgKind {
+  Omitted,        // not written: the header's default (the legacy stream) applies
+  Null,           // 0, NULL, nullptr
+  FlagAsStream,   // cudaStreamDefault: a creation flag (0) misused as a stream
+  Legacy,         // cudaStreamLegacy or (cudaStream_t)1
+  PerThread,      // cudaStreamPerThread or (cudaStream_t)2
+  Explicit,       // anything else: a variable, a member, a call
+};
+
+StreamArgKind classifyStreamArg(const clang::Expr *Arg, clang::ASTContext &Ctx);
+
+// The stream argument of a launch or catalogued call: the expression (nullptr when
+// omitted) and its kind. nullopt when the call takes no stream.
+struct StreamArg {
+  const clang::Expr *Expr = nullptr;
+  StreamArgKind Kind = StreamArgKind::Omitted;
+};
+std::optional<StreamArg> streamArgOf(const clang::CallExpr &Call, const ApiInfo *Api,
+                                     clang::ASTContext &Ctx);
+
+// True when the user wrote this argument (default arguments appear in the AST as
+// CXXDefaultArgExpr; they do not count).
+bool isWritten(const clang::Expr *Arg);
+
+// Where to report something located at Loc: the file position a user can see and
+// NOLINT (a macro body's expansion site, a macro argument's spelling).
+clang::SourceLocation reportLoc(clang::SourceLocation Loc, const clang::SourceManager &SM);
+clang::CharSourceRange reportRange(clang::SourceRange R, const clang::SourceManager &SM,
+                                   const clang::LangOptions &LO);
+
+// True for code the user did not write: system headers, or no valid location.
+bool isOutsideUserCode(clang::SourceLocation Loc, const clang::SourceManager &SM);
+
+// Whether the translation unit runs with a per-thread default stream: clang's
+// -fgpu-default-stream=per-thread, nvcc's --default-stream per-thread (which defines the
+// macro) or a #define of CUDA_API_PER_THREAD_DEFAULT_STREAM.
+bool usesPerThreadDefaultStream(clang::ASTContext &Ctx);
+
+// The name the user called: the callee's name, or the kernel's name for a launch.
+std::string calleeName(const clang::CallExpr &Call);
+
+} // namespace syncwatch

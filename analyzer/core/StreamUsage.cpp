@@ -1,0 +1,125 @@
+#include "StreamUsage.h"
+
+#include "clang/AST/ASTContext.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+
+void StreamUsage::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallback *Callback) {
+  Finder.addMatcher(kernelLaunchMatcher(), Callback);
+  Finder.addMatcher(catalogedCallMatcher(), Callback);
+}
+
+void StreamUsage::reset() {
+  Ctx = nullptr;
+  PerThread = false;
+  Uses.clear();
+  SyncLegacyCalls.clear();
+  Creations.clear();
+  Seen.clear();
+}
+
+void StreamUsage::observe(const MatchFinder::MatchResult &Result) {
+  Ctx = Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("launch");
+  if (!Call)
+    Call = Result.Nodes.getNodeAs<CallExpr>("api-call");
+  if (!Call || isOutsideUserCode(Call->getBeginLoc(), SM))
+    return;
+  const ApiInfo *Api = isa<CUDAKernelCallExpr>(Call) ? nullptr : catalogueEntry(*Call);
+  if (!isa<CUDAKernelCallExpr>(Call) && !Api)
+    return;
+
+  SourceLocation CalleeLoc = reportLoc(Call->getBeginLoc(), SM);
+  // Instantiations of one template share the written location: keep the first.
+  // (The spelling location tells apart two calls written in one macro.)
+  SourceLocation Spelled = SM.getSpellingLoc(Call->getBeginLoc());
+  if (!Seen.insert({CalleeLoc.getRawEncoding(), Spelled.getRawEncoding(), Api}).second)
+    return;
+
+  if (Api && Api->Family == ApiFamily::StreamCreate) {
+    StreamCreation C{Call, Api, true, nullptr, CalleeLoc};
+    if (Api->FlagsArg >= 0 && static_cast<unsigned>(Api->FlagsArg) < Call->getNumArgs()) {
+      C.FlagsArg = Call->getArg(Api->FlagsArg);
+      Expr::EvalResult Value;
+      if (C.FlagsArg->isValueDependent() || !C.FlagsArg->EvaluateAsInt(Value, *Ctx))
+        return; // flags only known at run time: say nothing rather than guess
+      C.Blocking = (Value.Val.getInt().getZExtValue() & kNonBlockingStreamFlag) == 0;
+    }
+    Creations.push_back(C);
+    return;
+  }
+  if (Api && Api->issuesOnLegacyStream()) {
+    SyncLegacyCalls.push_back(Call);
+    return;
+  }
+  std::optional<StreamArg> Stream = streamArgOf(*Call, Api, *Ctx);
+  if (!Stream)
+    return;
+  StreamUse U{Call, Api, *Stream, CalleeLoc, Call->getSourceRange()};
+  if (Stream->Expr) {
+    U.Loc = reportLoc(Stream->Expr->getBeginLoc(), SM);
+    U.Range = Stream->Expr->getSourceRange();
+  } else {
+    U.Range = SourceRange(Call->getBeginLoc(), Call->getBeginLoc()); // the callee's name
+  }
+  Uses.push_back(U);
+}
+
+void StreamUsage::finish() {
+  if (Ctx)
+    PerThread = usesPerThreadDefaultStream(*Ctx);
+}
+
+bool StreamUsage::isLegacyWork(const StreamUse &U) const {
+  switch (U.Stream.Kind) {
+  case StreamArgKind::Legacy:
+    return true;
+  case StreamArgKind::Omitted:
+  case StreamArgKind::Null:
+  case StreamArgKind::FlagAsStream:
+    // With a per-thread default stream, "no stream" and 0 mean the thread's own stream.
+    return !PerThread;
+  case StreamArgKind::PerThread:
+  case StreamArgKind::Explicit:
+    return false;
+  }
+  return false;
+}
+
+bool StreamUsage::hasLegacyWork() const { return firstLegacyWork(nullptr) != nullptr; }
+
+const CallExpr *StreamUsage::firstLegacyWork(SourceLocation *Loc) const {
+  const CallExpr *First = nullptr;
+  SourceLocation FirstLoc;
+  auto Consider = [&](const CallExpr *C, SourceLocation L) {
+    if (!First || (Ctx && Ctx->getSourceManager().isBeforeInTranslationUnit(L, FirstLoc))) {
+      First = C;
+      FirstLoc = L;
+    }
+  };
+  for (const StreamUse &U : Uses)
+    if (isLegacyWork(U))
+      Consider(U.Call, U.Loc);
+  if (!PerThread && Ctx)
+    for (const CallExpr *C : SyncLegacyCalls)
+      Consider(C, reportLoc(C->getBeginLoc(), Ctx->getSourceManager()));
+  if (Loc)
+    *Loc = FirstLoc;
+  return First;
+}
+
+bool StreamUsage::usesOtherStreams() const {
+  if (!Creations.empty())
+    return true;
+  for (const StreamUse &U : Uses)
+    if (U.Stream.Kind == StreamArgKind::Explicit || U.Stream.Kind == StreamArgKind::PerThread ||
+        (PerThread && U.Stream.Kind != StreamArgKind::Legacy))
+      return true;
+  return false;
+}
+
+} // namespace syncwatch

@@ -1,0 +1,68 @@
+// What a translation unit does with streams: every launch and stream-taking call with
+// how its stream was written, every synchronous copy/memset (legacy-stream work), every
+// stream creation. The default-stream and blocking-stream rules judge a call by the rest
+// of the unit (is anything else there to serialize with?), so they collect first and
+// decide at the end of the unit.
+#pragma once
+
+#include "CudaCalls.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace syncwatch {
+
+struct StreamUse {
+  const clang::CallExpr *Call;     // the API call or the CUDAKernelCallExpr
+  const ApiInfo *Api;              // nullptr for <<<...>>> launches
+  StreamArg Stream;
+  clang::SourceLocation Loc;       // where to report: the stream argument, or the callee
+  clang::SourceRange Range;
+};
+
+struct StreamCreation {
+  const clang::CallExpr *Call;
+  const ApiInfo *Api;
+  bool Blocking;                   // flags absent or without the non-blocking bit
+  const clang::Expr *FlagsArg;     // nullptr for cudaStreamCreate
+  clang::SourceLocation Loc;
+};
+
+class StreamUsage {
+public:
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
+                        clang::ast_matchers::MatchFinder::MatchCallback *Callback);
+  void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
+  void reset();
+
+  // Work that lands on the legacy default stream, given the unit's default-stream mode.
+  bool isLegacyWork(const StreamUse &U) const;
+  bool hasLegacyWork() const;
+  // The first legacy-stream work in the unit (for notes), or nullptr.
+  const clang::CallExpr *firstLegacyWork(clang::SourceLocation *Loc) const;
+  // Other streams in use: created here, or passed explicitly (a variable, a member,
+  // cudaStreamPerThread), or the per-thread default stream itself.
+  bool usesOtherStreams() const;
+
+  bool perThread() const { return PerThread; }
+  clang::ASTContext *context() const { return Ctx; }
+  const std::vector<StreamUse> &uses() const { return Uses; }
+  const std::vector<StreamCreation> &creations() const { return Creations; }
+
+  // Call after the unit is parsed (macro state is final then).
+  void finish();
+
+private:
+  clang::ASTContext *Ctx = nullptr;
+  bool PerThread = false;
+  std::vector<StreamUse> Uses;
+  std::vector<const clang::CallExpr *> SyncLegacyCalls;  // cudaMemcpy, cudaMemset, ...
+  std::vector<StreamCreation> Creations;
+  // A template's call appears once per instantiation; one report location is one use.
+  std::set<std::tuple<unsigned, unsigned, const void *>> Seen;
+};
+
+} // namespace syncwatch

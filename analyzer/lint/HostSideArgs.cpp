@@ -1,0 +1,52 @@
+#include "HostSideArgs.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Path.h"
+
+namespace syncwatch {
+
+bool isCudaSource(llvm::StringRef File) {
+  return llvm::sys::path::extension(File) == ".cu" || llvm::sys::path::extension(File) == ".cuh";
+}
+
+clang::tooling::ArgumentsAdjuster hostSideAdjuster(const HostSideConfig &Config) {
+  return [Config](const clang::tooling::CommandLineArguments &Args, llvm::StringRef File) {
+    clang::tooling::CommandLineArguments Out;
+    bool Cuda = isCudaSource(File);
+    bool HasArch = false, HasCudaPath = false, HasResourceDir = false;
+    for (std::size_t I = 0; I < Args.size(); ++I) {
+      llvm::StringRef A = Args[I];
+      if (A == "-x" && I + 1 < Args.size() &&
+          (llvm::StringRef(Args[I + 1]) == "cuda" || llvm::StringRef(Args[I + 1]) == "cu"))
+        Cuda = true;
+      if (A.starts_with("--cuda-gpu-arch") || A.starts_with("--offload-arch"))
+        HasArch = true;
+      if (A.starts_with("--cuda-path"))
+        HasCudaPath = true;
+      if (A.starts_with("-resource-dir"))
+        HasResourceDir = true;
+      // Device-only compiles would hide the host code we analyze.
+      if (A == "--cuda-device-only" || A == "--offload-device-only")
+        continue;
+      Out.push_back(Args[I]);
+    }
+    if (Out.empty())
+      return Out;
+    // Insert after argv[0] so a trailing "--" or file name stays last.
+    std::vector<std::string> Extra;
+    if (!HasResourceDir && !Config.ResourceDir.empty())
+      Extra.push_back("-resource-dir=" + Config.ResourceDir);
+    if (Cuda) {
+      Extra.push_back("--cuda-host-only");
+      Extra.push_back("-Wno-unknown-cuda-version");
+      if (!HasCudaPath && !Config.CudaPath.empty())
+        Extra.push_back("--cuda-path=" + Config.CudaPath);
+      if (!HasArch)
+        Extra.push_back("--cuda-gpu-arch=" + Config.DefaultGpuArch);
+    }
+    Out.insert(Out.begin() + 1, Extra.begin(), Extra.end());
+    return Out;
+  };
+}
+
+} // namespace syncwatch

@@ -1,0 +1,256 @@
+#include "LintRunner.h"
+
+#include "../core/CheckRegistry.h"
+#include "NoLintFilter.h"
+
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+namespace {
+
+// Forwards MatchFinder events to one check.
+class CheckCallback : public MatchFinder::MatchCallback {
+public:
+  explicit CheckCallback(SyncwatchCheck &C) : C(C) {}
+  void run(const MatchFinder::MatchResult &R) override { C.check(R); }
+  void onStartOfTranslationUnit() override { C.onStartOfTranslationUnit(); }
+  void onEndOfTranslationUnit() override { C.onEndOfTranslationUnit(); }
+
+private:
+  SyncwatchCheck &C;
+};
+
+SourceSpan spanOf(SourceLocation Loc, CharSourceRange Range, const SourceManager &SM,
+                  const LangOptions &LO) {
+  SourceSpan S;
+  if (Loc.isInvalid())
+    return S;
+  PresumedLoc P = SM.getPresumedLoc(Loc);
+  if (P.isInvalid())
+    return S;
+  S.File = P.getFilename();
+  S.Line = P.getLine();
+  S.Column = P.getColumn();
+  if (Range.isValid()) {
+    SourceLocation End = Range.getEnd();
+    if (Range.isTokenRange())
+      End = End.getLocWithOffset(Lexer::MeasureTokenLength(End, SM, LO));
+    PresumedLoc E = SM.getPresumedLoc(End);
+    if (E.isValid()) {
+      S.EndLine = E.getLine();
+      S.EndColumn = E.getColumn();
+    }
+  }
+  return S;
+}
+
+FixIt fixOf(const FixItHint &H, const SourceManager &SM, const LangOptions &LO) {
+  FixIt F;
+  F.Where = spanOf(H.RemoveRange.getBegin(), H.RemoveRange, SM, LO);
+  if (!H.RemoveRange.isValid() ||
+      (H.RemoveRange.isCharRange() && H.RemoveRange.getBegin() == H.RemoveRange.getEnd())) {
+    F.Where.EndLine = F.Where.Line;
+    F.Where.EndColumn = F.Where.Column;
+  }
+  F.Text = H.CodeToInsert;
+  return F;
+}
+
+// Turns a check's diagnostics into Findings for one file, applying NOLINT.
+class FindingCollector : public DiagnosticSink {
+public:
+  FindingCollector(NoLintFilter &NoLint, const LangOptions *&LO) : NoLint(NoLint), LO(LO) {}
+  void emit(const CheckDiagnostic &D, const SourceManager &SM) override {
+    static const LangOptions Default;
+    const LangOptions &Opts = LO ? *LO : Default;
+    Finding F;
+    F.Rule = std::string(ruleInfo(D.Rule).Id);
+    F.Level = D.Level;
+    F.Where = spanOf(D.Loc, D.Range, SM, Opts);
+    if (F.Where.known() && NoLint.suppressed(F.Where.File, F.Where.Line, F.Rule))
+      return;
+    F.Message = D.Message;
+    for (const FixItHint &H : D.Fixes)
+      F.Fixes.push_back(fixOf(H, SM, Opts));
+    for (const CheckNote &N : D.Notes) {
+      FindingNote Note{spanOf(N.Loc, CharSourceRange(), SM, Opts), N.Message, {}};
+      for (const FixItHint &H : N.Fixes)
+        Note.SuggestedFixes.push_back(fixOf(H, SM, Opts));
+      F.Notes.push_back(std::move(Note));
+    }
+    F.Evidence = D.Evidence;
+    Findings.push_back(std::move(F));
+  }
+  std::vector<Finding> Findings;
+
+private:
+  NoLintFilter &NoLint;
+  const LangOptions *&LO;
+};
+
+// Counts compiler errors and keeps the first one for the message; everything else that
+// clang would say about the file (its own warnings) stays quiet.
+class ParseErrorCollector : public DiagnosticConsumer {
+public:
+  void HandleDiagnostic(DiagnosticsEngine::Level Level, const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    if (Level < DiagnosticsEngine::Error)
+      return;
+    if (First.empty()) {
+      llvm::SmallString<256> Text;
+      Info.FormatDiagnostic(Text);
+      if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+        PresumedLoc P = Info.getSourceManager().getPresumedLoc(Info.getLocation());
+        if (P.isValid())
+          First = std::string(P.getFilename()) + ":" + std::to_string(P.getLine()) + ":" +
+                  std::to_string(P.getColumn()) + ": ";
+      }
+      First += Text.str().str();
+    }
+  }
+  std::string First;
+};
+
+// Keeps the LangOptions of the unit being analyzed, for token lengths in ranges.
+class LangOptionsAction : public ASTFrontendAction {
+public:
+  LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO) : Finder(Finder), LO(LO) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    LO = &CI.getLangOpts();
+    return Finder.newASTConsumer();
+  }
+
+private:
+  MatchFinder &Finder;
+  const LangOptions *&LO;
+};
+
+class LangOptionsActionFactory : public tooling::FrontendActionFactory {
+public:
+  LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO) : Finder(Finder), LO(LO) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<LangOptionsAction>(Finder, LO);
+  }
+
+private:
+  MatchFinder &Finder;
+  const LangOptions *&LO;
+};
+
+struct FileResult {
+  std::vector<Finding> Findings;
+  std::optional<ToolError> Error;
+};
+
+FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string &File,
+                       const std::vector<RuleId> &Rules, const LintOptions &Options,
+                       NoLintFilter &NoLint) {
+  FileResult Result;
+  if (DB.getCompileCommands(File).empty()) {
+    Result.Error = ToolError{File, "no compile command for this file in the compilation "
+                                   "database; it was not analyzed"};
+    return Result;
+  }
+  const LangOptions *LO = nullptr;
+  FindingCollector Collector(NoLint, LO);
+  std::vector<std::unique_ptr<SyncwatchCheck>> Checks;
+  std::vector<std::unique_ptr<CheckCallback>> Callbacks;
+  MatchFinder Finder;
+  for (const CheckFactory &F : registeredChecks()) {
+    if (std::find(Rules.begin(), Rules.end(), F.Rule) == Rules.end())
+      continue;
+    Checks.push_back(F.Create(Collector));
+    Callbacks.push_back(std::make_unique<CheckCallback>(*Checks.back()));
+    Checks.back()->registerMatchers(Finder, Callbacks.back().get());
+  }
+
+  tooling::ClangTool Tool(DB, {File});
+  Tool.appendArgumentsAdjuster(hostSideAdjuster(Options.Host));
+  if (!Options.ExtraArgs.empty())
+    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+        Options.ExtraArgs, tooling::ArgumentInsertPosition::END));
+  ParseErrorCollector Errors;
+  Tool.setDiagnosticConsumer(&Errors);
+  Tool.setPrintErrorMessage(false);
+  LangOptionsActionFactory Factory(Finder, LO);
+  int Status = Tool.run(&Factory);
+  if (Status != 0 || Errors.getNumErrors() > 0) {
+    std::string Msg = "could not be parsed";
+    if (Errors.getNumErrors() > 0)
+      Msg += " (" + std::to_string(Errors.getNumErrors()) + " error" +
+             (Errors.getNumErrors() == 1 ? "" : "s") + "; first: " + Errors.First + ")";
+    Msg += "; its findings are not reported";
+    Result.Error = ToolError{File, Msg};
+    return Result;
+  }
+  Result.Findings = std::move(Collector.Findings);
+  return Result;
+}
+
+} // namespace
+
+std::vector<RuleId> enabledRules(const std::string &Checks) {
+  GlobList Globs(Checks);
+  std::vector<RuleId> Rules;
+  for (const CheckFactory &F : registeredChecks())
+    if (Globs.contains(ruleInfo(F.Rule).Id))
+      Rules.push_back(F.Rule);
+  return Rules;
+}
+
+LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std::string> &Files,
+                   const LintOptions &Options) {
+  LintResult Result;
+  Result.RulesRun = enabledRules(Options.Checks);
+  std::vector<FileResult> PerFile(Files.size());
+  NoLintFilter NoLint;
+  std::atomic<unsigned> Done{0};
+  std::mutex ProgressLock;
+  {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Options.Jobs));
+    for (std::size_t I = 0; I < Files.size(); ++I)
+      Pool.async([&, I] {
+        PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Options, NoLint);
+        unsigned N = ++Done;
+        if (Options.Progress) {
+          std::lock_guard<std::mutex> Lock(ProgressLock);
+          llvm::errs() << "[" << N << "/" << Files.size() << "] " << Files[I] << "\n";
+        }
+      });
+    Pool.wait();
+  }
+  for (FileResult &R : PerFile) {
+    if (R.Error)
+      Result.Errors.push_back(*R.Error);
+    else
+      ++Result.FilesAnalyzed;
+    for (Finding &F : R.Findings)
+      Result.Findings.push_back(std::move(F));
+  }
+  std::sort(Result.Findings.begin(), Result.Findings.end(), findingLess);
+  // A header included by several analyzed files reports the same finding once.
+  Result.Findings.erase(
+      std::unique(Result.Findings.begin(), Result.Findings.end(),
+                  [](const Finding &A, const Finding &B) {
+                    return !findingLess(A, B) && !findingLess(B, A);
+                  }),
+      Result.Findings.end());
+  return Result;
+}
+
+} // namespace syncwatch

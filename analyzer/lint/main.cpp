@@ -1,0 +1,225 @@
+// syncwatch-lint: syncwatch's checks over a compilation database, for CI.
+//   syncwatch-lint -p build/                      every file in build/compile_commands.json
+//   syncwatch-lint -p build/ src/a.cu src/b.cu    those files, with the database's flags
+//   syncwatch-lint file.cu -- -Iinclude           files with flags given after --
+// Exit: 0 clean, 1 findings at or above --fail-on, 2 tool error (a file that does not
+// parse, a missing database, an unwritable report); other files are still reported.
+#include "LintRunner.h"
+
+#include "syncwatch/report.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+using namespace llvm;
+using namespace clang::tooling;
+
+namespace {
+
+cl::OptionCategory Category("syncwatch-lint options");
+
+cl::list<std::string> Sources(cl::Positional, cl::desc("[<file> ...]"), cl::cat(Category));
+cl::opt<std::string> BuildPath("p", cl::desc("Build directory holding compile_commands.json "
+                                             "(or the path of that file)"),
+                               cl::value_desc("dir"), cl::cat(Category));
+cl::opt<std::string> Checks("checks",
+                            cl::desc("Comma-separated globs of checks to run, as in "
+                                     "clang-tidy; '-' removes (default: syncwatch-*)"),
+                            cl::init("syncwatch-*"), cl::cat(Category));
+cl::opt<std::string> Format("format", cl::desc("Report format: text, json or sarif"),
+                            cl::init("text"), cl::cat(Category));
+cl::opt<std::string> OutputFile("output", cl::desc("Write the report to this file instead of stdout"),
+                                cl::value_desc("file"), cl::cat(Category));
+cl::alias OutputFileShort("o", cl::desc("Alias for --output"), cl::aliasopt(OutputFile));
+cl::opt<std::string> FailOn("fail-on",
+                            cl::desc("Lowest severity that makes the exit code 1: note, "
+                                     "warning or error (default: warning)"),
+                            cl::init("warning"), cl::cat(Category));
+cl::opt<unsigned> Jobs("j", cl::desc("Files analyzed in parallel (default: one per core)"),
+                       cl::init(0), cl::cat(Category));
+cl::opt<bool> Progress("progress", cl::desc("Print [n/m] progress on stderr (default: when "
+                                            "stderr is a terminal)"),
+                       cl::cat(Category));
+cl::list<std::string> ExtraArgs("extra-arg", cl::desc("Extra compiler argument to append"),
+                                cl::cat(Category));
+cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation (default: $CUDA_PATH "
+                                                    "or /usr/local/cuda)"),
+                              cl::cat(Category));
+cl::opt<bool> ListChecks("list-checks", cl::desc("List the checks and exit"), cl::cat(Category));
+cl::opt<bool> NoSource("no-source", cl::desc("Text format: do not print source lines"),
+                       cl::cat(Category));
+
+constexpr int ExitClean = 0, ExitFindings = 1, ExitToolError = 2;
+
+int toolError(const Twine &Message) {
+  errs() << "syncwatch-lint: error: " << Message << "\n";
+  return ExitToolError;
+}
+
+std::string defaultCudaPath() {
+  if (const char *Env = std::getenv("CUDA_PATH"); Env && *Env)
+    return Env;
+  return sys::fs::exists("/usr/local/cuda") ? "/usr/local/cuda" : "";
+}
+
+std::unique_ptr<CompilationDatabase> loadDatabase(const std::string &Path, std::string &Error) {
+  if (sys::fs::is_regular_file(Path))
+    return JSONCompilationDatabase::loadFromFile(Path, Error, JSONCommandLineSyntax::AutoDetect);
+  if (!sys::fs::is_directory(Path)) {
+    Error = "'" + Path + "' does not exist";
+    return nullptr;
+  }
+  SmallString<256> File(Path);
+  sys::path::append(File, "compile_commands.json");
+  if (!sys::fs::exists(File)) {
+    Error = "no compile_commands.json in '" + Path +
+            "' (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give flags after --)";
+    return nullptr;
+  }
+  return JSONCompilationDatabase::loadFromFile(File, Error, JSONCommandLineSyntax::AutoDetect);
+}
+
+bool isSourceFile(StringRef File) {
+  StringRef Ext = sys::path::extension(File);
+  return Ext == ".cu" || Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" ||
+         Ext == ".C";
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  // Flags after "--" are the compile command for the files (no database needed).
+  std::vector<const char *> Args;
+  std::vector<std::string> FixedFlags;
+  bool HaveFixed = false;
+  for (int I = 0; I < argc; ++I) {
+    if (!HaveFixed && std::string_view(argv[I]) == "--") {
+      HaveFixed = true;
+      continue;
+    }
+    if (HaveFixed)
+      FixedFlags.push_back(argv[I]);
+    else
+      Args.push_back(argv[I]);
+  }
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](raw_ostream &OS) { OS << "syncwatch-lint " SYNCWATCH_VERSION "\n"; });
+  if (!cl::ParseCommandLineOptions(static_cast<int>(Args.size()), Args.data(),
+                                   "syncwatch-lint: finds implicit synchronization in CUDA "
+                                   "host code\n",
+                                   &errs()))
+    return ExitToolError;
+
+  if (ListChecks) {
+    for (syncwatch::RuleId R : syncwatch::enabledRules(Checks))
+      outs() << syncwatch::ruleInfo(R).Id << "  " << syncwatch::ruleInfo(R).Summary << "\n";
+    return ExitClean;
+  }
+  if (Format != "text" && Format != "json" && Format != "sarif")
+    return toolError("unknown --format '" + Format + "' (expected text, json or sarif)");
+  std::optional<syncwatch::Severity> FailLevel = syncwatch::parseSeverity(FailOn);
+  if (!FailLevel)
+    return toolError("unknown --fail-on '" + FailOn + "' (expected note, warning or error)");
+  if (syncwatch::enabledRules(Checks).empty())
+    return toolError("--checks '" + Checks + "' enables no syncwatch check (see --list-checks)");
+
+  std::unique_ptr<CompilationDatabase> DB;
+  std::string Error;
+  if (HaveFixed) {
+    std::vector<std::string> Flags = FixedFlags;
+    DB = std::make_unique<FixedCompilationDatabase>(".", Flags);
+  } else if (!BuildPath.empty()) {
+    DB = loadDatabase(BuildPath, Error);
+    if (!DB)
+      return toolError("cannot load the compilation database: " + Error);
+  } else if (!Sources.empty()) {
+    DB = CompilationDatabase::autoDetectFromSource(Sources.front(), Error);
+    if (!DB)
+      return toolError("no compilation database found for '" + Sources.front() +
+                       "': pass -p <build dir> or give compile flags after --");
+  } else {
+    return toolError("nothing to analyze: pass -p <build dir>, or files followed by -- <flags>");
+  }
+
+  std::vector<std::string> Files(Sources.begin(), Sources.end());
+  if (Files.empty()) {
+    for (const std::string &F : DB->getAllFiles())
+      if (isSourceFile(F))
+        Files.push_back(F);
+    if (Files.empty())
+      return toolError("the compilation database lists no C, C++ or CUDA source files");
+  }
+  for (std::string &F : Files) {
+    SmallString<256> Abs(F);
+    if (!HaveFixed || sys::path::is_relative(F))
+      sys::fs::make_absolute(Abs);
+    F = std::string(Abs);
+  }
+
+  syncwatch::LintOptions Options;
+  Options.Checks = Checks;
+  Options.Jobs = Jobs;
+  Options.Progress = Progress || sys::Process::StandardErrIsDisplayed();
+  Options.Host.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
+  Options.Host.CudaPath = CudaPath.empty() ? defaultCudaPath() : std::string(CudaPath);
+  Options.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+
+  syncwatch::LintResult Result = syncwatch::runLint(*DB, Files, Options);
+
+  syncwatch::Report Report;
+  Report.ToolName = "syncwatch-lint";
+  Report.ToolVersion = SYNCWATCH_VERSION;
+  Report.Findings = Result.Findings;
+  Report.Errors = Result.Errors;
+  Report.RulesRun = Result.RulesRun;
+  Report.DocsBaseUri = syncwatch::pathToUri(SYNCWATCH_DOCS_DIR "/rules/");
+  Report.FilesAnalyzed = Result.FilesAnalyzed;
+
+  std::ostringstream Text;
+  if (Format == "json")
+    syncwatch::writeJson(Text, Report);
+  else if (Format == "sarif")
+    syncwatch::writeSarif(Text, Report);
+  else {
+    syncwatch::TextOptions TO;
+    TO.ShowSource = !NoSource;
+    TO.Color = OutputFile.empty() && sys::Process::StandardOutHasColors();
+    syncwatch::writeText(Text, Report.Findings, syncwatch::diskLineReader(), TO);
+  }
+
+  int Exit = ExitClean;
+  for (const syncwatch::Finding &F : Report.Findings)
+    if (F.Level >= *FailLevel)
+      Exit = ExitFindings;
+
+  syncwatch::writeToolErrorsText(std::cerr, "syncwatch-lint", Report.Errors);
+  if (!Report.Errors.empty())
+    Exit = ExitToolError;
+
+  if (!OutputFile.empty()) {
+    std::ofstream Out(OutputFile);
+    Out << Text.str();
+    Out.close();
+    if (!Out) {
+      // Never lose the report: it goes to stdout instead.
+      errs() << "syncwatch-lint: error: cannot write '" << OutputFile
+             << "'; the report follows on stdout\n";
+      std::cout << Text.str();
+      return ExitToolError;
+    }
+  } else {
+    std::cout << Text.str();
+  }
+  if (Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
+    errs() << "syncwatch-lint: " << Report.FilesAnalyzed << " file(s) analyzed, no findings\n";
+  return Exit;
+}

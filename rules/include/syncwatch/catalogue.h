@@ -1,0 +1,118 @@
+// The rule catalogue and the CUDA API catalogue, as typed read-only tables.
+// The data lives in rules/rules.def and rules/cuda_api.def; this header only gives it types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace syncwatch {
+
+enum class Severity : std::uint8_t { Note, Warning, Error };
+std::string_view severityName(Severity S);  // "note" / "warning" / "error"
+std::optional<Severity> parseSeverity(std::string_view Name);
+
+enum class RuleId : std::uint8_t {
+#define SYNCWATCH_RULE(Enum, Id, Sev, Summary, Help) Enum,
+#include "../../rules.def"
+#undef SYNCWATCH_RULE
+};
+
+struct RuleInfo {
+  RuleId Rule;
+  std::string_view Id;
+  Severity DefaultSeverity;
+  std::string_view Summary;
+  std::string_view Help;
+};
+
+std::span<const RuleInfo> allRules();
+const RuleInfo &ruleInfo(RuleId Rule);
+const RuleInfo *findRule(std::string_view Id);
+
+enum class ApiLayer : std::uint8_t { Runtime, Driver };
+
+enum class ApiFamily : std::uint8_t {
+  Copy, Memset,
+  DeviceAlloc, DeviceFree, HostAlloc, HostFree, HostRegister, HostUnregister, ManagedAlloc,
+  StreamOrderedAlloc, StreamOrderedFree,
+  DeviceSync, StreamSync, EventSync, StreamWaitEvent, StreamQuery, EventRecord,
+  StreamCreate, DeviceConfig, CacheConfig, Launch,
+};
+
+// Direction of a copy: fixed by the API, or read from its cudaMemcpyKind argument, or
+// decided by the pointers themselves (unified addressing), or hidden in a parameter struct.
+enum class CopyDirection : std::uint8_t { None, HtoD, DtoH, DtoD, ByKind, ByPointer, Peer, InStruct };
+
+// What NVIDIA's documentation says the call does to concurrency.
+enum class DocumentedSync : std::uint8_t {
+  NotDocumented,
+  StreamOrdered,          // ordered in its stream, asynchronous to the host
+  AsyncUnlessPageable,    // asynchronous only with pinned host memory
+  LegacyStream,           // runs on the legacy default stream
+  LegacyStreamHostWait,   // runs on the legacy default stream and returns when done
+  DeviceWide,             // listed as an implicit synchronization of the device
+  ExplicitHostWait,       // an explicit synchronization: the host waits by design
+  CreatesBlockingStream,  // the created stream synchronizes with the legacy stream
+};
+
+// What was measured on our H200 (shared/facts/gpu-truth-table.md).
+enum class MeasuredSync : std::uint8_t {
+  NotMeasured,
+  ReturnsAtOnce,               // did not wait for unrelated GPU work
+  BlocksDevice,                // host waited until every stream was idle
+  BlocksBehindBlockingStreams, // host waited for work in blocking streams (legacy stream)
+  PageableNotAsync,            // pageable HtoD: host staging copy; DtoH: host waits
+  ExplicitWait,                // waits by design for what it names
+};
+
+enum class Evidence : std::uint8_t { None, Documented, Inferred, Measured };
+
+struct ApiInfo {
+  std::string_view Name;
+  ApiLayer Layer;
+  ApiFamily Family;
+  int StreamArg;        // -1: none
+  bool StreamDefaulted; // the header declares a default (the legacy stream)
+  int FlagsArg;         // stream-creation flags, -1: none
+  int DstArg, SrcArg;   // pointer arguments that may be host memory, -1: none
+  int KindArg;          // cudaMemcpyKind argument, -1: none
+  CopyDirection Direction;
+  DocumentedSync Documented;
+  MeasuredSync Measured;
+  Evidence Proof;
+  RuleId Rule;
+  Severity RuleSeverity;
+  std::string_view Fix;
+
+  // Work that goes to the legacy default stream although the call names no stream:
+  // synchronous copies and memsets.
+  bool issuesOnLegacyStream() const {
+    return StreamArg < 0 && (Family == ApiFamily::Copy || Family == ApiFamily::Memset);
+  }
+  bool takesStream() const { return StreamArg >= 0; }
+};
+
+std::span<const ApiInfo> allApis();
+
+// Maps a spelling as the compiler or CUPTI sees it to the catalogue's base name:
+// strips per-thread suffixes (_ptsz, _ptds), driver ABI versions (_v2, _v3) and CUPTI's
+// version tags (_v3020, _v7000). Returns the input if nothing applies.
+std::string_view canonicalApiName(std::string_view Spelled);
+
+// Lookup by any spelling; nullptr for APIs the catalogue does not know.
+const ApiInfo *findApi(std::string_view Spelled);
+
+// Every spelling a declaration of a catalogued API can carry in CUDA 13's headers, for
+// building name matchers (the base name and its _v2/_ptsz/_ptds variants).
+std::span<const std::string_view> declaredSpellings();
+
+// Stream creation flags: cudaStreamNonBlocking and CU_STREAM_NON_BLOCKING are both bit 0.
+inline constexpr std::uint64_t kNonBlockingStreamFlag = 0x1;
+
+std::string_view documentedSyncText(DocumentedSync D);
+std::string_view measuredSyncText(MeasuredSync M);
+std::string_view evidenceName(Evidence E);
+
+} // namespace syncwatch

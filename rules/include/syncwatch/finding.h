@@ -1,0 +1,58 @@
+// The one Finding model shared by the analyzer and the runtime detector.
+#pragma once
+
+#include "syncwatch/catalogue.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace syncwatch {
+
+// A source position, 1-based. End is exclusive-column like clang's token ranges turned
+// into characters; 0 means unknown.
+struct SourceSpan {
+  std::string File;
+  unsigned Line = 0, Column = 0;
+  unsigned EndLine = 0, EndColumn = 0;
+  bool known() const { return !File.empty() && Line > 0; }
+};
+
+// A textual replacement: replace [Where.Line:Column, EndLine:EndColumn) with Text.
+struct FixIt {
+  SourceSpan Where;
+  std::string Text;
+};
+
+// A secondary location: an allocation, the legacy-stream work a stream interacts with.
+// A note may suggest an edit that is right only after a person's look (never applied by
+// --fix), e.g. making a stream non-blocking.
+struct FindingNote {
+  SourceSpan Where;
+  std::string Message;
+  std::vector<FixIt> SuggestedFixes;
+};
+
+struct Finding {
+  std::string Rule;             // rule id, e.g. "syncwatch-default-stream"
+  Severity Level = Severity::Warning;
+  SourceSpan Where;
+  std::string Message;
+  std::vector<FindingNote> Notes;
+  std::vector<FixIt> Fixes;     // certain fixes only: applied by --fix
+  // Facts behind the finding, as key/value pairs: the API, its catalogue entry's
+  // documented and measured behaviour, runtime counts and times.
+  std::vector<std::pair<std::string, std::string>> Evidence;
+};
+
+// A failure of the tool on one input (a file that does not parse, an unreadable
+// database entry): reported beside findings, never instead of them.
+struct ToolError {
+  std::string File;
+  std::string Message;
+};
+
+// Sort order for stable reports: file, line, column, rule, message.
+bool findingLess(const Finding &A, const Finding &B);
+
+} // namespace syncwatch

@@ -1,0 +1,47 @@
+// Report writers shared by both halves: clang-style text, JSON and SARIF 2.1.0.
+#pragma once
+
+#include "syncwatch/finding.h"
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace syncwatch {
+
+struct Report {
+  std::string ToolName = "syncwatch";
+  std::string ToolVersion;
+  std::vector<Finding> Findings;
+  std::vector<ToolError> Errors;
+  std::vector<RuleId> RulesRun;   // rules that were enabled, for SARIF's rule table
+  std::string DocsBaseUri;        // e.g. file:///.../docs/rules/ ; each rule's page is <id>.md
+  unsigned FilesAnalyzed = 0;
+};
+
+// Gives the text of a 1-based line of a file, or nothing when it cannot be read.
+using SourceLineReader = std::function<std::optional<std::string>(const std::string &File, unsigned Line)>;
+
+// Reads lines from disk, caching each file once.
+SourceLineReader diskLineReader();
+
+struct TextOptions {
+  bool ShowSource = true;  // the source line and a caret under the range
+  bool Color = false;
+};
+
+// file:line:col: warning: message [rule-id]  (clang's format), notes and fix-its after it.
+void writeText(std::ostream &Out, const std::vector<Finding> &Findings,
+               const SourceLineReader &Lines, const TextOptions &Opts = {});
+void writeToolErrorsText(std::ostream &Out, const std::string &Tool,
+                         const std::vector<ToolError> &Errors);
+
+void writeJson(std::ostream &Out, const Report &R);
+void writeSarif(std::ostream &Out, const Report &R);
+
+// Turns a path into a file:// URI (absolute paths) or a relative URI reference.
+std::string pathToUri(const std::string &Path);
+
+} // namespace syncwatch

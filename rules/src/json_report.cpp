@@ -1,0 +1,68 @@
+#include "syncwatch/json_writer.h"
+#include "syncwatch/report.h"
+
+namespace syncwatch {
+
+namespace {
+void writeSpan(JsonWriter &J, const SourceSpan &S) {
+  J.beginObject();
+  J.field("file", S.File).field("line", S.Line).field("column", S.Column);
+  J.field("endLine", S.EndLine).field("endColumn", S.EndColumn);
+  J.endObject();
+}
+
+void writeFixes(JsonWriter &J, std::string_view Key, const std::vector<FixIt> &Fixes) {
+  J.key(Key).beginArray();
+  for (const FixIt &X : Fixes) {
+    J.beginObject();
+    J.key("range");
+    writeSpan(J, X.Where);
+    J.field("replacement", X.Text);
+    J.endObject();
+  }
+  J.endArray();
+}
+} // namespace
+
+// The JSON report: a stable, flat shape for scripts ({"findings": [...], "errors": [...]}).
+void writeJson(std::ostream &Out, const Report &R) {
+  JsonWriter J(Out);
+  J.beginObject();
+  J.field("tool", R.ToolName).field("version", R.ToolVersion);
+  J.field("filesAnalyzed", R.FilesAnalyzed);
+  J.key("findings").beginArray();
+  for (const Finding &F : R.Findings) {
+    J.beginObject();
+    J.field("rule", F.Rule).field("severity", severityName(F.Level));
+    J.key("location");
+    writeSpan(J, F.Where);
+    J.field("message", F.Message);
+    J.key("notes").beginArray();
+    for (const FindingNote &N : F.Notes) {
+      J.beginObject();
+      J.key("location");
+      writeSpan(J, N.Where);
+      J.field("message", N.Message);
+      writeFixes(J, "suggestedFixes", N.SuggestedFixes);
+      J.endObject();
+    }
+    J.endArray();
+    writeFixes(J, "fixes", F.Fixes);
+    J.key("evidence").beginObject();
+    for (const auto &[K, V] : F.Evidence)
+      J.field(K, V);
+    J.endObject();
+    J.endObject();
+  }
+  J.endArray();
+  J.key("errors").beginArray();
+  for (const ToolError &E : R.Errors) {
+    J.beginObject();
+    J.field("file", E.File).field("message", E.Message);
+    J.endObject();
+  }
+  J.endArray();
+  J.endObject();
+}
+
+} // namespace syncwatch
