@@ -61,6 +61,13 @@ void DefaultStreamCheck::onEndOfTranslationUnit() {
                                         "pass an explicit stream"
                                       : "; pass an explicit stream before this code "
                                         "shares the GPU with other streams");
+    if (Usage.perThreadDefineTooLate() && U.Stream.Kind != StreamArgKind::Legacy)
+      D.Notes.push_back({U.Loc,
+                         "CUDA_API_PER_THREAD_DEFAULT_STREAM is defined after CUDA's headers "
+                         "were included (nvcc and clang include cuda_runtime.h first), so it "
+                         "has no effect; define it on the command line or build with "
+                         "--default-stream per-thread",
+                         {}});
     D.Evidence = {{"api", U.Api ? std::string(U.Api->Name) : std::string("<<<>>>")},
                   {"documented", std::string(documentedSyncText(DocumentedSync::LegacyStream))},
                   {"measured", "a legacy-stream kernel started only after a blocking "

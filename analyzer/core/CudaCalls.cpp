@@ -117,12 +117,23 @@ bool isOutsideUserCode(SourceLocation Loc, const SourceManager &SM) {
   return SM.isInSystemHeader(SM.getFileLoc(Loc));
 }
 
-bool usesPerThreadDefaultStream(ASTContext &Ctx) {
-  if (Ctx.getLangOpts().GPUDefaultStream == LangOptions::GPUDefaultStreamKind::PerThread)
-    return true;
-  // The identifier table is the preprocessor's: a macro defined anywhere in the unit
-  // (command line, nvcc's implicit definitions, the file itself) is visible here.
-  return Ctx.Idents.get("CUDA_API_PER_THREAD_DEFAULT_STREAM").hasMacroDefinition();
+static bool renamedPerThread(StringRef Name) {
+  return Name.ends_with("_ptsz") || Name.ends_with("_ptds");
+}
+
+bool usesPerThreadDefaultStream(const CallExpr &Call, ASTContext &Ctx) {
+  if (isa<CUDAKernelCallExpr>(Call))
+    return Ctx.getLangOpts().GPUDefaultStream == LangOptions::GPUDefaultStreamKind::PerThread ||
+           // The identifier table is the preprocessor's: at the end of the unit it shows
+           // whether cuda_runtime_api.h turned cudaLaunchKernel into a macro.
+           Ctx.Idents.get("cudaLaunchKernel").hasMacroDefinition();
+  const FunctionDecl *FD = Call.getDirectCallee();
+  return FD && FD->getIdentifier() && renamedPerThread(FD->getName());
+}
+
+bool perThreadMacroDefinedTooLate(ASTContext &Ctx) {
+  return Ctx.Idents.get("CUDA_API_PER_THREAD_DEFAULT_STREAM").hasMacroDefinition() &&
+         !Ctx.Idents.get("cudaLaunchKernel").hasMacroDefinition();
 }
 
 std::string calleeName(const CallExpr &Call) {

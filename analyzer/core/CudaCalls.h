@@ -53,10 +53,22 @@ clang::CharSourceRange reportRange(clang::SourceRange R, const clang::SourceMana
 // True for code the user did not write: system headers, or no valid location.
 bool isOutsideUserCode(clang::SourceLocation Loc, const clang::SourceManager &SM);
 
-// Whether the translation unit runs with a per-thread default stream: clang's
-// -fgpu-default-stream=per-thread, nvcc's --default-stream per-thread (which defines the
-// macro) or a #define of CUDA_API_PER_THREAD_DEFAULT_STREAM.
-bool usesPerThreadDefaultStream(clang::ASTContext &Ctx);
+// Whether "no stream" / stream 0 means the per-thread default stream for this call.
+// Measured, not assumed (see docs/rules/syncwatch-default-stream.md):
+//  - an API call does when CUDA's headers renamed it (cudaMemcpyAsync_ptsz,
+//    cuLaunchKernel_ptsz): CUDA_API_PER_THREAD_DEFAULT_STREAM was defined before
+//    cuda_runtime_api.h / cuda.h. nvcc --default-stream per-thread passes it with -D, and
+//    clang's cc1 defines it for -fgpu-default-stream=per-thread;
+//  - a <<<>>> launch does under clang's per-thread option or when cudaLaunchKernel itself
+//    was renamed (nvcc's launch stubs call cudaLaunchKernel).
+// A #define in the .cu file itself comes too late: both compilers include cuda_runtime.h
+// before the first line.
+bool usesPerThreadDefaultStream(const clang::CallExpr &Call, clang::ASTContext &Ctx);
+
+// CUDA_API_PER_THREAD_DEFAULT_STREAM is defined, but after CUDA's headers were read
+// (nvcc and clang include cuda_runtime.h before the first line of a .cu file), so it
+// changed nothing.
+bool perThreadMacroDefinedTooLate(clang::ASTContext &Ctx);
 
 // The name the user called: the callee's name, or the kernel's name for a launch.
 std::string calleeName(const clang::CallExpr &Call);

@@ -14,7 +14,7 @@ void StreamUsage::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallba
 
 void StreamUsage::reset() {
   Ctx = nullptr;
-  PerThread = false;
+  DefineTooLate = false;
   Uses.clear();
   SyncLegacyCalls.clear();
   Creations.clear();
@@ -53,13 +53,16 @@ void StreamUsage::observe(const MatchFinder::MatchResult &Result) {
     return;
   }
   if (Api && Api->issuesOnLegacyStream()) {
-    SyncLegacyCalls.push_back(Call);
+    // cudaMemcpy_ptds runs on the per-thread stream.
+    if (!usesPerThreadDefaultStream(*Call, *Ctx))
+      SyncLegacyCalls.push_back(Call);
     return;
   }
   std::optional<StreamArg> Stream = streamArgOf(*Call, Api, *Ctx);
   if (!Stream)
     return;
-  StreamUse U{Call, Api, *Stream, CalleeLoc, Call->getSourceRange()};
+  StreamUse U{Call, Api, *Stream, usesPerThreadDefaultStream(*Call, *Ctx), CalleeLoc,
+              Call->getSourceRange()};
   if (Stream->Expr) {
     U.Loc = reportLoc(Stream->Expr->getBeginLoc(), SM);
     U.Range = Stream->Expr->getSourceRange();
@@ -71,10 +74,10 @@ void StreamUsage::observe(const MatchFinder::MatchResult &Result) {
 
 void StreamUsage::finish() {
   if (Ctx)
-    PerThread = usesPerThreadDefaultStream(*Ctx);
+    DefineTooLate = perThreadMacroDefinedTooLate(*Ctx);
 }
 
-bool StreamUsage::isLegacyWork(const StreamUse &U) const {
+bool StreamUsage::isLegacyWork(const StreamUse &U) {
   switch (U.Stream.Kind) {
   case StreamArgKind::Legacy:
     return true;
@@ -82,7 +85,7 @@ bool StreamUsage::isLegacyWork(const StreamUse &U) const {
   case StreamArgKind::Null:
   case StreamArgKind::FlagAsStream:
     // With a per-thread default stream, "no stream" and 0 mean the thread's own stream.
-    return !PerThread;
+    return !U.PerThreadDefault;
   case StreamArgKind::PerThread:
   case StreamArgKind::Explicit:
     return false;
@@ -104,7 +107,7 @@ const CallExpr *StreamUsage::firstLegacyWork(SourceLocation *Loc) const {
   for (const StreamUse &U : Uses)
     if (isLegacyWork(U))
       Consider(U.Call, U.Loc);
-  if (!PerThread && Ctx)
+  if (Ctx)
     for (const CallExpr *C : SyncLegacyCalls)
       Consider(C, reportLoc(C->getBeginLoc(), Ctx->getSourceManager()));
   if (Loc)
@@ -117,7 +120,7 @@ bool StreamUsage::usesOtherStreams() const {
     return true;
   for (const StreamUse &U : Uses)
     if (U.Stream.Kind == StreamArgKind::Explicit || U.Stream.Kind == StreamArgKind::PerThread ||
-        (PerThread && U.Stream.Kind != StreamArgKind::Legacy))
+        (U.PerThreadDefault && U.Stream.Kind != StreamArgKind::Legacy))
       return true;
   return false;
 }

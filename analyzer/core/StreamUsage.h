@@ -19,6 +19,7 @@ struct StreamUse {
   const clang::CallExpr *Call;     // the API call or the CUDAKernelCallExpr
   const ApiInfo *Api;              // nullptr for <<<...>>> launches
   StreamArg Stream;
+  bool PerThreadDefault;           // "no stream" and 0 mean the per-thread stream here
   clang::SourceLocation Loc;       // where to report: the stream argument, or the callee
   clang::SourceRange Range;
 };
@@ -38,8 +39,8 @@ public:
   void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
   void reset();
 
-  // Work that lands on the legacy default stream, given the unit's default-stream mode.
-  bool isLegacyWork(const StreamUse &U) const;
+  // Work that lands on the legacy default stream.
+  static bool isLegacyWork(const StreamUse &U);
   bool hasLegacyWork() const;
   // The first legacy-stream work in the unit (for notes), or nullptr.
   const clang::CallExpr *firstLegacyWork(clang::SourceLocation *Loc) const;
@@ -47,7 +48,8 @@ public:
   // cudaStreamPerThread), or the per-thread default stream itself.
   bool usesOtherStreams() const;
 
-  bool perThread() const { return PerThread; }
+  // A per-thread #define that came too late to change anything (for the message).
+  bool perThreadDefineTooLate() const { return DefineTooLate; }
   clang::ASTContext *context() const { return Ctx; }
   const std::vector<StreamUse> &uses() const { return Uses; }
   const std::vector<StreamCreation> &creations() const { return Creations; }
@@ -57,7 +59,7 @@ public:
 
 private:
   clang::ASTContext *Ctx = nullptr;
-  bool PerThread = false;
+  bool DefineTooLate = false;
   std::vector<StreamUse> Uses;
   std::vector<const clang::CallExpr *> SyncLegacyCalls;  // cudaMemcpy, cudaMemset, ...
   std::vector<StreamCreation> Creations;

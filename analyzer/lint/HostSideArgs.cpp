@@ -1,6 +1,7 @@
 #include "HostSideArgs.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 namespace syncwatch {
@@ -28,6 +29,13 @@ clang::tooling::ArgumentsAdjuster hostSideAdjuster(const HostSideConfig &Config)
       // Device-only compiles would hide the host code we analyze.
       if (A == "--cuda-device-only" || A == "--offload-device-only")
         continue;
+      // The clang driver drops -fgpu-default-stream= under -fsyntax-only ("argument
+      // unused"), which would lose the per-thread launch semantics: pass it to cc1.
+      if (A.starts_with("-fgpu-default-stream=") && (I == 0 || llvm::StringRef(Args[I - 1]) != "-Xclang")) {
+        Out.push_back("-Xclang");
+        Out.push_back(Args[I]);
+        continue;
+      }
       Out.push_back(Args[I]);
     }
     if (Out.empty())
@@ -43,6 +51,13 @@ clang::tooling::ArgumentsAdjuster hostSideAdjuster(const HostSideConfig &Config)
         Extra.push_back("--cuda-path=" + Config.CudaPath);
       if (!HasArch)
         Extra.push_back("--cuda-gpu-arch=" + Config.DefaultGpuArch);
+      // nvcc adds CCCL (thrust, cub, libcu++ used by cooperative_groups) through
+      // nvcc.profile; clang does not (shared/facts/toolchain.md).
+      std::string Cuda = HasCudaPath ? "" : Config.CudaPath;
+      if (!Cuda.empty() && llvm::sys::fs::is_directory(Cuda + "/include/cccl")) {
+        Extra.push_back("-isystem");
+        Extra.push_back(Cuda + "/include/cccl");
+      }
     }
     Out.insert(Out.begin() + 1, Extra.begin(), Extra.end());
     return Out;

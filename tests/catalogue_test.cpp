@@ -1,0 +1,130 @@
+// The catalogue is data; these tests keep it consistent and prove the lookups that both
+// halves depend on (the analyzer's matchers, CUPTI's versioned callback names).
+#include "syncwatch/catalogue.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+using namespace syncwatch;
+
+TEST(Catalogue, CanonicalNamesStripPerThreadAndVersionSuffixes) {
+  EXPECT_EQ(canonicalApiName("cudaMemcpyAsync"), "cudaMemcpyAsync");
+  EXPECT_EQ(canonicalApiName("cudaMemcpyAsync_ptsz"), "cudaMemcpyAsync");
+  EXPECT_EQ(canonicalApiName("cudaMemcpy_ptds"), "cudaMemcpy");
+  EXPECT_EQ(canonicalApiName("cuMemcpyHtoD_v2"), "cuMemcpyHtoD");
+  EXPECT_EQ(canonicalApiName("cuMemcpyHtoDAsync_v2_ptsz"), "cuMemcpyHtoDAsync");
+  // CUPTI's runtime callback names carry the API version.
+  EXPECT_EQ(canonicalApiName("cudaMemcpyAsync_v3020"), "cudaMemcpyAsync");
+  EXPECT_EQ(canonicalApiName("cudaMemcpyAsync_ptsz_v7000"), "cudaMemcpyAsync");
+  EXPECT_EQ(canonicalApiName("cudaStreamSynchronize_v3020"), "cudaStreamSynchronize");
+}
+
+TEST(Catalogue, UnknownNamesAreNotFound) {
+  EXPECT_EQ(findApi("memcpy"), nullptr);
+  EXPECT_EQ(findApi("cudaMemcpyAsyncWrapper"), nullptr);
+  EXPECT_EQ(findApi("launch_v2"), nullptr);
+  EXPECT_EQ(findApi(""), nullptr);
+}
+
+TEST(Catalogue, CoversTheApisTheRulesNeed) {
+  for (const char *Name :
+       {"cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpy2D", "cudaMemcpy2DAsync", "cudaMemcpy3D",
+        "cudaMemcpy3DAsync", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+        "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbolAsync", "cudaMemcpyPeer",
+        "cudaMemcpyPeerAsync", "cudaMemset", "cudaMemsetAsync", "cudaMemset2D",
+        "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync", "cudaMalloc", "cudaFree",
+        "cudaMallocHost", "cudaHostAlloc", "cudaFreeHost", "cudaHostRegister",
+        "cudaHostUnregister", "cudaMallocManaged", "cudaMallocAsync", "cudaFreeAsync",
+        "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+        "cudaStreamWaitEvent", "cudaStreamQuery", "cudaStreamCreate",
+        "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaDeviceSetLimit",
+        "cudaDeviceSetCacheConfig", "cudaFuncSetCacheConfig", "cudaLaunchKernel",
+        "cudaLaunchKernelEx", "cudaLaunchCooperativeKernel", "cuMemcpy", "cuMemcpyHtoD",
+        "cuMemcpyDtoHAsync", "cuMemsetD32", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
+        "cuMemFreeHost", "cuMemHostRegister", "cuMemHostUnregister", "cuLaunchKernel",
+        "cuLaunchKernelEx", "cuCtxSynchronize", "cuStreamSynchronize", "cuStreamCreate"})
+    EXPECT_NE(findApi(Name), nullptr) << Name;
+}
+
+TEST(Catalogue, EntriesAreConsistent) {
+  std::set<std::string_view> Names;
+  for (const ApiInfo &A : allApis()) {
+    EXPECT_TRUE(Names.insert(A.Name).second) << "listed twice: " << A.Name;
+    EXPECT_TRUE(A.Name.starts_with(A.Layer == ApiLayer::Runtime ? "cuda" : "cu")) << A.Name;
+    // Only the runtime's C++ declarations give streams a default argument.
+    if (A.StreamDefaulted)
+      EXPECT_EQ(A.Layer, ApiLayer::Runtime) << A.Name;
+    if (A.StreamDefaulted)
+      EXPECT_GE(A.StreamArg, 0) << A.Name;
+    if (A.Family == ApiFamily::StreamCreate)
+      EXPECT_EQ(A.Rule, RuleId::BlockingStream) << A.Name;
+    if (A.KindArg >= 0)
+      EXPECT_EQ(A.Direction, CopyDirection::ByKind) << A.Name;
+    if (A.Direction == CopyDirection::HtoD)
+      EXPECT_GE(A.SrcArg, 0) << A.Name;
+    if (A.Direction == CopyDirection::DtoH)
+      EXPECT_GE(A.DstArg, 0) << A.Name;
+    EXPECT_FALSE(A.Fix.empty()) << A.Name;
+    // A measured blocking call is a warning; a call measured not to block is never one
+    // for the implicit-sync rule (it is documented-only).
+    if (A.Rule == RuleId::ImplicitSync && A.Measured == MeasuredSync::BlocksDevice)
+      EXPECT_EQ(A.RuleSeverity, Severity::Warning) << A.Name;
+    if (A.Rule == RuleId::ImplicitSync && A.Measured == MeasuredSync::ReturnsAtOnce)
+      EXPECT_EQ(A.RuleSeverity, Severity::Note) << A.Name;
+  }
+}
+
+TEST(Catalogue, TruthTableRowsAreRecorded) {
+  // shared/facts/gpu-truth-table.md: the frees and cudaDeviceSetLimit blocked the device;
+  // cudaMalloc, cudaMallocHost, cudaMemset and cache-config switches did not.
+  for (const char *Blocks : {"cudaFree", "cudaFreeHost", "cudaHostUnregister", "cudaDeviceSetLimit"}) {
+    EXPECT_EQ(findApi(Blocks)->Measured, MeasuredSync::BlocksDevice) << Blocks;
+    EXPECT_EQ(findApi(Blocks)->Proof, Evidence::Measured) << Blocks;
+  }
+  for (const char *Free : {"cudaMalloc", "cudaMallocHost", "cudaMemset", "cudaDeviceSetCacheConfig"})
+    EXPECT_EQ(findApi(Free)->Measured, MeasuredSync::ReturnsAtOnce) << Free;
+  EXPECT_EQ(findApi("cudaMemcpyAsync")->Measured, MeasuredSync::PageableNotAsync);
+  EXPECT_EQ(findApi("cudaMemcpy")->Measured, MeasuredSync::BlocksBehindBlockingStreams);
+}
+
+TEST(Catalogue, StreamArgumentsMatchTheHeaders) {
+  EXPECT_EQ(findApi("cudaMemcpyAsync")->StreamArg, 4);
+  EXPECT_TRUE(findApi("cudaMemcpyAsync")->StreamDefaulted);
+  EXPECT_EQ(findApi("cudaMemcpy2DAsync")->StreamArg, 7);
+  EXPECT_EQ(findApi("cudaMallocAsync")->StreamArg, 2);
+  EXPECT_FALSE(findApi("cudaMallocAsync")->StreamDefaulted);
+  EXPECT_EQ(findApi("cuLaunchKernel")->StreamArg, 8);
+  EXPECT_EQ(findApi("cudaStreamCreateWithFlags")->FlagsArg, 1);
+  EXPECT_EQ(findApi("cudaMemcpy")->StreamArg, -1);
+  EXPECT_TRUE(findApi("cudaMemcpy")->issuesOnLegacyStream());
+  EXPECT_FALSE(findApi("cudaMemcpyAsync")->issuesOnLegacyStream());
+  EXPECT_FALSE(findApi("cudaFree")->issuesOnLegacyStream());
+}
+
+TEST(Catalogue, EveryApiRuleIsARule) {
+  for (const ApiInfo &A : allApis())
+    EXPECT_EQ(ruleInfo(A.Rule).Rule, A.Rule);
+  std::set<std::string_view> Ids;
+  for (const RuleInfo &R : allRules()) {
+    EXPECT_TRUE(R.Id.starts_with("syncwatch-"));
+    EXPECT_TRUE(Ids.insert(R.Id).second);
+    EXPECT_EQ(findRule(R.Id), &R);
+  }
+  EXPECT_EQ(findRule("syncwatch-nonexistent"), nullptr);
+}
+
+TEST(Catalogue, DeclaredSpellingsIncludeHeaderVariants) {
+  std::set<std::string_view> S(declaredSpellings().begin(), declaredSpellings().end());
+  EXPECT_TRUE(S.count("cuMemcpyHtoDAsync_v2"));
+  EXPECT_TRUE(S.count("cudaMemcpyAsync_ptsz"));
+  EXPECT_TRUE(S.count("cuStreamSynchronize_ptsz"));
+  EXPECT_TRUE(S.count("cudaLaunchKernel"));
+}
+
+TEST(Severity, NamesRoundTrip) {
+  for (Severity S : {Severity::Note, Severity::Warning, Severity::Error})
+    EXPECT_EQ(parseSeverity(severityName(S)), S);
+  EXPECT_FALSE(parseSeverity("fatal"));
+}
