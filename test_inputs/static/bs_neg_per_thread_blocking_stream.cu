@@ -1,4 +1,4 @@
-// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM -Xclang -fgpu-default-stream=per-thread
+// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM
 // nvcc-flags: --default-stream per-thread
 // Per-thread build with a cudaStreamCreate (blocking) stream, synchronous cudaMemcpy
 // and stream-less launches: none of it touches the legacy stream -> no findings.

@@ -1,4 +1,4 @@
-// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM -Xclang -fgpu-default-stream=per-thread
+// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM
 // nvcc-flags: --default-stream per-thread
 // Per-thread build: stream-less launches and cudaMemcpy are fine, but one call
 // syncs cudaStreamLegacy explicitly, which makes the blocking stream a problem again.

@@ -1,4 +1,4 @@
-// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM -Xclang -fgpu-default-stream=per-thread
+// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM
 // nvcc-flags: --default-stream per-thread
 // Per-thread default-stream build: stream-less launches, an omitted-stream
 // cudaMemcpyAsync and cudaEventRecord(ev) all go to the per-thread stream -> no findings.

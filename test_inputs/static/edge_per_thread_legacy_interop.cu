@@ -1,4 +1,4 @@
-// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM -Xclang -fgpu-default-stream=per-thread
+// clang-flags: -DCUDA_API_PER_THREAD_DEFAULT_STREAM
 // nvcc-flags: --default-stream per-thread
 // Per-thread build bridging to a library that works on the legacy stream: stream-less
 // launches and cudaEventRecord(ev) are per-thread (silent), but the explicit
