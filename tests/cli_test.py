@@ -171,9 +171,11 @@ class Selection(unittest.TestCase):
 
     def test_parallel_run_is_deterministic(self):
         files = plain_inputs()
-        _, one, _ = lint("-j1", "--format=json", *files, "--")
-        _, two, _ = lint("-j2", "--format=json", *files, "--")
+        rc1, one, err1 = lint("-j1", "--format=json", *files, "--")
+        rc2, two, err2 = lint("-j", "2", "--format=json", *files, "--")
+        self.assertEqual((rc1, rc2), (1, 1), err1 + err2)
         self.assertEqual(one, two)
+        self.assertEqual(json.loads(one)["filesAnalyzed"], len(files))
 
     def test_progress_on_request(self):
         f = os.path.join(STATIC, "ds_pos_launch_zero_stream.cu")

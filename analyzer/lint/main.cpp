@@ -45,7 +45,7 @@ cl::opt<std::string> FailOn("fail-on",
                                      "warning or error (default: warning)"),
                             cl::init("warning"), cl::cat(Category));
 cl::opt<unsigned> Jobs("j", cl::desc("Files analyzed in parallel (default: one per core)"),
-                       cl::init(0), cl::cat(Category));
+                       cl::init(0), cl::Prefix, cl::cat(Category));
 cl::opt<bool> Progress("progress", cl::desc("Print [n/m] progress on stderr (default: when "
                                             "stderr is a terminal)"),
                        cl::cat(Category));

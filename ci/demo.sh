@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# README command 1: set up, build, and run the analyzer on the example inputs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ci/setup.sh
+ci/build.sh >/dev/null
+echo "== syncwatch-lint over test_inputs/static (files without per-file flags) =="
+files=()
+for f in test_inputs/static/*.cu; do
+  head -8 "$f" | grep -q "clang-flags:" || files+=("$f")
+done
+set +e
+build/analyzer/syncwatch-lint -j2 "${files[@]}" --
+rc=$?
+set -e
+echo "== exit code $rc (0 clean, 1 findings, 2 tool error) =="
+echo "== the same through clang-tidy-22 with the plugin, on one file =="
+clang-tidy-22 --load=build/analyzer/libsyncwatch-tidy.so --checks='-*,syncwatch-*' --quiet \
+  test_inputs/static/bs_pos_stream_create_with_memcpy.cu -- \
+  --cuda-host-only -Wno-unknown-cuda-version --cuda-path=/usr/local/cuda --cuda-gpu-arch=sm_90 \
+  -isystem /usr/local/cuda/include/cccl 2>&1 | grep -v "warnings generated"
+[ "$rc" -le 1 ]

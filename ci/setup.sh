@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything syncwatch's build and tests need on a fresh Debian 12 machine
+# (LLVM/Clang 22 from Debian's security suite, GoogleTest, elfutils, ninja, jsonschema).
+# CUDA 13 is expected at /usr/local/cuda (the analyzer only needs its headers).
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+packages=(clang-22 clang-tidy-22 clang-tools-22 libclang-22-dev llvm-22-dev libclang-cpp22-dev
+          libgtest-dev libgmock-dev libdw-dev ninja-build cmake python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ci/setup.sh: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The SARIF test validates with the jsonschema package.
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 -m pip install -q jsonschema
+fi
+
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+  echo "ci/setup.sh: warning: CUDA (nvcc) not found at /usr/local/cuda: the analyzer can still" \
+       "be built if CUDA headers are elsewhere (--cuda-path), nvcc compile tests are skipped" >&2
+fi

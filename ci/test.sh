@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# README command 2: set up, build, and run every test (ctest; GPU tests skip without a GPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ci/setup.sh
+ci/build.sh
+cd build
+ctest --output-on-failure -j2 --timeout 900
