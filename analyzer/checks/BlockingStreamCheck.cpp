@@ -32,14 +32,17 @@ std::vector<FixItHint> BlockingStreamCheck::nonBlockingFix(const StreamCreation 
       return {};
     return {FixItHint::CreateReplacement(R, Flag)};
   }
-  // cudaStreamCreate(&s): both the callee and ')' must be plain file text.
+  // cudaStreamCreate(&s): both the callee and ')' must map to plain file text (a macro
+  // argument does, as in CUDA_CHECK(cudaStreamCreate(&s)); a macro body does not).
   SourceLocation Callee = C.Call->getCallee()->getBeginLoc();
-  SourceLocation RParen = C.Call->getRParenLoc();
-  if (Callee.isMacroID() || RParen.isMacroID())
+  CharSourceRange Name =
+      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(Callee, Callee), SM, LO);
+  CharSourceRange RParen = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(C.Call->getRParenLoc(), C.Call->getRParenLoc()), SM, LO);
+  if (Name.isInvalid() || RParen.isInvalid())
     return {};
-  CharSourceRange Name = CharSourceRange::getTokenRange(Callee, Callee);
   return {FixItHint::CreateReplacement(Name, "cudaStreamCreateWithFlags"),
-          FixItHint::CreateInsertion(RParen, ", " + Flag)};
+          FixItHint::CreateInsertion(RParen.getBegin(), ", " + Flag)};
 }
 
 void BlockingStreamCheck::onEndOfTranslationUnit() {
