@@ -11,7 +11,7 @@ namespace syncwatch {
 
 struct CheckFactory {
   RuleId Rule;
-  std::function<std::unique_ptr<SyncwatchCheck>(DiagnosticSink &)> Create;
+  std::function<std::unique_ptr<SyncwatchCheck>(DiagnosticSink &, const CheckOptions &)> Create;
 };
 
 std::span<const CheckFactory> registeredChecks();

@@ -139,10 +139,15 @@ bool perThreadMacroDefinedTooLate(ASTContext &Ctx) {
 std::string calleeName(const CallExpr &Call) {
   if (const FunctionDecl *FD = Call.getDirectCallee())
     return FD->getNameAsString();
-  if (const Expr *Callee = Call.getCallee())
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee->IgnoreParenImpCasts()))
-      return DRE->getNameInfo().getAsString();
-  return "";
+  // Inside an uninstantiated template the callee is still an unresolved name.
+  const Expr *Callee = Call.getCallee() ? Call.getCallee()->IgnoreParenImpCasts() : nullptr;
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Callee))
+    return DRE->getNameInfo().getAsString();
+  if (const auto *OE = dyn_cast_or_null<OverloadExpr>(Callee))
+    return OE->getName().getAsString();
+  if (const auto *DSD = dyn_cast_or_null<DependentScopeDeclRefExpr>(Callee))
+    return DSD->getNameInfo().getAsString();
+  return "<kernel>";
 }
 
 } // namespace syncwatch

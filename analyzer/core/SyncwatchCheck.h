@@ -41,9 +41,18 @@ public:
   virtual void emit(const CheckDiagnostic &D, const clang::SourceManager &SM) = 0;
 };
 
+// Check options. clang-tidy users set them as CheckOptions (key
+// "syncwatch-<rule>.<Name>"), syncwatch-lint users as command-line flags.
+struct CheckOptions {
+  // syncwatch-pageable-async-copy: also report copies whose host memory's provenance is
+  // unknown (as notes). Option name: ReportUnknown; flag: --report-unknown.
+  bool ReportUnknown = false;
+};
+
 class SyncwatchCheck {
 public:
-  explicit SyncwatchCheck(DiagnosticSink &Sink) : Sink(Sink) {}
+  SyncwatchCheck(DiagnosticSink &Sink, const CheckOptions &Options)
+      : Options(Options), Sink(Sink) {}
   virtual ~SyncwatchCheck() = default;
 
   // Register matchers with Callback as their MatchCallback (the front end's adapter,
@@ -58,6 +67,7 @@ public:
 
 protected:
   void emit(const CheckDiagnostic &D, const clang::SourceManager &SM) { Sink.emit(D, SM); }
+  const CheckOptions Options;
 
 private:
   DiagnosticSink &Sink;

@@ -174,7 +174,7 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
   for (const CheckFactory &F : registeredChecks()) {
     if (std::find(Rules.begin(), Rules.end(), F.Rule) == Rules.end())
       continue;
-    Checks.push_back(F.Create(Collector));
+    Checks.push_back(F.Create(Collector, Options.Checking));
     Callbacks.push_back(std::make_unique<CheckCallback>(*Checks.back()));
     Checks.back()->registerMatchers(Finder, Callbacks.back().get());
   }

@@ -4,6 +4,7 @@
 
 #include "GlobList.h"
 #include "HostSideArgs.h"
+#include "../core/SyncwatchCheck.h"
 
 #include "syncwatch/report.h"
 
@@ -20,6 +21,7 @@ struct LintOptions {
   bool Progress = false;    // "[n/m] file" on stderr
   HostSideConfig Host;
   std::vector<std::string> ExtraArgs;  // appended to every command (--extra-arg)
+  CheckOptions Checking;
 };
 
 struct LintResult {

@@ -55,6 +55,10 @@ cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation (default:
                                                     "or /usr/local/cuda)"),
                               cl::cat(Category));
 cl::opt<bool> ListChecks("list-checks", cl::desc("List the checks and exit"), cl::cat(Category));
+cl::opt<bool> ReportUnknown("report-unknown",
+                            cl::desc("syncwatch-pageable-async-copy: also report copies whose "
+                                     "host memory may be pageable (notes)"),
+                            cl::cat(Category));
 cl::opt<bool> NoSource("no-source", cl::desc("Text format: do not print source lines"),
                        cl::cat(Category));
 
@@ -172,6 +176,7 @@ int main(int argc, const char **argv) {
   Options.Host.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
   Options.Host.CudaPath = CudaPath.empty() ? defaultCudaPath() : std::string(CudaPath);
   Options.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  Options.Checking.ReportUnknown = ReportUnknown;
 
   syncwatch::LintResult Result = syncwatch::runLint(*DB, Files, Options);
 

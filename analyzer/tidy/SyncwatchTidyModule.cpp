@@ -17,7 +17,12 @@ namespace {
 class TidyCheckAdapter : public ClangTidyCheck, private DiagnosticSink {
 public:
   TidyCheckAdapter(StringRef Name, ClangTidyContext *Context, const CheckFactory &Factory)
-      : ClangTidyCheck(Name, Context), Impl(Factory.Create(*this)) {}
+      : ClangTidyCheck(Name, Context),
+        Opts{Options.get("ReportUnknown", false)}, Impl(Factory.Create(*this, Opts)) {}
+
+  void storeOptions(ClangTidyOptions::OptionMap &Map) override {
+    Options.store(Map, "ReportUnknown", Opts.ReportUnknown);
+  }
 
   bool isLanguageVersionSupported(const LangOptions &LO) const override { return LO.CUDA; }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override {
@@ -56,6 +61,7 @@ private:
     }
   }
 
+  CheckOptions Opts;
   std::unique_ptr<SyncwatchCheck> Impl;
 };
 

@@ -17,8 +17,9 @@ constexpr RuleInfo kRules[] = {
 
 constexpr ApiInfo kApis[] = {
 #define SYNCWATCH_API(Name, Layer, Family, Stream, StreamDefault, Flags, Dst, Src, Kind, \
-                      Direction, Documented, Measured, Proof, Rule, Sev, Fix)            \
+                      Bytes, Direction, Documented, Measured, Proof, Rule, Sev, Fix)     \
   {Name, ApiLayer::Layer, ApiFamily::Family, Stream, StreamDefault, Flags, Dst, Src, Kind,  \
+   Bytes,                                                                                  \
    CopyDirection::Direction, DocumentedSync::Documented, MeasuredSync::Measured,           \
    Evidence::Proof, RuleId::Rule, Severity::Sev, Fix},
 #include "../cuda_api.def"
@@ -118,6 +119,35 @@ std::span<const std::string_view> declaredSpellings() {
     return V;
   }();
   return *Spellings;
+}
+
+bool issuesStreamWork(const ApiInfo &A) {
+  if (!A.takesStream())
+    return A.Family == ApiFamily::Launch; // cudaLaunchKernelEx: the stream is in its config
+  switch (A.Family) {
+  case ApiFamily::Copy:
+  case ApiFamily::Memset:
+  case ApiFamily::Launch:
+  case ApiFamily::StreamOrderedAlloc:
+  case ApiFamily::StreamOrderedFree:
+  case ApiFamily::EventRecord:
+  case ApiFamily::StreamWaitEvent:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isExplicitSync(const ApiInfo &A) {
+  return A.Family == ApiFamily::DeviceSync || A.Family == ApiFamily::StreamSync ||
+         A.Family == ApiFamily::EventSync;
+}
+
+const ApiInfo *asyncCounterpart(const ApiInfo &A) {
+  if (A.takesStream())
+    return nullptr;
+  const ApiInfo *Async = findApi(std::string(A.Name) + "Async");
+  return Async && Async->takesStream() ? Async : nullptr;
 }
 
 std::string_view documentedSyncText(DocumentedSync D) {

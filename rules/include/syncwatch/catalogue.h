@@ -78,6 +78,7 @@ struct ApiInfo {
   int FlagsArg;         // stream-creation flags, -1: none
   int DstArg, SrcArg;   // pointer arguments that may be host memory, -1: none
   int KindArg;          // cudaMemcpyKind argument, -1: none
+  int BytesArg;         // byte count, -1: none
   CopyDirection Direction;
   DocumentedSync Documented;
   MeasuredSync Measured;
@@ -107,6 +108,24 @@ const ApiInfo *findApi(std::string_view Spelled);
 // Every spelling a declaration of a catalogued API can carry in CUDA 13's headers, for
 // building name matchers (the base name and its _v2/_ptsz/_ptds variants).
 std::span<const std::string_view> declaredSpellings();
+
+// cudaMemcpyKind's values (driver_types.h), for reading a copy's direction.
+enum class MemcpyKind : std::int64_t {
+  HostToHost = 0, HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3, Default = 4
+};
+
+// Pageable host-to-device copies of at most this many bytes are staged by the driver and
+// return at once (measured: 4 KB pageable cudaMemcpyAsync HtoD took 0.02 ms on an H200;
+// NVIDIA documents 64 KB as the limit).
+inline constexpr std::uint64_t kStagedCopyLimit = 64 * 1024;
+
+// Families that put work into a stream (as opposed to waiting for it or configuring).
+bool issuesStreamWork(const ApiInfo &A);
+// Explicit host waits: cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize.
+bool isExplicitSync(const ApiInfo &A);
+
+// The Async counterpart of a synchronous call (cudaMemcpy -> cudaMemcpyAsync), or nullptr.
+const ApiInfo *asyncCounterpart(const ApiInfo &A);
 
 // Stream creation flags: cudaStreamNonBlocking and CU_STREAM_NON_BLOCKING are both bit 0.
 inline constexpr std::uint64_t kNonBlockingStreamFlag = 0x1;

@@ -1,0 +1,32 @@
+// syncwatch-implicit-sync: calls that wait for the whole device while stream work may be
+// in flight (inside a loop that issues stream work, or after unsynchronized stream work).
+// docs/rules/syncwatch-implicit-sync.md
+#pragma once
+
+#include "../core/FunctionWork.h"
+#include "../core/SyncwatchCheck.h"
+
+namespace syncwatch {
+
+class ImplicitSyncCheck : public SyncwatchCheck {
+public:
+  using SyncwatchCheck::SyncwatchCheck;
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
+                        clang::ast_matchers::MatchFinder::MatchCallback *Callback) override {
+    Work.registerMatchers(Finder, Callback);
+  }
+  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
+    Work.observe(Result);
+  }
+  void onStartOfTranslationUnit() override {
+    Work.reset();
+    Reported.clear();
+  }
+  void onEndOfTranslationUnit() override;
+
+private:
+  FunctionWork Work;
+  ReportedOnce Reported;
+};
+
+} // namespace syncwatch

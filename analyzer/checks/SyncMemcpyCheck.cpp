@@ -1,0 +1,157 @@
+#include "SyncMemcpyCheck.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+namespace {
+
+bool isStreamType(QualType T) {
+  // cudaStream_t and CUstream are both `struct CUstream_st *`.
+  T = T.getCanonicalType();
+  if (const auto *P = T->getAs<PointerType>())
+    if (const auto *R = P->getPointeeType()->getAsRecordDecl())
+      return R->getName() == "CUstream_st";
+  return false;
+}
+
+// The declaration a stream expression names (a variable, parameter or member of *this),
+// or nullptr for anything more complex.
+const NamedDecl *streamDecl(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return DRE->getDecl();
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      return ME->getMemberDecl();
+  return nullptr;
+}
+
+// The one stream a function can use: every stream it passes, every cudaStream_t parameter
+// and local variable. nullptr when there are none, several, or one we cannot name.
+const NamedDecl *onlyStreamInScope(const FunctionCalls &F, ASTContext &Ctx) {
+  std::set<const NamedDecl *> Streams;
+  bool Unnameable = false;
+  for (const WorkCall &W : F.Calls) {
+    if (!W.StreamWork)
+      continue;
+    std::optional<StreamArg> S = streamArgOf(*W.Call, W.Api, Ctx);
+    if (!S || S->Kind != StreamArgKind::Explicit)
+      continue;
+    if (const NamedDecl *D = streamDecl(S->Expr))
+      Streams.insert(D);
+    else
+      Unnameable = true;
+  }
+  if (const auto *FD = dyn_cast<FunctionDecl>(F.Function)) {
+    for (const ParmVarDecl *P : FD->parameters())
+      if (isStreamType(P->getType()))
+        Streams.insert(P);
+    if (const Stmt *Body = FD->getBody())
+      for (const BoundNodes &N : match(findAll(varDecl().bind("v")), *Body, Ctx))
+        if (const auto *V = N.getNodeAs<VarDecl>("v"); V && isStreamType(V->getType()))
+          Streams.insert(V);
+  }
+  if (Unnameable || Streams.size() != 1)
+    return nullptr;
+  return *Streams.begin();
+}
+
+bool allArgumentsWritten(const CallExpr &Call) {
+  for (const Expr *A : Call.arguments())
+    if (!isWritten(A))
+      return false;
+  return true;
+}
+
+// Device-only work: the host never reads or reuses a buffer, so moving it to the one stream
+// in scope keeps every ordering the host relied on.
+bool touchesOnlyDeviceMemory(const WorkCall &C, ASTContext &Ctx) {
+  if (C.Api->Family == ApiFamily::Memset)
+    return true;
+  if (C.Api->Direction == CopyDirection::DtoD)
+    return true;
+  if (C.Api->KindArg >= 0 && static_cast<unsigned>(C.Api->KindArg) < C.Call->getNumArgs()) {
+    Expr::EvalResult Kind;
+    const Expr *K = C.Call->getArg(C.Api->KindArg);
+    if (!K->isValueDependent() && K->EvaluateAsInt(Kind, Ctx))
+      return Kind.Val.getInt().getExtValue() == static_cast<std::int64_t>(MemcpyKind::DeviceToDevice);
+  }
+  return false;
+}
+
+std::vector<FixItHint> toAsyncFix(const WorkCall &C, const ApiInfo &Async, const NamedDecl &Stream,
+                                  ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  SourceLocation Callee = C.Call->getCallee()->getBeginLoc();
+  CharSourceRange Name =
+      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(Callee, Callee), SM, LO);
+  CharSourceRange RParen = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(C.Call->getRParenLoc(), C.Call->getRParenLoc()), SM, LO);
+  if (Name.isInvalid() || RParen.isInvalid() || !allArgumentsWritten(*C.Call))
+    return {};
+  return {FixItHint::CreateReplacement(Name, Async.Name),
+          FixItHint::CreateInsertion(RParen.getBegin(), ", " + Stream.getNameAsString())};
+}
+
+} // namespace
+
+void SyncMemcpyCheck::onEndOfTranslationUnit() {
+  Usage.finish();
+  ASTContext *Ctx = Work.context();
+  // Synchronous copies cost concurrency only where there is concurrency to lose.
+  if (!Ctx || !Usage.usesOtherStreams())
+    return;
+  const SourceManager &SM = Ctx->getSourceManager();
+  for (const FunctionCalls &F : Work.functions()) {
+    const NamedDecl *Stream = nullptr;
+    bool StreamLookedUp = false;
+    for (const WorkCall &C : F.Calls) {
+      if (!C.Api || C.Api->Rule != RuleId::SyncMemcpy || !Reported.first(C.Loc))
+        continue;
+      const ApiInfo *Async = asyncCounterpart(*C.Api);
+      bool Copy = C.Api->Family == ApiFamily::Copy;
+      CheckDiagnostic D;
+      D.Rule = RuleId::SyncMemcpy;
+      D.Level = C.Api->RuleSeverity;
+      D.Loc = C.Loc;
+      D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
+      std::string Name = "'" + std::string(C.Api->Name) + "'";
+      std::string Use = Async ? "use " + std::string(Async->Name) + " on the stream that owns the data"
+                              : std::string(C.Api->Fix);
+      D.Message = Copy ? Name + " is synchronous and runs on the legacy default stream in code "
+                                "that uses streams; " + Use
+                       : Name + " runs on the legacy default stream in code that uses streams "
+                                "(it returned at once on CUDA 13 / H200, but serializes with "
+                                "blocking streams); " + Use;
+      if (!StreamLookedUp) {
+        Stream = onlyStreamInScope(F, *Ctx);
+        StreamLookedUp = true;
+      }
+      if (Async && Stream) {
+        std::vector<FixItHint> Fix = toAsyncFix(C, *Async, *Stream, *Ctx);
+        if (!Fix.empty()) {
+          if (touchesOnlyDeviceMemory(C, *Ctx))
+            D.Fixes = Fix;
+          else
+            D.Notes.push_back({C.Loc,
+                               "'" + Stream->getNameAsString() +
+                                   "' is the only stream here; after moving the copy onto it, "
+                                   "synchronize it before the host uses the buffer",
+                               Fix});
+        }
+      }
+      D.Evidence = {{"api", std::string(C.Api->Name)},
+                    {"documented", std::string(documentedSyncText(C.Api->Documented))},
+                    {"measured", std::string(measuredSyncText(C.Api->Measured))}};
+      emit(D, SM);
+    }
+  }
+}
+
+} // namespace syncwatch

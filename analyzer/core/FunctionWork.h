@@ -1,0 +1,66 @@
+// The GPU-related calls of each function body, in source order, with the loops around
+// them: what implicit-sync, sync-in-loop and sync-memcpy need to ask "is stream work in
+// flight here?", "does this loop issue work every iteration?", "which streams are in scope?".
+// Lambdas are functions of their own: their calls are not their enclosing function's.
+#pragma once
+
+#include "CudaCalls.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+namespace syncwatch {
+
+struct WorkCall {
+  const clang::CallExpr *Call;
+  const ApiInfo *Api;                       // nullptr for <<<...>>> launches
+  clang::SourceLocation Loc;                // file location of the call
+  std::vector<const clang::Stmt *> Loops;   // enclosing loops in this function, innermost first
+  bool StreamWork;                          // puts work into a stream (launch, Async copy...)
+  bool ExplicitSync;                        // cudaDeviceSynchronize, cudaStreamSynchronize...
+};
+
+struct FunctionCalls {
+  const clang::Decl *Function;              // FunctionDecl, or a lambda's call operator
+  std::vector<WorkCall> Calls;              // in source order
+
+  // The first call that issues stream work inside Loop, other than Except, or nullptr.
+  const WorkCall *workInLoop(const clang::Stmt *Loop, const WorkCall *Except) const;
+  // The innermost loop around C that also issues stream work, with that work.
+  std::pair<const clang::Stmt *, const WorkCall *> loopWithWork(const WorkCall &C) const;
+  // The last stream work before C with no explicit synchronization between them.
+  const WorkCall *unsyncedWorkBefore(const WorkCall &C) const;
+};
+
+class FunctionWork {
+public:
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
+                        clang::ast_matchers::MatchFinder::MatchCallback *Callback);
+  void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
+  void reset();
+  // Sorts each function's calls; call once at the end of the unit.
+  std::vector<FunctionCalls> functions() const;
+  clang::ASTContext *context() const { return Ctx; }
+
+private:
+  clang::ASTContext *Ctx = nullptr;
+  std::map<const clang::Decl *, FunctionCalls> ByFunction;
+  std::vector<const clang::Decl *> Order;
+  std::set<const clang::CallExpr *> Seen;
+};
+
+// Whether a sync call's location was already reported by a check (template instantiations
+// repeat a function's calls).
+class ReportedOnce {
+public:
+  bool first(clang::SourceLocation Loc) { return Locs.insert(Loc.getRawEncoding()).second; }
+  void clear() { Locs.clear(); }
+
+private:
+  std::set<unsigned> Locs;
+};
+
+} // namespace syncwatch

@@ -1,0 +1,53 @@
+// Batch consumer that releases each device batch as soon as its kernel is queued, through
+// CUDA_CHECK(cudaFree(..)), a user RELEASE macro and a CUDA_CHECK split over two lines ->
+// three implicit-sync warnings at the cudaFree / macro-use lines.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CUDA_CHECK(call)                                                    \
+  do {                                                                      \
+    cudaError_t err_ = (call);                                              \
+    if (err_ != cudaSuccess) {                                              \
+      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
+      exit(EXIT_FAILURE);                                                   \
+    }                                                                       \
+  } while (0)
+#define RELEASE(ptr) CUDA_CHECK(cudaFree(ptr))
+
+struct DeviceBatch {
+  int* keys;
+  float* vals;
+  int n;
+};
+
+__global__ void scatter_add(const int* keys, const float* vals, int n, float* table, int size) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&table[keys[i] % size], vals[i]);
+}
+
+__global__ void clear_keys(int* idx, int n, float* table, int size) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) table[idx[i] % size] = 0.f;
+}
+
+void consume_batches(std::vector<DeviceBatch>& batches, std::vector<int*>& evictions,
+                     float* d_table, int size, cudaStream_t s) {
+  for (DeviceBatch& b : batches) {
+    scatter_add<<<(b.n + 255) / 256, 256, 0, s>>>(b.keys, b.vals, b.n, d_table, size);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaFree(b.keys));  // expect: warning syncwatch-implicit-sync
+    RELEASE(b.vals);  // expect: warning syncwatch-implicit-sync
+    b.keys = nullptr;
+    b.vals = nullptr;
+  }
+  while (!evictions.empty()) {
+    int* d_idx = evictions.back();
+    evictions.pop_back();
+    clear_keys<<<4, 256, 0, s>>>(d_idx, 1024, d_table, size);
+    CUDA_CHECK(
+        cudaFree(d_idx));  // expect: warning syncwatch-implicit-sync
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+}
