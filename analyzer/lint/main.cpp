@@ -4,6 +4,8 @@
 //   syncwatch-lint file.cu -- -Iinclude           files with flags given after --
 // Exit: 0 clean, 1 findings at or above --fail-on, 2 tool error (a file that does not
 // parse, a missing database, an unwritable report); other files are still reported.
+#include "Baseline.h"
+#include "Fixes.h"
 #include "LintRunner.h"
 
 #include "syncwatch/report.h"
@@ -17,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <fstream>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -59,6 +62,20 @@ cl::opt<bool> ReportUnknown("report-unknown",
                             cl::desc("syncwatch-pageable-async-copy: also report copies whose "
                                      "host memory may be pageable (notes)"),
                             cl::cat(Category));
+cl::opt<bool> Fix("fix", cl::desc("Apply the certain fixes in place (never the edits notes "
+                                   "only suggest)"),
+                  cl::cat(Category));
+cl::opt<std::string> ExportFixes("export-fixes",
+                                 cl::desc("Write the certain fixes as YAML for "
+                                          "clang-apply-replacements"),
+                                 cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> WriteBaseline("write-baseline",
+                                   cl::desc("Record all current findings as known, in this file"),
+                                   cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> BaselineFile("baseline",
+                                  cl::desc("Suppress the findings recorded in this baseline; "
+                                           "only new ones are reported"),
+                                  cl::value_desc("file"), cl::cat(Category));
 cl::opt<bool> NoSource("no-source", cl::desc("Text format: do not print source lines"),
                        cl::cat(Category));
 
@@ -137,16 +154,16 @@ int main(int argc, const char **argv) {
     return toolError("--checks '" + Checks + "' enables no syncwatch check (see --list-checks)");
 
   std::unique_ptr<CompilationDatabase> DB;
-  std::string Error;
+  std::string DbError;
   if (HaveFixed) {
     std::vector<std::string> Flags = FixedFlags;
     DB = std::make_unique<FixedCompilationDatabase>(".", Flags);
   } else if (!BuildPath.empty()) {
-    DB = loadDatabase(BuildPath, Error);
+    DB = loadDatabase(BuildPath, DbError);
     if (!DB)
-      return toolError("cannot load the compilation database: " + Error);
+      return toolError("cannot load the compilation database: " + DbError);
   } else if (!Sources.empty()) {
-    DB = CompilationDatabase::autoDetectFromSource(Sources.front(), Error);
+    DB = CompilationDatabase::autoDetectFromSource(Sources.front(), DbError);
     if (!DB)
       return toolError("no compilation database found for '" + Sources.front() +
                        "': pass -p <build dir> or give compile flags after --");
@@ -178,7 +195,49 @@ int main(int argc, const char **argv) {
   Options.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
   Options.Checking.ReportUnknown = ReportUnknown;
 
+  // Load the baseline before the (long) analysis, so a bad path fails fast.
+  std::set<std::string> Known;
+  if (!BaselineFile.empty()) {
+    auto Loaded = syncwatch::readBaseline(BaselineFile);
+    if (!Loaded)
+      return toolError(toString(Loaded.takeError()));
+    Known = std::move(*Loaded);
+  }
+
   syncwatch::LintResult Result = syncwatch::runLint(*DB, Files, Options);
+
+  // Fingerprints name files relative to where the tool runs (the repository root in CI).
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  std::string Base(Cwd);
+  auto Lines = syncwatch::diskLineReader();
+  if (!WriteBaseline.empty()) {
+    if (llvm::Error E = syncwatch::writeBaseline(WriteBaseline, Result.Findings, Lines, Base))
+      return toolError(toString(std::move(E)));
+    errs() << "syncwatch-lint: wrote " << Result.Findings.size() << " finding(s) to baseline '"
+           << WriteBaseline << "'\n";
+  }
+  if (!BaselineFile.empty()) {
+    unsigned Suppressed = syncwatch::applyBaseline(Result.Findings, Known, Lines, Base);
+    errs() << "syncwatch-lint: " << Suppressed << " known finding(s) suppressed by baseline '"
+           << BaselineFile << "', " << Result.Findings.size() << " new\n";
+  }
+  bool FixFailed = false;
+  if (!ExportFixes.empty())
+    if (llvm::Error E = syncwatch::exportFixes(ExportFixes, Result.Findings)) {
+      errs() << "syncwatch-lint: error: " << toString(std::move(E)) << "\n";
+      FixFailed = true;
+    }
+  if (Fix) {
+    auto Applied = syncwatch::applyFixes(Result.Findings);
+    if (!Applied) {
+      errs() << "syncwatch-lint: error: " << toString(Applied.takeError()) << "\n";
+      FixFailed = true;
+    } else {
+      errs() << "syncwatch-lint: applied " << Applied->Applied << " edit(s) in " << Applied->Files
+             << " file(s)\n";
+    }
+  }
 
   syncwatch::Report Report;
   Report.ToolName = "syncwatch-lint";
@@ -207,8 +266,11 @@ int main(int argc, const char **argv) {
       Exit = ExitFindings;
 
   syncwatch::writeToolErrorsText(std::cerr, "syncwatch-lint", Report.Errors);
-  if (!Report.Errors.empty())
+  if (!Report.Errors.empty() || FixFailed)
     Exit = ExitToolError;
+  // --write-baseline records; the run that writes it is not a failure.
+  if (!WriteBaseline.empty() && Exit == ExitFindings)
+    Exit = ExitClean;
 
   if (!OutputFile.empty()) {
     std::ofstream Out(OutputFile);
