@@ -12,6 +12,11 @@ import tempfile
 import unittest
 
 LINT, INPUTS, SCHEMA = sys.argv[1:4]
+TIDY = sys.argv[4] if len(sys.argv) > 4 else ""
+PLUGIN = sys.argv[5] if len(sys.argv) > 5 else ""
+NVCC = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
+TIDY_FLAGS = ["--cuda-host-only", "-Wno-unknown-cuda-version", "--cuda-path=/usr/local/cuda",
+              "--cuda-gpu-arch=sm_90", "-isystem", "/usr/local/cuda/include/cccl"]
 STATIC = os.path.join(INPUTS, "static")
 
 
@@ -197,6 +202,123 @@ class Selection(unittest.TestCase):
             rc, out, err = lint("-p", d, other)
             self.assertEqual(rc, 2)
             self.assertIn("no compile command for this file", err)
+
+
+class FixesAndBaselines(unittest.TestCase):
+    FIXABLE = os.path.join(STATIC, "sm_pos_single_stream_fixable.cu")
+
+    def nvcc_compiles(self, path):
+        if not os.path.exists(NVCC):
+            self.skipTest("nvcc not found")
+        p = subprocess.run([NVCC, "-arch=sm_90", "-c", path, "-o", os.devnull],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_lint_fix_applies_certain_fixes_and_result_compiles(self):
+        with tempfile.TemporaryDirectory() as d:
+            work = os.path.join(d, "fixable.cu")
+            with open(self.FIXABLE) as src, open(work, "w") as dst:
+                original = src.read()
+                dst.write(original)
+            rc, out, err = lint("--fix", "--checks=-*,syncwatch-sync-memcpy", work, "--")
+            self.assertIn("applied", err)
+            with open(work) as fh:
+                fixed = fh.read()
+            self.assertNotEqual(fixed, original)
+            self.assertIn("cudaMemsetAsync(", fixed)
+            self.nvcc_compiles(work)
+            # a second run has nothing left to fix for those lines
+            rc, out, _ = lint("--checks=-*,syncwatch-sync-memcpy", "--no-source", work, "--")
+            self.assertNotIn("cudaMemset'", out)
+
+    def test_clang_tidy_fix_gives_the_same_edit(self):
+        if not TIDY:
+            self.skipTest("clang-tidy not configured")
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.cu"), os.path.join(d, "b.cu")
+            for path in (a, b):
+                with open(self.FIXABLE) as src, open(path, "w") as dst:
+                    dst.write(src.read())
+            subprocess.run([TIDY, "--load=" + PLUGIN, "--checks=-*,syncwatch-sync-memcpy", "--fix",
+                            "--quiet", a, "--", *TIDY_FLAGS], capture_output=True, text=True)
+            lint("--fix", "--checks=-*,syncwatch-sync-memcpy", b, "--")
+            with open(a) as fa, open(b) as fb:
+                self.assertEqual(fa.read(), fb.read())
+            self.nvcc_compiles(a)
+
+    def test_export_fixes_yaml(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "fixes.yaml")
+            lint("--export-fixes", path, self.FIXABLE, "--")
+            with open(path) as fh:
+                text = fh.read()
+            self.assertIn("MainSourceFile:", text)
+            self.assertIn("DiagnosticName:  syncwatch-sync-memcpy", text)
+            self.assertIn("ReplacementText: cudaMemsetAsync", text)
+
+    def test_suggested_edits_are_never_applied(self):
+        # blocking-stream's non-blocking edit sits on a note: --fix leaves it alone
+        with tempfile.TemporaryDirectory() as d:
+            work = os.path.join(d, "b.cu")
+            with open(os.path.join(STATIC, "bs_pos_stream_create_with_memcpy.cu")) as src, open(work, "w") as dst:
+                original = src.read()
+                dst.write(original)
+            rc, out, err = lint("--fix", "--checks=-*,syncwatch-blocking-stream", work, "--")
+            self.assertIn("suggested edit", out)
+            with open(work) as fh:
+                self.assertEqual(fh.read(), original)
+
+    def test_baseline_survives_line_shifts_and_catches_new_findings(self):
+        with tempfile.TemporaryDirectory() as d:
+            work = os.path.join(d, "app.cu")
+            with open(os.path.join(STATIC, "is_pos_training_loop_workspace.cu")) as src:
+                original = src.read()
+            with open(work, "w") as fh:
+                fh.write(original)
+            base = os.path.join(d, "baseline.json")
+            rc, _, err = lint("--write-baseline", base, work, "--", cwd=d)
+            self.assertEqual(rc, 0, err)
+            with open(base) as fh:
+                recorded = json.load(fh)["findings"]
+            self.assertTrue(recorded)
+            self.assertEqual(recorded[0]["file"], "app.cu")
+            # unrelated edits: lines shift, indentation and comments change
+            shifted = "// a licence header\n// added later\n\n" + original.replace("\n  ", "\n    ")
+            with open(work, "w") as fh:
+                fh.write(shifted)
+            rc, out, err = lint("--baseline", base, "--no-source", work, "--", cwd=d)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn(f"{len(recorded)} known finding(s) suppressed", err)
+            # a new finding still fails
+            new = shifted.replace("int main(", "void leak(float *p) { cudaFree(p); }\nint main(", 1)
+            new = new.replace("void leak(float *p) { cudaFree(p); }",
+                              "__global__ void extra_k() {}\nvoid leak(float *p, cudaStream_t s) "
+                              "{ extra_k<<<1, 1, 0, s>>>(); cudaFree(p); }")
+            with open(work, "w") as fh:
+                fh.write(new)
+            rc, out, err = lint("--baseline", base, "--no-source", work, "--", cwd=d)
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("cudaFree", out)
+
+    def test_bad_baseline_is_a_tool_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "b.json")
+            with open(bad, "w") as fh:
+                fh.write("{not json")
+            rc, _, err = lint("--baseline", bad, self.FIXABLE, "--")
+            self.assertEqual(rc, 2)
+            self.assertIn("is not JSON", err)
+            rc, _, err = lint("--baseline", os.path.join(d, "missing.json"), self.FIXABLE, "--")
+            self.assertEqual(rc, 2)
+            self.assertIn("cannot read baseline", err)
+
+    def test_report_unknown_notes_untraceable_memory(self):
+        f = os.path.join(STATIC, "pa_neg_unknown_provenance.cu")
+        rc, out, _ = lint("--checks=-*,syncwatch-pageable-async-copy", "--no-source", f, "--")
+        self.assertNotIn("[syncwatch-pageable-async-copy]", out)
+        rc, out, _ = lint("--report-unknown", "--checks=-*,syncwatch-pageable-async-copy", "--no-source", f, "--")
+        self.assertIn("note:", out)
+        self.assertIn("cannot trace", out)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -180,17 +181,46 @@ INSTANTIATE_TEST_SUITE_P(TestInputs, FrontEnds, ::testing::ValuesIn(inputs()),
                            return N;
                          });
 
+// Files are named <rule prefix>_<pos|neg>_<what>.cu. A *_neg_* file is a look-alike for
+// its rule: it must not expect that rule (other rules may fire on it, and are annotated).
 TEST(FrontEndsCorpus, HasEnoughInputsAndLookAlikes) {
-  unsigned Total = 0, Silent = 0;
+  const std::map<std::string, std::string> RuleOfPrefix = {
+      {"ds", "syncwatch-default-stream"},     {"bs", "syncwatch-blocking-stream"},
+      {"pa", "syncwatch-pageable-async-copy"}, {"is", "syncwatch-implicit-sync"},
+      {"sm", "syncwatch-sync-memcpy"},         {"sl", "syncwatch-sync-in-loop"}};
+  std::map<std::string, unsigned> Positives, Negatives;
+  unsigned Total = 0;
   for (const std::string &F : inputs()) {
+    ++Total;
+    std::string Stem = fs::path(F).stem().string();
+    auto Parts = Stem.find('_');
+    std::string Prefix = Stem.substr(0, Parts);
+    auto Rule = RuleOfPrefix.find(Prefix);
+    if (Rule == RuleOfPrefix.end())
+      continue;
     std::ifstream In(F);
     std::string Text((std::istreambuf_iterator<char>(In)), {});
-    ++Total;
-    if (expectations(Text).empty())
-      ++Silent;
+    bool ExpectsOwnRule = false;
+    for (const auto &[Line, Sev, R] : expectations(Text))
+      ExpectsOwnRule = ExpectsOwnRule || R == Rule->second;
+    if (Stem.compare(Parts, 5, "_neg_") == 0) {
+      ++Negatives[Prefix];
+      EXPECT_FALSE(ExpectsOwnRule) << F << " is a look-alike for " << Rule->second;
+    } else {
+      ++Positives[Prefix];
+      EXPECT_TRUE(ExpectsOwnRule) << F << " must show " << Rule->second;
+    }
   }
-  EXPECT_GE(Total, 25u);
-  EXPECT_GE(Silent * 3, Total) << "at least a third of the inputs must be look-alikes";
+  EXPECT_GE(Total, 65u);
+  for (const auto &[Prefix, Rule] : RuleOfPrefix) {
+    EXPECT_GE(Positives[Prefix], 3u) << Rule;
+    EXPECT_GE(Negatives[Prefix], 3u) << Rule;
+    EXPECT_GE(Negatives[Prefix] * 4, Positives[Prefix]) << Rule << ": too few look-alikes";
+  }
+  unsigned AllNeg = 0, AllPos = 0;
+  for (const auto &[P, N] : Negatives) AllNeg += N;
+  for (const auto &[P, N] : Positives) AllPos += N;
+  EXPECT_GE(AllNeg * 3, AllNeg + AllPos) << "at least a third of the inputs are look-alikes";
 }
 
 } // namespace

@@ -60,12 +60,14 @@ void FunctionWork::observe(const MatchFinder::MatchResult &Result) {
   const ApiInfo *Api = isa<CUDAKernelCallExpr>(Call) ? nullptr : catalogueEntry(*Call);
   if (!isa<CUDAKernelCallExpr>(Call) && !Api)
     return;
+  bool SyncCopy = Api && Api->Family == ApiFamily::Copy && Api->issuesOnLegacyStream() &&
+                  !usesPerThreadDefaultStream(*Call, *Ctx);
   WorkCall W{Call,
              Api,
              reportLoc(Call->getBeginLoc(), SM),
              enclosingLoops(Call, *Ctx),
              !Api || issuesStreamWork(*Api),
-             Api && isExplicitSync(*Api)};
+             Api && (isExplicitSync(*Api) || SyncCopy)};
   auto [It, New] = ByFunction.try_emplace(Fn, FunctionCalls{Fn, {}});
   if (New)
     Order.push_back(Fn);
@@ -106,8 +108,8 @@ const WorkCall *FunctionCalls::unsyncedWorkBefore(const WorkCall &C) const {
   for (const WorkCall &W : Calls) {
     if (&W == &C)
       break;
-    if (W.ExplicitSync)
-      Last = nullptr; // everything issued before has been waited for
+    if (W.HostWaits)
+      Last = nullptr; // what was issued before has been waited for
     else if (W.StreamWork)
       Last = &W;
   }

@@ -20,7 +20,10 @@ struct WorkCall {
   clang::SourceLocation Loc;                // file location of the call
   std::vector<const clang::Stmt *> Loops;   // enclosing loops in this function, innermost first
   bool StreamWork;                          // puts work into a stream (launch, Async copy...)
-  bool ExplicitSync;                        // cudaDeviceSynchronize, cudaStreamSynchronize...
+  // The host waits here for earlier work: an explicit sync (cudaDeviceSynchronize,
+  // cudaStreamSynchronize...) or a synchronous legacy-stream copy (cudaMemcpy), which waits
+  // for all legacy-stream and blocking-stream work before it.
+  bool HostWaits;
 };
 
 struct FunctionCalls {
@@ -31,7 +34,7 @@ struct FunctionCalls {
   const WorkCall *workInLoop(const clang::Stmt *Loop, const WorkCall *Except) const;
   // The innermost loop around C that also issues stream work, with that work.
   std::pair<const clang::Stmt *, const WorkCall *> loopWithWork(const WorkCall &C) const;
-  // The last stream work before C with no explicit synchronization between them.
+  // The last stream work before C with no host wait between them.
   const WorkCall *unsyncedWorkBefore(const WorkCall &C) const;
 };
 

@@ -18,10 +18,10 @@ class TidyCheckAdapter : public ClangTidyCheck, private DiagnosticSink {
 public:
   TidyCheckAdapter(StringRef Name, ClangTidyContext *Context, const CheckFactory &Factory)
       : ClangTidyCheck(Name, Context),
-        Opts{Options.get("ReportUnknown", false)}, Impl(Factory.Create(*this, Opts)) {}
+        Opts{boolOption("ReportUnknown")}, Impl(Factory.Create(*this, Opts)) {}
 
   void storeOptions(ClangTidyOptions::OptionMap &Map) override {
-    Options.store(Map, "ReportUnknown", Opts.ReportUnknown);
+    Options.store(Map, "ReportUnknown", Opts.ReportUnknown ? "true" : "false");
   }
 
   bool isLanguageVersionSupported(const LangOptions &LO) const override { return LO.CUDA; }
@@ -35,6 +35,13 @@ public:
   void onEndOfTranslationUnit() override { Impl->onEndOfTranslationUnit(); }
 
 private:
+  // Only OptionsView's non-template members are exported by the clang-tidy binary that
+  // loads this plugin (the templated get<bool> is not), so booleans are parsed here.
+  bool boolOption(StringRef Name) const {
+    std::optional<StringRef> V = Options.get(Name);
+    return V && (V->equals_insensitive("true") || *V == "1");
+  }
+
   // Severity note has no clang-tidy level of its own: a standalone note is a remark
   // there (clang-tidy attaches "note:" lines to the diagnostic before them).
   static DiagnosticIDs::Level levelOf(Severity S) {

@@ -31,15 +31,15 @@ int voxel_count(const float3* h_pts, int n, float voxel, int3 dims) {
   unsigned int* d_occ;
   CUDA_CHECK(cudaMalloc(&d_pts, n * sizeof(float3)));
   CUDA_CHECK(cudaMalloc(&d_occ, cells * sizeof(unsigned int)));
-  CUDA_CHECK(cudaMemset(d_occ, 0, cells * sizeof(unsigned int)));
-  CUDA_CHECK(cudaMemcpy(d_pts, h_pts, n * sizeof(float3), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(d_occ, 0, cells * sizeof(unsigned int)));  // expect: note syncwatch-sync-memcpy
+  CUDA_CHECK(cudaMemcpy(d_pts, h_pts, n * sizeof(float3), cudaMemcpyHostToDevice));  // expect: warning syncwatch-sync-memcpy
 
   voxelize<<<(n + 255) / 256, 256, 0, worker>>>(d_pts, n, 1.f / voxel, dims, d_occ);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaStreamSynchronize(worker));
 
   unsigned int* h_occ = static_cast<unsigned int*>(malloc(cells * sizeof(unsigned int)));
-  CUDA_CHECK(cudaMemcpy(h_occ, d_occ, cells * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(h_occ, d_occ, cells * sizeof(unsigned int), cudaMemcpyDeviceToHost));  // expect: warning syncwatch-sync-memcpy
   int count = 0;
   for (size_t c = 0; c < cells; ++c) count += h_occ[c] != 0;
   free(h_occ);

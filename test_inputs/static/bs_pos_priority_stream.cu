@@ -41,13 +41,13 @@ int run(const unsigned char* h_frame, int w, int h) {
   CUDA_CHECK(cudaMalloc(&d_sum, sizeof(unsigned long long)));
   CUDA_CHECK(cudaMemsetAsync(d_hits, 0, sizeof(int), hi));
   CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(unsigned long long), lo));
-  CUDA_CHECK(cudaMemcpy2D(d_img, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy2D(d_img, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice));  // expect: warning syncwatch-sync-memcpy
 
   dim3 grid((w + 255) / 256, h);
   detect<<<grid, 256, 0, hi>>>(d_img, pitch, w, h, d_hits);
   background_stats<<<grid, 256, 0, lo>>>(d_img, pitch, w, h, d_sum);
   int hits = 0;
-  CUDA_CHECK(cudaMemcpyAsync(&hits, d_hits, sizeof(int), cudaMemcpyDeviceToHost, hi));
+  CUDA_CHECK(cudaMemcpyAsync(&hits, d_hits, sizeof(int), cudaMemcpyDeviceToHost, hi));  // expect: warning syncwatch-pageable-async-copy
   CUDA_CHECK(cudaStreamSynchronize(hi));
   CUDA_CHECK(cudaStreamSynchronize(lo));
 

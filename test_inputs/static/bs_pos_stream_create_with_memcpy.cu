@@ -33,10 +33,10 @@ int main() {
   CUDA_CHECK(cudaStreamCreate(&compute));  // expect: warning syncwatch-blocking-stream
 
   for (int f = 0; f < frames; ++f) {
-    CUDA_CHECK(cudaMemcpy(d_rgb, h_rgb.data(), n * sizeof(uchar3), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_rgb, h_rgb.data(), n * sizeof(uchar3), cudaMemcpyHostToDevice));  // expect: warning syncwatch-sync-memcpy
     rgb_to_gray<<<(n + 255) / 256, 256, 0, compute>>>(d_rgb, d_gray, n);
     CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaMemcpy(h_gray.data(), d_gray, n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h_gray.data(), d_gray, n, cudaMemcpyDeviceToHost));  // expect: warning syncwatch-sync-memcpy
   }
   printf("gray[0] = %d\n", h_gray[0]);
 

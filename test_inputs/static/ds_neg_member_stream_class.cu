@@ -32,20 +32,20 @@ class DeviceTensor {
     cudaStreamDestroy(stream_);
   }
   void upload(const float* h) {
-    CUDA_CHECK(cudaMemcpyAsync(data_, h, bytes(), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(data_, h, bytes(), cudaMemcpyHostToDevice, stream_));  // expect: warning syncwatch-pageable-async-copy
   }
   void clamp(float lo, float hi) {
     clamp_kernel<<<(n_ + 255) / 256, 256, 0, stream_>>>(data_, n_, lo, hi);
     CUDA_CHECK(cudaGetLastError());
   }
   void download(float* h) {
-    CUDA_CHECK(cudaMemcpyAsync(h, data_, bytes(), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(h, data_, bytes(), cudaMemcpyDeviceToHost, stream_));  // expect: warning syncwatch-pageable-async-copy
     CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void debug_dump(int count) const {
     float head[8] = {};
     CUDA_CHECK(cudaStreamSynchronize(stream_));
-    CUDA_CHECK(cudaMemcpy(head, data_, (count < 8 ? count : 8) * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(head, data_, (count < 8 ? count : 8) * sizeof(float), cudaMemcpyDeviceToHost));  // expect: warning syncwatch-sync-memcpy
     for (int i = 0; i < count && i < 8; ++i) printf("%g ", head[i]);
     printf("\n");
   }

@@ -29,9 +29,9 @@ void embed(const float* d_table, const int* h_ids, float* h_out, int dim, int co
   float* d_out;
   CUDA_CHECK(cudaMallocAsync(&d_ids, count * sizeof(int), s));
   CUDA_CHECK(cudaMallocAsync(&d_out, size_t(count) * dim * sizeof(float), s));
-  CUDA_CHECK(cudaMemcpyAsync(d_ids, h_ids, count * sizeof(int), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemcpyAsync(d_ids, h_ids, count * sizeof(int), cudaMemcpyHostToDevice, s));  // expect: warning syncwatch-pageable-async-copy
   gather_rows<<<count, 128, 0, cudaStreamPerThread>>>(d_table, d_ids, d_out, dim, count);
-  CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, size_t(count) * dim * sizeof(float),
+  CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, size_t(count) * dim * sizeof(float),  // expect: warning syncwatch-pageable-async-copy
                              cudaMemcpyDeviceToHost, cudaStreamPerThread));
   CUDA_CHECK(cudaFreeAsync(d_ids, s));
   CUDA_CHECK(cudaFreeAsync(d_out, s));

@@ -51,7 +51,7 @@ int main() {
   CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
   CUDA_CHECK(cudaMallocAsync(&img, 3 * hw * sizeof(float), s));
   CUDA_CHECK(cudaSetDevice(1));
-  CUDA_CHECK(cudaMalloc(&peer, 3 * hw * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&peer, 3 * hw * sizeof(float)));  // expect: note syncwatch-implicit-sync
   CUDA_CHECK(cudaSetDevice(0));
   CUDA_CHECK(cudaMemsetAsync(img, 0, 3 * hw * sizeof(float), s));
   CUDA_CHECK(cudaEventRecord(ready, s));

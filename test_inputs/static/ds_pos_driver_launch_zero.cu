@@ -33,8 +33,8 @@ int run_saxpy(const char* ptx_path, int n, float a) {
   CUdeviceptr dx, dy;
   CU_CHECK(cuMemAlloc(&dx, n * sizeof(float)));
   CU_CHECK(cuMemAlloc(&dy, n * sizeof(float)));
-  CU_CHECK(cuMemcpyHtoDAsync(dx, hx.data(), n * sizeof(float), 0));  // expect: note syncwatch-default-stream
-  CU_CHECK(cuMemcpyHtoDAsync(dy, hy.data(), n * sizeof(float), NULL));  // expect: note syncwatch-default-stream
+  CU_CHECK(cuMemcpyHtoDAsync(dx, hx.data(), n * sizeof(float), 0));  // expect: note syncwatch-default-stream; warning syncwatch-pageable-async-copy
+  CU_CHECK(cuMemcpyHtoDAsync(dy, hy.data(), n * sizeof(float), NULL));  // expect: note syncwatch-default-stream; warning syncwatch-pageable-async-copy
 
   void* args[] = {&n, &a, &dx, &dy};
   unsigned int grid = (n + 255) / 256;

@@ -32,13 +32,13 @@ void preprocess_frame(const unsigned char* h_src, unsigned char* h_dst,
   unsigned char* d_dst = nullptr;
   CUDA_CHECK(cudaMallocAsync(&d_src, size_t(sw) * sh, cudaStreamPerThread));
   CUDA_CHECK(cudaMallocAsync(&d_dst, size_t(dw) * dh, cudaStreamPerThread));
-  CUDA_CHECK(cudaMemcpyAsync(d_src, h_src, size_t(sw) * sh,
+  CUDA_CHECK(cudaMemcpyAsync(d_src, h_src, size_t(sw) * sh,  // expect: warning syncwatch-pageable-async-copy
                              cudaMemcpyHostToDevice, cudaStreamPerThread));
   dim3 block(16, 16);
   dim3 grid((dw + 15) / 16, (dh + 15) / 16);
   resize_nearest<<<grid, block, 0, 0>>>(d_src, sw, sh, d_dst, dw, dh);  // expect: warning syncwatch-default-stream
   CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cudaMemcpyAsync(h_dst, d_dst, size_t(dw) * dh,
+  CUDA_CHECK(cudaMemcpyAsync(h_dst, d_dst, size_t(dw) * dh,  // expect: warning syncwatch-pageable-async-copy
                              cudaMemcpyDeviceToHost, cudaStreamPerThread));
   CUDA_CHECK(cudaFreeAsync(d_src, cudaStreamPerThread));
   CUDA_CHECK(cudaFreeAsync(d_dst, cudaStreamPerThread));

@@ -40,7 +40,7 @@ unsigned int apply_fir(const float* h_taps, const float* d_in, float* d_out, int
   CUDA_CHECK(cudaGetLastError());
 
   unsigned int clipped = 0;
-  CUDA_CHECK(cudaMemcpyFromSymbolAsync(&clipped, d_clipped, sizeof(clipped), 0,
+  CUDA_CHECK(cudaMemcpyFromSymbolAsync(&clipped, d_clipped, sizeof(clipped), 0,  // expect: warning syncwatch-pageable-async-copy
                                        cudaMemcpyDeviceToHost,
                                        0));  // expect: note syncwatch-default-stream
   CUDA_CHECK(cudaDeviceSynchronize());

@@ -33,7 +33,7 @@ int solve_poisson_1d(float* d_a, float* d_rhs, float* h_x, int n) {
   CUDA_CHECK(cudaEventRecord(assembled));
   CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, assembled, 0));  // expect: warning syncwatch-default-stream
   int status = legacy_solver_run(d_a, d_rhs, n);
-  CUDA_CHECK(cudaMemcpy(h_x, d_rhs, n * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(h_x, d_rhs, n * sizeof(float), cudaMemcpyDeviceToHost));  // expect: warning syncwatch-sync-memcpy
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
   CUDA_CHECK(cudaEventDestroy(assembled));
   return status;

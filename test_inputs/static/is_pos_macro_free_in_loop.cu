@@ -1,6 +1,6 @@
-// Batch consumer that releases each device batch as soon as its kernel is queued, through
-// CUDA_CHECK(cudaFree(..)), a user RELEASE macro and a CUDA_CHECK split over two lines ->
-// three implicit-sync warnings at the cudaFree / macro-use lines.
+// Batch consumer releasing device batches while kernels are queued, through CUDA_CHECK(cudaFree)
+// at the top of the loop (in-loop rule only), a user RELEASE macro, a free after the loop and a
+// CUDA_CHECK split over two lines -> four implicit-sync warnings at the cudaFree / macro-use lines.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -34,14 +34,17 @@ __global__ void clear_keys(int* idx, int n, float* table, int size) {
 
 void consume_batches(std::vector<DeviceBatch>& batches, std::vector<int*>& evictions,
                      float* d_table, int size, cudaStream_t s) {
+  int* retired_keys = nullptr;
   for (DeviceBatch& b : batches) {
+    CUDA_CHECK(cudaFree(retired_keys));  // expect: warning syncwatch-implicit-sync
     scatter_add<<<(b.n + 255) / 256, 256, 0, s>>>(b.keys, b.vals, b.n, d_table, size);
     CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaFree(b.keys));  // expect: warning syncwatch-implicit-sync
     RELEASE(b.vals);  // expect: warning syncwatch-implicit-sync
+    retired_keys = b.keys;
     b.keys = nullptr;
     b.vals = nullptr;
   }
+  CUDA_CHECK(cudaFree(retired_keys));  // expect: warning syncwatch-implicit-sync
   while (!evictions.empty()) {
     int* d_idx = evictions.back();
     evictions.pop_back();
