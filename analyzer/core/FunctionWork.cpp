@@ -23,8 +23,16 @@ void FunctionWork::reset() {
   Seen.clear();
 }
 
-static bool isLoop(const Stmt *S) {
-  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+// `do { ... } while (0)` is how macros like CUDA_CHECK make one statement, not a loop.
+static bool isLoop(const Stmt *S, ASTContext &Ctx) {
+  if (const auto *Do = dyn_cast<DoStmt>(S)) {
+    bool Value = true;
+    const Expr *Cond = Do->getCond();
+    if (Cond && !Cond->isValueDependent() && Cond->EvaluateAsBooleanCondition(Value, Ctx))
+      return Value;
+    return true;
+  }
+  return isa<ForStmt, WhileStmt, CXXForRangeStmt>(S);
 }
 
 // Loops between the call and its function (or lambda) boundary, innermost first.
@@ -33,10 +41,13 @@ static std::vector<const Stmt *> enclosingLoops(const Stmt *S, ASTContext &Ctx) 
   DynTypedNodeList Parents = Ctx.getParents(*S);
   for (int Depth = 0; Depth < 512 && !Parents.empty(); ++Depth) {
     const DynTypedNode &P = Parents[0];
-    if (P.get<Decl>() || P.get<LambdaExpr>() || P.get<BlockExpr>())
+    // Stop at the function (or lambda, or block) boundary; pass through other
+    // declarations: `cudaError_t e = (call);` inside CUDA_CHECK puts the call under a VarDecl.
+    if (P.get<FunctionDecl>() || P.get<BlockDecl>() || P.get<LambdaExpr>() || P.get<BlockExpr>() ||
+        P.get<ObjCMethodDecl>())
       break;
     if (const Stmt *PS = P.get<Stmt>()) {
-      if (isLoop(PS))
+      if (isLoop(PS, Ctx))
         Loops.push_back(PS);
       Parents = Ctx.getParents(*PS);
     } else {

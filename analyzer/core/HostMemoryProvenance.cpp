@@ -83,6 +83,8 @@ const ValueDecl *memoryRoot(const Expr *E) {
   return nullptr;
 }
 
+static Provenance registered(const ValueDecl *D);
+
 HostMemoryProvenance::HostMemoryProvenance(ASTContext &Ctx) : Ctx(Ctx) {}
 
 Provenance HostMemoryProvenance::of(const Expr *E) {
@@ -93,7 +95,7 @@ Provenance HostMemoryProvenance::of(const Expr *E) {
   // Registration pins the whole object, whatever path led to it.
   if (P.Kind == HostMemory::Pageable)
     if (const ValueDecl *Root = memoryRoot(E); Root && isRegistered(Root))
-      return {HostMemory::Pinned, Root->getLocation(), "cudaHostRegister"};
+      return registered(Root);
   return P;
 }
 
@@ -263,7 +265,15 @@ Provenance HostMemoryProvenance::resolveCall(const CallExpr *C, int Depth) {
   return combine(Returns);
 }
 
+// Registration pins the whole object: checked at every variable and member the
+// resolution passes through (const float *src = scene + off; with scene registered).
+static Provenance registered(const ValueDecl *D) {
+  return {HostMemory::Pinned, D->getLocation(), "cudaHostRegister"};
+}
+
 Provenance HostMemoryProvenance::resolveVar(const VarDecl *V, int Depth) {
+  if (isRegistered(V))
+    return registered(V);
   QualType T = V->getType();
   if (T->isArrayType())
     return pageable(V->getLocation(), V->hasGlobalStorage() ? "a static array" : "a C array");
@@ -298,6 +308,8 @@ Provenance HostMemoryProvenance::resolveVar(const VarDecl *V, int Depth) {
 }
 
 Provenance HostMemoryProvenance::resolveField(const FieldDecl *F, const Expr *Use, int Depth) {
+  if (isRegistered(F))
+    return registered(F);
   // Members are followed only within the function that uses them: an assignment there
   // (job.host = malloc(n)) or an out-parameter allocation (cudaMallocHost(&job.host, n)).
   const auto *Fn = [&]() -> const FunctionDecl * {
@@ -328,6 +340,8 @@ Provenance HostMemoryProvenance::resolveField(const FieldDecl *F, const Expr *Us
 }
 
 Provenance HostMemoryProvenance::resolveParam(const ParmVarDecl *P, int Depth) {
+  if (isRegistered(P))
+    return registered(P);
   const auto *Fn = dyn_cast_or_null<FunctionDecl>(P->getDeclContext());
   if (!Fn || Depth > MaxDepth || !InProgress.insert(P).second)
     return {};
