@@ -148,9 +148,9 @@ class ExitCodesAndErrors(unittest.TestCase):
             with open(path) as fh:
                 doc = json.load(fh)
             self.assertEqual(doc["filesAnalyzed"], 1)
-            f = doc["findings"][0]
-            self.assertEqual(f["rule"], "syncwatch-default-stream")
-            self.assertIn("evidence", f)
+            rules = {f["rule"] for f in doc["findings"]}
+            self.assertIn("syncwatch-default-stream", rules)
+            self.assertTrue(all("evidence" in f and f["location"]["line"] > 0 for f in doc["findings"]))
 
     def test_bad_option_values(self):
         rc, _, err = lint("--format=xml", "x.cu", "--")
@@ -175,7 +175,7 @@ class Selection(unittest.TestCase):
         self.assertNotIn("syncwatch-blocking-stream", out)
 
     def test_parallel_run_is_deterministic(self):
-        files = plain_inputs()
+        files = plain_inputs()[::4]
         rc1, one, err1 = lint("-j1", "--format=json", *files, "--")
         rc2, two, err2 = lint("-j", "2", "--format=json", *files, "--")
         self.assertEqual((rc1, rc2), (1, 1), err1 + err2)
@@ -290,10 +290,8 @@ class FixesAndBaselines(unittest.TestCase):
             self.assertEqual(rc, 0, out + err)
             self.assertIn(f"{len(recorded)} known finding(s) suppressed", err)
             # a new finding still fails
-            new = shifted.replace("int main(", "void leak(float *p) { cudaFree(p); }\nint main(", 1)
-            new = new.replace("void leak(float *p) { cudaFree(p); }",
-                              "__global__ void extra_k() {}\nvoid leak(float *p, cudaStream_t s) "
-                              "{ extra_k<<<1, 1, 0, s>>>(); cudaFree(p); }")
+            new = shifted + ("\n__global__ void extra_k() {}\n"
+                             "void leak(float *p, cudaStream_t s) { extra_k<<<1, 1, 0, s>>>(); cudaFree(p); }\n")
             with open(work, "w") as fh:
                 fh.write(new)
             rc, out, err = lint("--baseline", base, "--no-source", work, "--", cwd=d)
