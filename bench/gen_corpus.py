@@ -6,10 +6,16 @@
 Writes N (default 200) .cu files of 250-450 lines each into OUT_DIR. The files
 mix the host-code patterns syncwatch looks at (classes owning non-blocking
 streams, async copy pipelines, events, launches with and without a stream,
-stream 0, blocking streams with synchronous cudaMemcpy, templates, lambdas)
-with ordinary device code (elementwise kernels, shared-memory reductions,
-stencils, histograms, transposes). Only <cuda_runtime.h> and standard headers
-are included, and every file compiles with `nvcc -arch=sm_90 -c`.
+stream 0, blocking streams with synchronous cudaMemcpy, templates, lambdas;
+async copies from pageable host memory - malloc, new[], std::vector, C arrays,
+helpers, parameters, struct members - and their pinned look-alikes; per-step
+cudaMalloc/cudaFree in training loops and the cudaMallocAsync/cudaFreeAsync
+look-alike; synchronous copies and memsets next to streams; synchronization
+and cudaStreamQuery spins inside launch loops and the one-sync-after-the-loop
+look-alike) with ordinary device code (elementwise kernels, shared-memory
+reductions, stencils, histograms, transposes). Only <cuda_runtime.h> and
+standard headers are included, and every file compiles with
+`nvcc -arch=sm_90 -c`.
 
 The same (N, seed) always gives byte-identical files: each file draws from its
 own random.Random seeded with the string "SEED:INDEX".
@@ -889,10 +895,548 @@ static double $f() {
     return code, f"{f}()"
 
 
+# ----------------------------------------------------------------- newer-rule stages
+# The stages below exercise syncwatch's newer rules: pageable async copies, implicit
+# synchronization (cudaFree / cudaMalloc in loops and after stream work), synchronous
+# copies in files that use streams, and synchronization inside launch loops. Each one
+# also has a look-alike that the rules should leave alone (pinned buffers, the
+# stream-ordered allocator, one sync after the loop).
+
+def blk_pageable_staging(c):
+    """Chunked upload/readback through malloc'd / new[] host buffers, an alias and a helper."""
+    k, f = c.kname(), c.fname("staging")
+    alloc = c.unique("alloc_host_" + c.rng.choice(NOUNS))
+    src_alloc = c.rng.choice(["static_cast<float*>(std::malloc(bytes))", f"{alloc}(n)"])
+    dst_kind = c.rng.choice(["new", "helper", "malloc"])
+    if dst_kind == "new":
+        dst_alloc, dst_free = "new float[n]", "delete[] h_dst;"
+    elif dst_kind == "helper":
+        dst_alloc, dst_free = f"{alloc}(n)", "std::free(h_dst);"
+    else:
+        dst_alloc, dst_free = "static_cast<float*>(std::malloc(bytes))", "std::free(h_dst);"
+    if alloc not in src_alloc and alloc not in dst_alloc:
+        dst_alloc, dst_free = f"{alloc}(n)", "std::free(h_dst);"
+    readback = c.rng.choice([
+        "$ck(cudaMemcpyAsync(&h_dst[off], d_out + off, cnt * sizeof(float), cudaMemcpyDeviceToHost, stream));",
+        "$ck(cudaMemcpyAsync(h_dst + off, d_out + off, cnt * sizeof(float), cudaMemcpyDeviceToHost, stream));",
+    ])
+    code = sub("""
+// Host staging buffers come from malloc / new[]: the "async" copies below are staged by
+// the host, so they do not overlap with the kernels.
+static float* $alloc(size_t count) {
+  float* p = static_cast<float*>(std::malloc(count * sizeof(float)));
+  if (p == nullptr) {
+    std::fprintf(stderr, "$alloc: out of host memory (%zu floats)\\n", count);
+    std::exit(EXIT_FAILURE);
+  }
+  return p;
+}
+
+__global__ void $k(float* out, const float* in, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float x = in[i];
+    out[i] = $expr;
+  }
+}
+
+static double $f() {
+  const int n = $n;
+  const int chunks = $chunks;
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  cudaStream_t stream;
+  $ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  float* h_src = $src_alloc;
+  float* h_dst = $dst_alloc;
+  for (int i = 0; i < n; ++i) h_src[i] = static_cast<float>(i % $m) * $scale;
+  const float* src_view = h_src;
+  float *d_in = nullptr, *d_out = nullptr;
+  $ck(cudaMalloc(&d_in, bytes));
+  $ck(cudaMalloc(&d_out, bytes));
+  const int chunk = (n + chunks - 1) / chunks;
+  for (int ci = 0; ci < chunks; ++ci) {
+    const int off = ci * chunk;
+    const int cnt = std::min(chunk, n - off);
+    if (cnt <= 0) break;
+    $ck(cudaMemcpyAsync(d_in + off, src_view + off, cnt * sizeof(float), cudaMemcpyHostToDevice, stream));
+    $k<<<(cnt + $b - 1) / $b, $b, 0, stream>>>(d_out + off, d_in + off, $a, cnt);
+    """ + readback + """
+  }
+  $ck(cudaGetLastError());
+  $ck(cudaStreamSynchronize(stream));
+  double acc = 0.0;
+  for (int i = 0; i < n; i += $stride) acc += h_dst[i];
+  $ck(cudaFree(d_in));
+  $ck(cudaFree(d_out));
+  $ck(cudaStreamDestroy(stream));
+  std::free(h_src);
+  $dst_free
+  return acc;
+}
+""", k=k, f=f, ck=c.ck, alloc=alloc, src_alloc=src_alloc, dst_alloc=dst_alloc, dst_free=dst_free,
+               expr=c.expr(), n=c.n(), chunks=c.rng.randint(2, 8), m=c.rng.choice([23, 97, 255]),
+               scale=c.flt(), b=c.block(), a=c.flt(), stride=c.rng.choice([1, 8, 32]))
+    return code, f"{f}()"
+
+
+def blk_pageable_vector_param(c):
+    """std::vector storage, a helper whose parameter always gets vector.data(), a C array."""
+    k, f = c.kname(), c.fname("vectors")
+    up = c.unique("upload_" + c.rng.choice(NOUNS))
+    nsum = c.rng.choice([32, 64, 128])
+    back = c.rng.choice([
+        "$ck(cudaMemcpyAsync(&b[0], d_b, n * sizeof(float), cudaMemcpyDeviceToHost, stream));",
+        "$ck(cudaMemcpyAsync(b.data(), d_b, n * sizeof(float), cudaMemcpyDeviceToHost, stream));",
+    ])
+    code = sub("""
+// Every caller passes std::vector storage, so the copy in the helper is a pageable one.
+static void $up(float* d_dst, const float* h_src, size_t count, cudaStream_t s) {
+  $ck(cudaMemcpyAsync(d_dst, h_src, count * sizeof(float), cudaMemcpyHostToDevice, s));
+}
+
+// Combines two signals and writes per-block partial sums.
+__global__ void $k(const float* a, float* b, float* partial, int n, int nsum) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    b[i] = 0.5f * (a[i] + b[i]);
+    atomicAdd(&partial[blockIdx.x % nsum], b[i]);
+  }
+}
+
+static double $f() {
+  const int n = $n;
+  const int half = n / 2;
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = static_cast<float>(i % $m) * $scale;
+    b[i] = static_cast<float>((i * 7) % $m2);
+  }
+  float summary[$nsum];
+  cudaStream_t stream;
+  $ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  float *d_a = nullptr, *d_b = nullptr, *d_partial = nullptr;
+  $ck(cudaMalloc(&d_a, n * sizeof(float)));
+  $ck(cudaMalloc(&d_b, n * sizeof(float)));
+  $ck(cudaMalloc(&d_partial, sizeof(summary)));
+  $ck(cudaMemsetAsync(d_partial, 0, sizeof(summary), stream));
+  $up(d_a, a.data(), static_cast<size_t>(n), stream);
+  $up(d_b, b.data(), static_cast<size_t>(half), stream);
+  $up(d_b + half, b.data() + half, static_cast<size_t>(n - half), stream);
+  $k<<<(n + $b - 1) / $b, $b, 0, stream>>>(d_a, d_b, d_partial, n, $nsum);
+  $ck(cudaGetLastError());
+  $ck(cudaMemcpyAsync(summary, d_partial, sizeof(summary), cudaMemcpyDeviceToHost, stream));
+  """ + back + """
+  $ck(cudaStreamSynchronize(stream));
+  double acc = 0.0;
+  for (int i = 0; i < $nsum; ++i) acc += summary[i];
+  acc += b[n - 1];
+  $ck(cudaFree(d_a));
+  $ck(cudaFree(d_b));
+  $ck(cudaFree(d_partial));
+  $ck(cudaStreamDestroy(stream));
+  return acc;
+}
+""", k=k, f=f, ck=c.ck, up=up, nsum=nsum, n=c.n(), m=c.rng.choice([13, 50, 127]),
+               m2=c.rng.choice([11, 31, 101]), scale=c.flt(), b=c.block())
+    return code, f"{f}()"
+
+
+def blk_pinned_copies(c):
+    """Look-alike of the pageable stages: cudaMallocHost / cudaHostAlloc and a registered vector."""
+    k, f = c.kname(), c.fname("pinned")
+    alloc = c.rng.choice(["$ck(cudaMallocHost(&h_pinned, bytes));",
+                          "$ck(cudaHostAlloc(&h_pinned, bytes, cudaHostAllocDefault));",
+                          "$ck(cudaHostAlloc(reinterpret_cast<void**>(&h_pinned), bytes, cudaHostAllocPortable));"])
+    code = sub("""
+// Same copy pattern as the staging stages, but the host buffers are pinned: one from the
+// pinned allocator, one std::vector registered with cudaHostRegister.
+__global__ void $k(float* out, const float* in, float a, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    float x = in[i];
+    out[i] = $expr;
+  }
+}
+
+static double $f() {
+  const int n = $n;
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  float* h_pinned = nullptr;
+  """ + alloc + """
+  std::vector<float> results(n);
+  $ck(cudaHostRegister(results.data(), bytes, cudaHostRegisterDefault));
+  for (int i = 0; i < n; ++i) h_pinned[i] = static_cast<float>(i % $m) * $scale;
+  cudaStream_t stream;
+  $ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  float *d_in = nullptr, *d_out = nullptr;
+  $ck(cudaMalloc(&d_in, bytes));
+  $ck(cudaMalloc(&d_out, bytes));
+  const float* upload_src = h_pinned;
+  const int half = n / 2;
+  $ck(cudaMemcpyAsync(d_in, upload_src, half * sizeof(float), cudaMemcpyHostToDevice, stream));
+  $ck(cudaMemcpyAsync(d_in + half, upload_src + half, (n - half) * sizeof(float), cudaMemcpyHostToDevice, stream));
+  $k<<<$grid, $b, 0, stream>>>(d_out, d_in, $a, n);
+  $ck(cudaGetLastError());
+  $ck(cudaMemcpyAsync(results.data(), d_out, half * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  $ck(cudaMemcpyAsync(results.data() + half, d_out + half, (n - half) * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  $ck(cudaStreamSynchronize(stream));
+  double acc = 0.0;
+  for (int i = 0; i < n; i += $stride) acc += results[i];
+  $ck(cudaHostUnregister(results.data()));
+  $ck(cudaFreeHost(h_pinned));
+  $ck(cudaFree(d_in));
+  $ck(cudaFree(d_out));
+  $ck(cudaStreamDestroy(stream));
+  return acc;
+}
+""", k=k, f=f, ck=c.ck, expr=c.expr(), n=c.n(), m=c.rng.choice([19, 64, 200]), scale=c.flt(),
+               grid=c.rng.choice([132, 264, 528]), b=c.block(), a=c.flt(), stride=c.rng.choice([1, 4, 16]))
+    return code, f"{f}()"
+
+
+def blk_training_workspace(c):
+    """Training loop that cudaMalloc's and cudaFree's a workspace each step; a free after launches."""
+    kf, ku, f = c.kname(), c.kname(), c.fname("train")
+    loop = c.rng.choice([
+        ("for (int step = 0; step < steps; ++step) {", "const int batch = batch_sizes[step % batch_sizes.size()];"),
+        ("for (int batch : batch_sizes) {", "const int step = batch % steps;"),
+        ("int step = 0;\n  while (step < steps) {", "const int batch = batch_sizes[step++ % batch_sizes.size()];"),
+    ])
+    code = sub("""
+// Forward pass into a per-step activation workspace, then an SGD update of the weights.
+__global__ void $kf(const float* x, const float* w, float* act, int batch, int dim) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < batch * dim) act[i] = fmaxf(0.0f, x[i] * w[i % dim]);
+}
+
+__global__ void $ku(float* w, const float* act, int batch, int dim, float lr) {
+  int d = blockIdx.x * blockDim.x + threadIdx.x;
+  if (d >= dim) return;
+  float g = 0.0f;
+  for (int b = 0; b < batch; ++b) g += act[b * dim + d];
+  w[d] -= lr * g / static_cast<float>(batch);
+}
+
+static double $f() {
+  const int dim = $dim;
+  const int max_batch = $maxb;
+  const int steps = $steps;
+  const std::vector<int> batch_sizes = {$b1, $b2, max_batch};
+  cudaStream_t stream;
+  $ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  float *d_x = nullptr, *d_w = nullptr;
+  $ck(cudaMalloc(&d_x, static_cast<size_t>(max_batch) * dim * sizeof(float)));
+  $ck(cudaMalloc(&d_w, dim * sizeof(float)));
+  $ck(cudaMemsetAsync(d_x, 0, static_cast<size_t>(max_batch) * dim * sizeof(float), stream));
+  $ck(cudaMemsetAsync(d_w, 0, dim * sizeof(float), stream));
+  $loop_head
+    $loop_batch
+    float* d_act = nullptr;
+    $ck(cudaMalloc(&d_act, static_cast<size_t>(batch) * dim * sizeof(float)));
+    $kf<<<(batch * dim + $b - 1) / $b, $b, 0, stream>>>(d_x, d_w, d_act, batch, dim);
+    $ku<<<(dim + $b - 1) / $b, $b, 0, stream>>>(d_w, d_act, batch, dim, $lr * (1.0f + step));
+    $ck(cudaGetLastError());
+    $ck(cudaFree(d_act));
+  }
+  // The input batch is no longer needed; it is released while the last update may still run.
+  $ck(cudaFree(d_x));
+  std::vector<float> w(dim);
+  $ck(cudaStreamSynchronize(stream));
+  $ck(cudaMemcpy(w.data(), d_w, dim * sizeof(float), cudaMemcpyDeviceToHost));
+  double norm = 0.0;
+  for (float v : w) norm += static_cast<double>(v) * v;
+  $ck(cudaFree(d_w));
+  $ck(cudaStreamDestroy(stream));
+  return norm;
+}
+""", kf=kf, ku=ku, f=f, ck=c.ck, loop_head=loop[0], loop_batch=loop[1], dim=c.rng.choice([128, 256, 512, 1024]),
+               maxb=c.rng.choice([32, 64, 128]), steps=c.rng.randint(3, 20), b1=c.rng.choice([8, 16]),
+               b2=c.rng.choice([24, 32]), b=c.block(), lr=c.rng.choice(["0.01f", "0.001f", "0.05f"]))
+    return code, f"{f}()"
+
+
+def blk_stream_ordered_workspace(c):
+    """Look-alike of the training loop: cudaMallocAsync / cudaFreeAsync on the stream."""
+    k, f = c.kname(), c.fname("workspace")
+    pool = c.rng.random() < 0.5
+    pool_setup = ("""cudaMemPool_t pool;
+  $ck(cudaDeviceGetDefaultMemPool(&pool, 0));
+  unsigned long long threshold = ~0ull;
+  $ck(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));"""
+                  if pool else "// The default pool keeps freed blocks for the next step.")
+    code = sub("""
+// Per-step scratch from the stream-ordered allocator: no device-wide synchronization.
+__global__ void $k(const float* in, float* scratch, float* out, int n, float a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float x = in[i];
+    scratch[i] = $expr;
+    out[i] += scratch[i];
+  }
+}
+
+static double $f() {
+  const int n = $n;
+  const int steps = $steps;
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  cudaStream_t stream;
+  $ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  """ + pool_setup + """
+  float* h_probe = nullptr;
+  $ck(cudaMallocHost(&h_probe, sizeof(float)));
+  float *d_in = nullptr, *d_out = nullptr;
+  $ck(cudaMallocAsync(&d_in, bytes, stream));
+  $ck(cudaMallocAsync(&d_out, bytes, stream));
+  $ck(cudaMemsetAsync(d_in, 0, bytes, stream));
+  $ck(cudaMemsetAsync(d_out, 0, bytes, stream));
+  for (int step = 0; step < steps; ++step) {
+    float* d_scratch = nullptr;
+    $ck(cudaMallocAsync(&d_scratch, bytes, stream));
+    $k<<<(n + $b - 1) / $b, $b, 0, stream>>>(d_in, d_scratch, d_out, n, $a + step);
+    $ck(cudaGetLastError());
+    $ck(cudaFreeAsync(d_scratch, stream));
+  }
+  $ck(cudaMemcpyAsync(h_probe, d_out + n / 2, sizeof(float), cudaMemcpyDeviceToHost, stream));
+  $ck(cudaFreeAsync(d_in, stream));
+  $ck(cudaFreeAsync(d_out, stream));
+  $ck(cudaStreamSynchronize(stream));
+  const double probe = static_cast<double>(*h_probe);
+  $ck(cudaFreeHost(h_probe));
+  $ck(cudaStreamDestroy(stream));
+  return probe;
+}
+""", k=k, f=f, ck=c.ck, expr=c.expr(), n=c.n(), steps=c.rng.randint(2, 24), b=c.block(), a=c.flt())
+    return code, f"{f}()"
+
+
+def blk_sync_copy_with_stream(c):
+    """Synchronous cudaMemcpy / cudaMemset / cudaMemcpyToSymbol in a function that uses a stream."""
+    k, f = c.kname(), c.fname("mixed")
+    taps = c.unique("c_taps_" + c.rng.choice(NOUNS))
+    ntaps = c.rng.choice([3, 5, 7, 9])
+    create = c.rng.choice(["$ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));",
+                           "$ck(cudaStreamCreate(&stream));"])
+    dtod = c.rng.random() < 0.5
+    dtod_line = ("$ck(cudaMemcpy(d_in, d_out, bytes, cudaMemcpyDeviceToDevice));" if dtod
+                 else "$ck(cudaMemcpyAsync(d_in, d_out, bytes, cudaMemcpyDeviceToDevice, stream));")
+    code = sub("""
+__constant__ float $taps[$ntaps];
+
+// FIR filter with constant-memory taps; the copies around it are synchronous although the
+// kernels run on their own stream.
+__global__ void $k(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float acc = 0.0f;
+  for (int t = 0; t < $ntaps; ++t) {
+    int j = i - t;
+    acc += $taps[t] * (j >= 0 ? in[j] : 0.0f);
+  }
+  out[i] = acc;
+}
+
+static double $f() {
+  const int n = $n;
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  float taps[$ntaps];
+  for (int t = 0; t < $ntaps; ++t) taps[t] = 1.0f / static_cast<float>($ntaps + t);
+  std::vector<float> h(n);
+  for (int i = 0; i < n; ++i) h[i] = (i % $period) < $duty ? $scale : -$scale;
+  cudaStream_t stream;
+  """ + create + """
+  float *d_in = nullptr, *d_out = nullptr;
+  $ck(cudaMalloc(&d_in, bytes));
+  $ck(cudaMalloc(&d_out, bytes));
+  $ck(cudaMemcpyToSymbol($taps, taps, sizeof(taps)));
+  $ck(cudaMemset(d_out, 0, bytes));
+  $ck(cudaMemcpy(d_in, h.data(), bytes, cudaMemcpyHostToDevice));
+  for (int pass = 0; pass < $passes; ++pass) {
+    $k<<<(n + $b - 1) / $b, $b, 0, stream>>>(d_in, d_out, n);
+    $ck(cudaStreamSynchronize(stream));
+    """ + dtod_line + """
+  }
+  $ck(cudaGetLastError());
+  $ck(cudaStreamSynchronize(stream));
+  $ck(cudaMemcpy(h.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  double acc = 0.0;
+  for (int i = 0; i < n; i += $stride) acc += h[i];
+  $ck(cudaFree(d_in));
+  $ck(cudaFree(d_out));
+  $ck(cudaStreamDestroy(stream));
+  return acc;
+}
+""", k=k, f=f, ck=c.ck, taps=taps, ntaps=ntaps, n=c.n(), period=c.rng.choice([16, 40, 64]),
+               duty=c.rng.choice([4, 8, 12]), scale=c.flt(), passes=c.rng.randint(1, 4), b=c.block(),
+               stride=c.rng.choice([1, 8, 64]))
+    return code, f"{f}()"
+
+
+def blk_sync_in_loop(c):
+    """Launch loops that synchronize every iteration: stream, device or event sync, a query spin."""
+    k, f = c.kname(), c.fname("per_step")
+    kind = c.rng.choice(["stream", "device", "event"])
+    if kind == "stream":
+        sync = "$ck(cudaStreamSynchronize(stream));"
+    elif kind == "device":
+        sync = "$ck(cudaDeviceSynchronize());"
+    else:
+        sync = "$ck(cudaEventRecord(done, stream));\n    $ck(cudaEventSynchronize(done));"
+    spin = c.rng.random() < 0.6
+    spin_code = ("""
+  // Second phase: poll instead of blocking, but still once per launch.
+  long long spins = 0;
+  for (int rep = 0; rep < $reps; ++rep) {
+    $k<<<grid, $b, 0, stream>>>(d_buf, n, 0.5f);
+    while (cudaStreamQuery(stream) == cudaErrorNotReady) {
+      ++spins;
+    }
+  }
+  total += static_cast<double>(spins > 0 ? 1 : 0);""" if spin else "")
+    code = sub("""
+// Iterative relaxation that reads a convergence value back after every launch.
+__global__ void $k(float* buf, int n, float w) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 1) buf[i] = (1.0f - w) * buf[i] + 0.5f * w * (buf[i - 1] + buf[i + 1]);
+}
+
+static double $f() {
+  const int n = $n;
+  const int grid = (n + $b - 1) / $b;
+  cudaStream_t stream;
+  $ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaEvent_t done;
+  $ck(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  float* d_buf = nullptr;
+  float* h_probe = nullptr;
+  $ck(cudaMalloc(&d_buf, n * sizeof(float)));
+  $ck(cudaMallocHost(&h_probe, sizeof(float)));
+  $ck(cudaMemsetAsync(d_buf, 0, n * sizeof(float), stream));
+  double total = 0.0;
+  for (int iter = 0; iter < $iters; ++iter) {
+    $k<<<grid, $b, 0, stream>>>(d_buf, n, $w);
+    $ck(cudaMemcpyAsync(h_probe, d_buf + n / 2, sizeof(float), cudaMemcpyDeviceToHost, stream));
+    """ + sync + """
+    total += *h_probe;
+    if (*h_probe > $tol) break;
+  }""" + spin_code + """
+  $ck(cudaStreamSynchronize(stream));
+  $ck(cudaEventDestroy(done));
+  $ck(cudaFreeHost(h_probe));
+  $ck(cudaFree(d_buf));
+  $ck(cudaStreamDestroy(stream));
+  return total;
+}
+""", k=k, f=f, ck=c.ck, n=c.n(), b=c.block(), iters=c.rng.randint(4, 64), w=c.rng.choice(["0.5f", "0.8f", "1.2f"]),
+               tol=c.rng.choice(["1e6f", "1e3f", "100.0f"]), reps=c.rng.randint(2, 8))
+    return code, f"{f}()"
+
+
+def blk_sync_after_loop(c):
+    """Look-alike of the per-step sync: work queued in the loop, one sync after it."""
+    k, f = c.kname(), c.fname("queued")
+    wait = c.rng.choice([
+        "$ck(cudaStreamSynchronize(stream));",
+        "$ck(cudaEventRecord(done, stream));\n  $ck(cudaEventSynchronize(done));",
+        ("$ck(cudaEventRecord(done, stream));\n  while (cudaEventQuery(done) == cudaErrorNotReady) {\n    ++polls;\n  }\n"
+         "  $ck(cudaEventSynchronize(done));  // completed by now; reports any error of the queued work"),
+    ])
+    code = sub("""
+// All iterations are queued back to back; the host waits once, after the loop.
+__global__ void $k(float* out, const float* in, float a, int n, int iter) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float x = in[i] + static_cast<float>(iter);
+    out[i] = $expr;
+  }
+}
+
+static double $f() {
+  const int n = $n;
+  const int iters = $iters;
+  cudaStream_t stream;
+  $ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaEvent_t done;
+  $ck(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  float *d_in = nullptr, *d_out = nullptr, *h_out = nullptr;
+  $ck(cudaMalloc(&d_in, n * sizeof(float)));
+  $ck(cudaMalloc(&d_out, iters * static_cast<size_t>(n) * sizeof(float)));
+  $ck(cudaMallocHost(&h_out, iters * static_cast<size_t>(n) * sizeof(float)));
+  $ck(cudaMemsetAsync(d_in, 0, n * sizeof(float), stream));
+  long long polls = 0;
+  for (int iter = 0; iter < iters; ++iter) {
+    float* slot = d_out + static_cast<size_t>(iter) * n;
+    $k<<<(n + $b - 1) / $b, $b, 0, stream>>>(slot, d_in, $a, n, iter);
+    $ck(cudaMemcpyAsync(h_out + static_cast<size_t>(iter) * n, slot, n * sizeof(float),
+                        cudaMemcpyDeviceToHost, stream));
+  }
+  $ck(cudaGetLastError());
+  $wait
+  if (polls > (1LL << 40)) std::printf("  $f: long wait\\n");
+  double acc = 0.0;
+  for (int iter = 0; iter < iters; ++iter) acc += h_out[static_cast<size_t>(iter) * n + iter % n];
+  $ck(cudaFreeHost(h_out));
+  $ck(cudaFree(d_in));
+  $ck(cudaFree(d_out));
+  $ck(cudaEventDestroy(done));
+  $ck(cudaStreamDestroy(stream));
+  return acc;
+}
+""", k=k, f=f, ck=c.ck, wait=sub(wait, ck=c.ck), expr=c.expr(), n=c.n(12, 18), iters=c.rng.randint(2, 16),
+               b=c.block(), a=c.flt())
+    return code, f"{f}()"
+
+
+def blk_struct_host_member(c):
+    """A job struct whose host pointer member is malloc'd in the same function, then copied async."""
+    st, k, f = c.unique(c.rng.choice(["Loader", "Upload", "Batch", "Transfer"]) + "Job"), c.kname(), c.fname("jobs")
+    code = sub("""
+struct $st {
+  float* host = nullptr;
+  float* dev = nullptr;
+  size_t count = 0;
+  cudaStream_t stream = nullptr;
+};
+
+// Standardizes a batch in place on the job's own stream.
+__global__ void $k(float* x, size_t n, float mean, float inv_std) {
+  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = (x[i] - mean) * inv_std;
+}
+
+static double $f() {
+  const int features = $feat;
+  const int batch = $batch;
+  $st job;
+  job.count = static_cast<size_t>(batch) * features;
+  job.host = static_cast<float*>(std::malloc(job.count * sizeof(float)));
+  for (size_t i = 0; i < job.count; ++i) job.host[i] = static_cast<float>(i % $m);
+  $ck(cudaStreamCreateWithFlags(&job.stream, cudaStreamNonBlocking));
+  $ck(cudaMalloc(&job.dev, job.count * sizeof(float)));
+  $ck(cudaMemcpyAsync(job.dev, job.host, job.count * sizeof(float), cudaMemcpyHostToDevice, job.stream));
+  const unsigned blocks = static_cast<unsigned>((job.count + $b - 1) / $b);
+  $k<<<blocks, $b, 0, job.stream>>>(job.dev, job.count, $mean, 1.0f / $std);
+  $ck(cudaGetLastError());
+  $ck(cudaMemcpyAsync(job.host, job.dev, job.count * sizeof(float), cudaMemcpyDeviceToHost, job.stream));
+  $ck(cudaStreamSynchronize(job.stream));
+  const double acc = job.host[job.count / 2];
+  $ck(cudaFree(job.dev));
+  $ck(cudaStreamDestroy(job.stream));
+  std::free(job.host);
+  return acc;
+}
+""", st=st, k=k, f=f, ck=c.ck, feat=c.rng.choice([64, 128, 784, 1024]),
+               batch=c.rng.choice([32, 64, 256]), m=c.rng.choice([255, 100, 17]), b=c.block(),
+               mean=c.rng.choice(["127.5f", "0.5f", "8.0f"]), std=c.rng.choice(["64.0f", "0.25f", "4.0f"]))
+    return code, f"{f}()"
+
+
 BLOCKS = [blk_elementwise_default, blk_gridstride_stream0, blk_reduction, blk_warp_reduce,
           blk_stencil1d_blocking, blk_stencil2d_events, blk_class_pipeline, blk_device_buffer,
           blk_histogram, blk_transpose_worker, blk_event_dag, blk_functor_apply,
-          blk_lambda_streams]
+          blk_lambda_streams,
+          # newer rules: pageable async copies, implicit sync, sync copies, sync in loops
+          blk_pageable_staging, blk_pageable_vector_param, blk_pinned_copies,
+          blk_training_workspace, blk_stream_ordered_workspace, blk_sync_copy_with_stream,
+          blk_sync_in_loop, blk_sync_after_loop, blk_struct_host_member]
 
 
 def helper_fn(c):

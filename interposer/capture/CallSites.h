@@ -1,0 +1,38 @@
+// Call sites: a raw stack captured cheaply at API entry, and turned into the first user
+// frame (function, file:line) once per distinct site, at report time.
+#pragma once
+
+#include "../events/EventLog.h"
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace syncwatch::runtime {
+
+constexpr int kMaxFrames = 24;
+
+struct RawStack {
+  void *Frames[kMaxFrames];
+  int Depth = 0;
+  std::uint64_t hash() const;
+};
+
+void captureStack(RawStack &S);
+
+// Interns stacks: the same stack gets the same site id. Not thread-safe on its own; the
+// recorder calls it under its lock.
+class SiteTable {
+public:
+  std::uint32_t intern(const RawStack &S);
+  // The first frame outside CUDA, CUPTI, syncwatch and the C/C++ runtimes, symbolized.
+  SiteFrame resolve(std::uint32_t Site) const;
+  std::size_t size() const { return Stacks.size(); }
+
+private:
+  std::unordered_map<std::uint64_t, std::uint32_t> Ids;
+  std::vector<RawStack> Stacks; // index = site id - 1
+};
+
+} // namespace syncwatch::runtime

@@ -1,0 +1,206 @@
+#include "Engine.h"
+
+#include "syncwatch/catalogue.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+namespace syncwatch::runtime {
+
+std::string formatDuration(std::uint64_t Ns) {
+  char Buf[32];
+  if (Ns >= 1'000'000'000)
+    std::snprintf(Buf, sizeof Buf, "%.2f s", Ns / 1e9);
+  else if (Ns >= 1'000'000)
+    std::snprintf(Buf, sizeof Buf, "%.1f ms", Ns / 1e6);
+  else
+    std::snprintf(Buf, sizeof Buf, "%.0f us", Ns / 1e3);
+  return Buf;
+}
+
+void Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause) {
+  SiteAggregate &A = Aggregates[{Rule, Call.Site}];
+  A.Rule = Rule;
+  A.Site = Call.Site;
+  A.Api = Call.Api;
+  ++A.Count;
+  A.TotalNs += Cost;
+  if (Cost >= A.MaxNs) {
+    A.MaxNs = Cost;
+    A.Example = Cause;
+  }
+}
+
+static std::string streamName(std::uint32_t Id, const std::map<std::uint32_t, StreamInfo> &Streams) {
+  auto It = Streams.find(Id);
+  std::string Flag = It == Streams.end() ? "" : std::string(streamFlagName(It->second.Flag)) + " ";
+  return Flag + "stream " + std::to_string(Id);
+}
+
+// Why a call of this API waits, in the catalogue's words.
+static std::string causeOf(const ApiInfo &Api) {
+  switch (Api.Family) {
+  case ApiFamily::DeviceFree:
+  case ApiFamily::HostFree:
+  case ApiFamily::HostUnregister:
+  case ApiFamily::DeviceConfig:
+    return "device-wide implicit synchronization";
+  case ApiFamily::DeviceSync:
+  case ApiFamily::StreamSync:
+  case ApiFamily::EventSync:
+  case ApiFamily::StreamQuery:
+    return "explicit synchronization";
+  case ApiFamily::Copy:
+  case ApiFamily::Memset:
+    return Api.takesStream() ? "copy that waited on the host" : "synchronous copy on the legacy default stream";
+  default:
+    return std::string(documentedSyncText(Api.Documented));
+  }
+}
+
+void Engine::hostWaits(const EventLog &W) {
+  // Work sorted by end time: what ended inside a call's window is a binary search away.
+  std::vector<const GpuWork *> ByEnd;
+  for (const GpuWork &G : W.Work)
+    ByEnd.push_back(&G);
+  std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
+  for (const ApiCall &C : W.Calls) {
+    if (C.duration() < Config.HostWaitThresholdNs)
+      continue;
+    const ApiInfo *Api = findApi(C.Api);
+    // Async copies are judged by their memcpy record (pageableCopies), not here.
+    if (!Api || (Api->Family == ApiFamily::Copy && Api->takesStream()))
+      continue;
+    auto It = std::upper_bound(ByEnd.begin(), ByEnd.end(), C.Exit + Config.SlackNs,
+                               [](std::uint64_t T, const GpuWork *G) { return T < G->End; });
+    if (It == ByEnd.begin())
+      continue;
+    const GpuWork *Last = *std::prev(It);
+    if (Last->End < C.Enter)
+      continue; // nothing ended while it waited: its time was its own (e.g. pool creation)
+    std::string Cause = "'" + C.Api + "' blocked the host " + formatDuration(C.duration()) +
+                        " waiting for " + Last->describe() + " on " + streamName(Last->Stream, Streams) +
+                        " (" + causeOf(*Api) + ")";
+    record(Api->Rule, C, C.duration(), Cause);
+  }
+}
+
+void Engine::pageableCopies(const EventLog &W) {
+  std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;
+  for (const ApiCall &C : W.Calls)
+    ByCorrelation[C.Correlation] = &C;
+  for (const GpuWork &G : W.Work) {
+    if (G.Kind != GpuKind::Memcpy || !G.Async ||
+        (G.Src != MemoryKind::Pageable && G.Dst != MemoryKind::Pageable))
+      continue;
+    auto It = ByCorrelation.find(G.Correlation);
+    if (It == ByCorrelation.end())
+      continue;
+    const ApiCall &C = *It->second;
+    std::string Cause = "'" + C.Api + "' took " + formatDuration(C.duration()) + " of host time for a " +
+                        G.describe() + " with " +
+                        (G.Src == MemoryKind::Pageable ? "a pageable source" : "a pageable destination") +
+                        " on " + streamName(G.Stream, Streams);
+    record(RuleId::PageableAsyncCopy, C, C.duration(), Cause);
+  }
+}
+
+void Engine::serialization(const EventLog &W) {
+  std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;
+  for (const ApiCall &C : W.Calls)
+    ByCorrelation[C.Correlation] = &C;
+  std::vector<const GpuWork *> ByEnd;
+  for (const GpuWork &G : W.Work)
+    ByEnd.push_back(&G);
+  std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
+  auto FlagOf = [&](std::uint32_t S) {
+    auto It = Streams.find(S);
+    return It == Streams.end() ? StreamFlag::Unknown : It->second.Flag;
+  };
+  for (const GpuWork &A : W.Work) {
+    StreamFlag Flag = FlagOf(A.Stream);
+    if (Flag != StreamFlag::Legacy && Flag != StreamFlag::Blocking)
+      continue;
+    auto Issue = ByCorrelation.find(A.Correlation);
+    if (Issue == ByCorrelation.end() || A.Start < Issue->second->Exit + Config.MinHeldNs)
+      continue;
+    const ApiCall &C = *Issue->second;
+    // Work that ended just before A started: in A's own stream it is ordinary ordering;
+    // in a stream A must synchronize with, it is what held A back.
+    auto Lo = std::lower_bound(ByEnd.begin(), ByEnd.end(), A.Start > Config.SlackNs ? A.Start - Config.SlackNs : 0,
+                               [](const GpuWork *G, std::uint64_t T) { return G->End < T; });
+    const GpuWork *Blocker = nullptr;
+    bool OwnStream = false;
+    for (auto It = Lo; It != ByEnd.end() && (*It)->End <= A.Start; ++It) {
+      const GpuWork *B = *It;
+      if (B == &A || B->Start >= A.Start)
+        continue;
+      if (B->Stream == A.Stream) {
+        OwnStream = true;
+        continue;
+      }
+      StreamFlag BF = FlagOf(B->Stream);
+      bool Serializes = Flag == StreamFlag::Legacy ? BF == StreamFlag::Blocking || BF == StreamFlag::Unknown
+                                                   : BF == StreamFlag::Legacy;
+      if (Serializes)
+        Blocker = B;
+    }
+    if (!Blocker || OwnStream)
+      continue;
+    std::uint64_t Held = A.Start - std::max(C.Exit, Blocker->Start);
+    std::string Cause = A.describe() + " on the " + streamName(A.Stream, Streams) + " was held " +
+                        formatDuration(Held) + " until " + Blocker->describe() + " on " +
+                        streamName(Blocker->Stream, Streams) + " ended";
+    record(Flag == StreamFlag::Legacy ? RuleId::DefaultStream : RuleId::BlockingStream, C, Held, Cause);
+  }
+}
+
+void Engine::consume(const EventLog &Window) {
+  for (const StreamInfo &S : Window.Streams)
+    Streams[S.Stream] = S;
+  for (const auto &[Id, F] : Window.Sites)
+    Sites[Id] = F;
+  CallsSeen += Window.Calls.size();
+  hostWaits(Window);
+  pageableCopies(Window);
+  serialization(Window);
+}
+
+std::vector<Finding> Engine::findings() const {
+  std::vector<const SiteAggregate *> Order;
+  for (const auto &[Key, A] : Aggregates)
+    if (A.Rule != RuleId::SyncInLoop || A.Count > 1)
+      Order.push_back(&A);
+  std::stable_sort(Order.begin(), Order.end(),
+                   [](const SiteAggregate *A, const SiteAggregate *B) { return A->TotalNs > B->TotalNs; });
+  std::vector<Finding> Out;
+  for (const SiteAggregate *A : Order) {
+    Finding F;
+    F.Rule = std::string(ruleInfo(A->Rule).Id);
+    F.Level = Severity::Warning;
+    if (auto It = Sites.find(A->Site); It != Sites.end()) {
+      F.Where.File = It->second.File;
+      F.Where.Line = It->second.Line;
+      F.Where.Column = It->second.Line ? 1 : 0;
+    }
+    if (F.Where.File.empty())
+      F.Where.File = "<unknown call site>";
+    std::string Times = A->Count == 1 ? "once" : std::to_string(A->Count) + " times";
+    F.Message = "'" + A->Api + "' cost " + formatDuration(A->TotalNs) + " over " + Times +
+                " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
+    if (const ApiInfo *Api = findApi(A->Api))
+      F.Message += "; " + std::string(Api->Fix);
+    auto Site = Sites.find(A->Site);
+    F.Evidence = {{"api", A->Api},
+                  {"count", std::to_string(A->Count)},
+                  {"totalMs", std::to_string(A->TotalNs / 1e6)},
+                  {"maxMs", std::to_string(A->MaxNs / 1e6)},
+                  {"example", A->Example},
+                  {"function", Site != Sites.end() ? Site->second.Function : ""}};
+    Out.push_back(std::move(F));
+  }
+  return Out;
+}
+
+} // namespace syncwatch::runtime

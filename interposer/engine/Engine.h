@@ -1,0 +1,64 @@
+// The runtime engine: turns an event stream into Findings with the analyzer's rule ids.
+// No CUDA, no CUPTI: it runs in CI on recorded streams. It is incremental - capture feeds it
+// bounded windows of events and it keeps only per-site aggregates - so memory stays bounded
+// on long runs.
+#pragma once
+
+#include "../events/EventLog.h"
+
+#include "syncwatch/finding.h"
+
+#include <map>
+#include <tuple>
+
+namespace syncwatch::runtime {
+
+struct EngineConfig {
+  std::uint64_t HostWaitThresholdNs = 1'000'000;  // SYNCWATCH_THRESHOLD_MS, default 1 ms
+  // GPU work that ends this close before a call returns is what the call waited for, and
+  // work that starts this close after another stream's work ended was held by it.
+  std::uint64_t SlackNs = 10'000;
+  // Work that starts less than this after it was issued was not held.
+  std::uint64_t MinHeldNs = 20'000;
+};
+
+// One call site's record for one rule: what syncwatch reports.
+struct SiteAggregate {
+  RuleId Rule;
+  std::uint32_t Site = 0;
+  std::string Api;
+  std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
+  std::string Example;   // the cause of the longest occurrence
+};
+
+class Engine {
+public:
+  explicit Engine(EngineConfig Config = {}) : Config(Config) {}
+
+  // Analyzes a window of events. Call sites and stream flags accumulate across windows.
+  void consume(const EventLog &Window);
+
+  // Findings aggregated per (rule, call site), longest total first. Explicit
+  // synchronizations are reported only when a site waited more than once (in a loop).
+  std::vector<Finding> findings() const;
+  const std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> &aggregates() const {
+    return Aggregates;
+  }
+  std::uint64_t callsSeen() const { return CallsSeen; }
+
+private:
+  void record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause);
+  void hostWaits(const EventLog &W);
+  void pageableCopies(const EventLog &W);
+  void serialization(const EventLog &W);
+
+  EngineConfig Config;
+  std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> Aggregates;
+  std::map<std::uint32_t, SiteFrame> Sites;
+  std::map<std::uint32_t, StreamInfo> Streams;
+  std::uint64_t CallsSeen = 0;
+};
+
+std::string formatDuration(std::uint64_t Ns);
+
+} // namespace syncwatch::runtime

@@ -1,0 +1,204 @@
+#include "EventLog.h"
+
+#include <istream>
+#include <ostream>
+#include <sstream>
+
+namespace syncwatch::runtime {
+
+std::string_view streamFlagName(StreamFlag F) {
+  switch (F) {
+  case StreamFlag::Legacy: return "legacy";
+  case StreamFlag::Blocking: return "blocking";
+  case StreamFlag::NonBlocking: return "nonblocking";
+  case StreamFlag::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+static std::string humanBytes(std::uint64_t B) {
+  char Buf[32];
+  if (B >= (1ull << 20))
+    std::snprintf(Buf, sizeof Buf, "%.0f MB", B / 1048576.0);
+  else if (B >= 1024)
+    std::snprintf(Buf, sizeof Buf, "%.0f KB", B / 1024.0);
+  else
+    std::snprintf(Buf, sizeof Buf, "%llu B", static_cast<unsigned long long>(B));
+  return Buf;
+}
+
+std::string GpuWork::describe() const {
+  switch (Kind) {
+  case GpuKind::Kernel: return "kernel '" + Name + "'";
+  case GpuKind::Memset: return "memset of " + humanBytes(Bytes);
+  case GpuKind::Memcpy: {
+    static const char *Kinds[] = {"", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+    const char *K = CopyKind < sizeof(Kinds) / sizeof(*Kinds) ? Kinds[CopyKind] : "";
+    return std::string("memcpy ") + K + " of " + humanBytes(Bytes);
+  }
+  }
+  return "";
+}
+
+const StreamInfo *EventLog::stream(std::uint32_t Id) const {
+  for (const StreamInfo &S : Streams)
+    if (S.Stream == Id)
+      return &S;
+  return nullptr;
+}
+
+// Tabs and newlines cannot appear in a field: kernel names and paths are sanitized.
+static std::string field(const std::string &S) {
+  std::string Out = S;
+  for (char &C : Out)
+    if (C == '\t' || C == '\n' || C == '\r')
+      C = ' ';
+  return Out.empty() ? "-" : Out;
+}
+
+void writeEventLog(std::ostream &Out, const EventLog &Log) {
+  Out << "# syncwatch-events 1\n";
+  for (const StreamInfo &S : Log.Streams)
+    Out << "S\t" << S.Stream << '\t' << streamFlagName(S.Flag) << '\t' << S.Priority << '\n';
+  for (const ApiCall &C : Log.Calls)
+    Out << "C\t" << C.Correlation << '\t' << C.Thread << '\t' << field(C.Api) << '\t' << C.Enter
+        << '\t' << C.Exit << '\t' << C.Site << '\n';
+  for (const GpuWork &W : Log.Work) {
+    switch (W.Kind) {
+    case GpuKind::Kernel:
+      Out << "K\t" << W.Correlation << '\t' << W.Stream << '\t' << W.Start << '\t' << W.End << '\t'
+          << field(W.Name) << '\n';
+      break;
+    case GpuKind::Memcpy:
+      Out << "M\t" << W.Correlation << '\t' << W.Stream << '\t' << W.Start << '\t' << W.End << '\t'
+          << W.Bytes << '\t' << unsigned(W.CopyKind) << '\t' << unsigned(W.Src) << '\t'
+          << unsigned(W.Dst) << '\t' << (W.Async ? 1 : 0) << '\n';
+      break;
+    case GpuKind::Memset:
+      Out << "Z\t" << W.Correlation << '\t' << W.Stream << '\t' << W.Start << '\t' << W.End << '\t'
+          << W.Bytes << '\n';
+      break;
+    }
+  }
+  for (const auto &[Id, F] : Log.Sites)
+    Out << "F\t" << Id << '\t' << field(F.Function) << '\t' << field(F.File) << '\t' << F.Line << '\n';
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string &Line) {
+  std::vector<std::string> Out;
+  std::size_t Start = 0;
+  while (true) {
+    std::size_t Tab = Line.find('\t', Start);
+    Out.push_back(Line.substr(Start, Tab == std::string::npos ? std::string::npos : Tab - Start));
+    if (Tab == std::string::npos)
+      return Out;
+    Start = Tab + 1;
+  }
+}
+
+bool toU64(const std::string &S, std::uint64_t &V) {
+  if (S.empty())
+    return false;
+  V = 0;
+  for (char C : S) {
+    if (C < '0' || C > '9')
+      return false;
+    V = V * 10 + (C - '0');
+  }
+  return true;
+}
+
+template <typename T> bool toU(const std::string &S, T &V) {
+  std::uint64_t X;
+  if (!toU64(S, X))
+    return false;
+  V = static_cast<T>(X);
+  return true;
+}
+
+std::string unfield(const std::string &S) { return S == "-" ? "" : S; }
+
+} // namespace
+
+ParseResult readEventLog(std::istream &In) {
+  ParseResult R;
+  std::string Line;
+  unsigned N = 0;
+  bool Header = false;
+  auto Fail = [&](const std::string &Why) {
+    R.Error = "line " + std::to_string(N) + ": " + Why;
+    return R;
+  };
+  while (std::getline(In, Line)) {
+    ++N;
+    if (Line.empty())
+      continue;
+    if (Line[0] == '#') {
+      if (Line.rfind("# syncwatch-events ", 0) == 0)
+        Header = true;
+      continue;
+    }
+    if (!Header)
+      return Fail("not a syncwatch event stream (no '# syncwatch-events 1' header)");
+    std::vector<std::string> F = split(Line);
+    const std::string &T = F[0];
+    if (T == "S") {
+      if (F.size() < 4)
+        return Fail("stream record needs 4 fields");
+      StreamInfo S;
+      if (!toU(F[1], S.Stream))
+        return Fail("bad stream id");
+      S.Flag = F[2] == "legacy" ? StreamFlag::Legacy
+               : F[2] == "blocking" ? StreamFlag::Blocking
+               : F[2] == "nonblocking" ? StreamFlag::NonBlocking
+                                       : StreamFlag::Unknown;
+      S.Priority = std::atoi(F[3].c_str());
+      R.Log.Streams.push_back(S);
+    } else if (T == "C") {
+      ApiCall C;
+      if (F.size() < 7 || !toU(F[1], C.Correlation) || !toU(F[2], C.Thread) ||
+          !toU(F[4], C.Enter) || !toU(F[5], C.Exit) || !toU(F[6], C.Site))
+        return Fail("malformed API call record");
+      C.Api = unfield(F[3]);
+      R.Log.Calls.push_back(C);
+    } else if (T == "K" || T == "M" || T == "Z") {
+      GpuWork W;
+      W.Kind = T == "K" ? GpuKind::Kernel : T == "M" ? GpuKind::Memcpy : GpuKind::Memset;
+      std::size_t Need = T == "K" ? 6 : T == "M" ? 10 : 6;
+      if (F.size() < Need || !toU(F[1], W.Correlation) || !toU(F[2], W.Stream) ||
+          !toU(F[3], W.Start) || !toU(F[4], W.End))
+        return Fail("malformed GPU activity record");
+      if (T == "K") {
+        W.Name = unfield(F[5]);
+      } else if (!toU(F[5], W.Bytes)) {
+        return Fail("bad byte count");
+      }
+      if (T == "M") {
+        unsigned K, S, D, A;
+        if (!toU(F[6], K) || !toU(F[7], S) || !toU(F[8], D) || !toU(F[9], A))
+          return Fail("malformed memcpy record");
+        W.CopyKind = static_cast<std::uint8_t>(K);
+        W.Src = static_cast<MemoryKind>(S <= 3 ? S : 0);
+        W.Dst = static_cast<MemoryKind>(D <= 3 ? D : 0);
+        W.Async = A != 0;
+      }
+      R.Log.Work.push_back(W);
+    } else if (T == "F") {
+      std::uint32_t Id;
+      SiteFrame Frame;
+      if (F.size() < 5 || !toU(F[1], Id) || !toU(F[4], Frame.Line))
+        return Fail("malformed call-site record");
+      Frame.Function = unfield(F[2]);
+      Frame.File = unfield(F[3]);
+      R.Log.Sites[Id] = Frame;
+    }
+    // other record types: written by a newer recorder, skipped
+  }
+  if (!Header)
+    R.Error = "empty or not a syncwatch event stream";
+  return R;
+}
+
+} // namespace syncwatch::runtime

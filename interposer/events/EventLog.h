@@ -1,0 +1,84 @@
+// The runtime half's event stream: what capture records and the engine reads. No CUDA or
+// CUPTI here, so the engine runs in CI on recorded streams (test_inputs/runtime/*.swrec).
+//
+// Text format, one record per line, tab-separated ("# syncwatch-events 1" first):
+//   S  stream  flag(legacy|blocking|nonblocking|unknown)  priority
+//   C  correlation  thread  api  enter_ns  exit_ns  site
+//   K  correlation  stream  start_ns  end_ns  name
+//   M  correlation  stream  start_ns  end_ns  bytes  copy_kind  src_kind  dst_kind  async(0|1)
+//   Z  correlation  stream  start_ns  end_ns  bytes
+//   F  site  function  file  line                      (the site's first user frame)
+// Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncwatch::runtime {
+
+enum class StreamFlag : std::uint8_t { Unknown, Legacy, Blocking, NonBlocking };
+
+struct StreamInfo {
+  std::uint32_t Stream = 0;
+  StreamFlag Flag = StreamFlag::Unknown;
+  std::int32_t Priority = 0;
+};
+
+struct ApiCall {
+  std::uint32_t Correlation = 0;
+  std::uint64_t Thread = 0;
+  std::string Api;            // canonical catalogue name
+  std::uint64_t Enter = 0, Exit = 0;
+  std::uint32_t Site = 0;     // 0: unknown
+  std::uint64_t duration() const { return Exit > Enter ? Exit - Enter : 0; }
+};
+
+enum class GpuKind : std::uint8_t { Kernel, Memcpy, Memset };
+
+// CUPTI's memory kinds (CUpti_ActivityMemoryKind).
+enum class MemoryKind : std::uint8_t { Unknown = 0, Pageable = 1, Pinned = 2, Device = 3 };
+
+struct GpuWork {
+  GpuKind Kind = GpuKind::Kernel;
+  std::uint32_t Correlation = 0;
+  std::uint32_t Stream = 0;
+  std::uint64_t Start = 0, End = 0;
+  std::string Name;           // kernel name
+  std::uint64_t Bytes = 0;
+  std::uint8_t CopyKind = 0;  // CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, ...
+  MemoryKind Src = MemoryKind::Unknown, Dst = MemoryKind::Unknown;
+  bool Async = false;
+  std::string describe() const;  // "kernel 'spin'", "memcpy DtoH 64 MB"
+};
+
+struct SiteFrame {
+  std::string Function, File;
+  unsigned Line = 0;
+};
+
+struct EventLog {
+  std::vector<StreamInfo> Streams;
+  std::vector<ApiCall> Calls;
+  std::vector<GpuWork> Work;
+  std::map<std::uint32_t, SiteFrame> Sites;
+
+  const StreamInfo *stream(std::uint32_t Id) const;
+};
+
+void writeEventLog(std::ostream &Out, const EventLog &Log);
+
+// Reads a recorded stream. Unknown record types are skipped (newer recorders); a
+// malformed line is an error naming its line number.
+struct ParseResult {
+  EventLog Log;
+  std::string Error;  // empty on success
+};
+ParseResult readEventLog(std::istream &In);
+
+std::string_view streamFlagName(StreamFlag F);
+
+} // namespace syncwatch::runtime

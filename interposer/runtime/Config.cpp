@@ -1,0 +1,56 @@
+#include "Config.h"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace syncwatch::runtime {
+namespace {
+
+const char *env(const char *Name) {
+  const char *V = std::getenv(Name);
+  return V && *V ? V : nullptr;
+}
+
+bool parseBool(const char *Name, bool Default, std::string &Messages) {
+  const char *V = env(Name);
+  if (!V)
+    return Default;
+  std::string_view S(V);
+  if (S == "1" || S == "true" || S == "yes" || S == "on")
+    return true;
+  if (S == "0" || S == "false" || S == "no" || S == "off")
+    return false;
+  Messages += std::string("syncwatch: ") + Name + "='" + V + "' is not 0 or 1; using " +
+              (Default ? "1" : "0") + "\n";
+  return Default;
+}
+
+std::uint64_t parsePositive(const char *Name, std::uint64_t Default, double Scale, std::string &Messages) {
+  const char *V = env(Name);
+  if (!V)
+    return Default;
+  char *End = nullptr;
+  double D = std::strtod(V, &End);
+  if (End == V || *End != '\0' || !(D > 0) || D > 1e12) {
+    Messages += std::string("syncwatch: ") + Name + "='" + V + "' is not a positive number; using " +
+                std::to_string(Default / Scale) + "\n";
+    return Default;
+  }
+  return static_cast<std::uint64_t>(D * Scale);
+}
+
+} // namespace
+
+Config readConfig(std::string &Messages) {
+  Config C;
+  if (const char *Out = env("SYNCWATCH_OUT"))
+    C.OutDir = Out;
+  C.ThresholdNs = parsePositive("SYNCWATCH_THRESHOLD_MS", C.ThresholdNs, 1e6, Messages);
+  C.Record = parseBool("SYNCWATCH_RECORD", C.Record, Messages);
+  C.Kernels = parseBool("SYNCWATCH_KERNELS", C.Kernels, Messages);
+  C.Quiet = parseBool("SYNCWATCH_QUIET", C.Quiet, Messages);
+  C.WindowEvents = parsePositive("SYNCWATCH_WINDOW", C.WindowEvents, 1, Messages);
+  return C;
+}
+
+} // namespace syncwatch::runtime

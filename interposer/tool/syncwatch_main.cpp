@@ -1,0 +1,148 @@
+// syncwatch: the runtime half's command line.
+//   syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...
+//       runs cmd with libsyncwatch.so preloaded; returns cmd's exit code; prints where the
+//       report went
+//   syncwatch replay [--format text|json|sarif] [--threshold-ms N] FILE.swrec
+//       runs the engine on a recorded event stream, offline (no GPU needed)
+#include "../engine/Engine.h"
+
+#include "syncwatch/report.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace syncwatch;
+using namespace syncwatch::runtime;
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...\n"
+               "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] FILE.swrec\n";
+  return 2;
+}
+
+std::string selfDir() {
+  char Buf[PATH_MAX];
+  ssize_t N = readlink("/proc/self/exe", Buf, sizeof Buf - 1);
+  if (N <= 0)
+    return ".";
+  Buf[N] = 0;
+  std::string P(Buf);
+  return P.substr(0, P.rfind('/'));
+}
+
+int replay(const std::vector<std::string> &Args) {
+  std::string Format = "text", File;
+  EngineConfig Cfg;
+  for (std::size_t I = 0; I < Args.size(); ++I) {
+    if (Args[I] == "--format" && I + 1 < Args.size())
+      Format = Args[++I];
+    else if (Args[I] == "--threshold-ms" && I + 1 < Args.size())
+      Cfg.HostWaitThresholdNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
+    else if (File.empty())
+      File = Args[I];
+    else
+      return usage();
+  }
+  if (File.empty() || (Format != "text" && Format != "json" && Format != "sarif"))
+    return usage();
+  std::ifstream In(File);
+  if (!In) {
+    std::cerr << "syncwatch: error: cannot read '" << File << "'\n";
+    return 2;
+  }
+  ParseResult P = readEventLog(In);
+  if (!P.Error.empty()) {
+    std::cerr << "syncwatch: error: " << File << ": " << P.Error << "\n";
+    return 2;
+  }
+  Engine E(Cfg);
+  E.consume(P.Log);
+  Report R;
+  R.ToolName = "syncwatch replay";
+  R.Findings = E.findings();
+  if (Format == "json")
+    writeJson(std::cout, R);
+  else if (Format == "sarif")
+    writeSarif(std::cout, R);
+  else {
+    std::cout << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams ("
+              << E.callsSeen() << " CUDA calls recorded)\n";
+    writeText(std::cout, R.Findings, diskLineReader(), TextOptions{false, false});
+  }
+  return R.Findings.empty() ? 0 : 1;
+}
+
+int run(const std::vector<std::string> &Args) {
+  std::string Out = "syncwatch-reports";
+  std::vector<char *> Cmd;
+  bool Record = false;
+  std::string Threshold;
+  std::size_t I = 0;
+  for (; I < Args.size() && Args[I] != "--"; ++I) {
+    if (Args[I] == "--out" && I + 1 < Args.size())
+      Out = Args[++I];
+    else if (Args[I] == "--threshold-ms" && I + 1 < Args.size())
+      Threshold = Args[++I];
+    else if (Args[I] == "--record")
+      Record = true;
+    else
+      return usage();
+  }
+  if (I + 1 >= Args.size())
+    return usage();
+  for (++I; I < Args.size(); ++I)
+    Cmd.push_back(const_cast<char *>(Args[I].c_str()));
+  Cmd.push_back(nullptr);
+
+  std::string Lib = selfDir() + "/libsyncwatch.so";
+  if (access(Lib.c_str(), R_OK) != 0) {
+    std::cerr << "syncwatch: error: " << Lib << " not found (build with -DSYNCWATCH_BUILD_INTERPOSER=ON)\n";
+    return 2;
+  }
+  mkdir(Out.c_str(), 0755);
+  const char *Old = std::getenv("LD_PRELOAD");
+  std::string Preload = Lib + (Old && *Old ? std::string(":") + Old : "");
+  setenv("LD_PRELOAD", Preload.c_str(), 1);
+  setenv("SYNCWATCH_OUT", Out.c_str(), 1);
+  if (Record)
+    setenv("SYNCWATCH_RECORD", "1", 1);
+  if (!Threshold.empty())
+    setenv("SYNCWATCH_THRESHOLD_MS", Threshold.c_str(), 1);
+  pid_t Pid = fork();
+  if (Pid == 0) {
+    execvp(Cmd[0], Cmd.data());
+    std::cerr << "syncwatch: error: cannot run '" << Cmd[0] << "': " << std::strerror(errno) << "\n";
+    _exit(127);
+  }
+  int Status = 0;
+  waitpid(Pid, &Status, 0);
+  std::cerr << "syncwatch: reports in " << Out << "/syncwatch-" << Pid << ".{json,sarif}\n";
+  if (WIFEXITED(Status))
+    return WEXITSTATUS(Status);
+  return 128 + WTERMSIG(Status);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return usage();
+  std::vector<std::string> Args(argv + 2, argv + argc);
+  std::string Cmd = argv[1];
+  if (Cmd == "run")
+    return run(Args);
+  if (Cmd == "replay")
+    return replay(Args);
+  return usage();
+}

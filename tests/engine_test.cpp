@@ -1,0 +1,211 @@
+// The runtime engine on hand-built event streams: each case is a situation from
+// shared/facts/gpu-truth-table.md, with times in microseconds for readability.
+#include "../interposer/engine/Engine.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace syncwatch;
+using namespace syncwatch::runtime;
+
+namespace {
+
+constexpr std::uint64_t us = 1000;
+
+struct Stream {
+  EventLog Log;
+  Stream() {
+    Log.Streams = {{7, StreamFlag::Legacy, 0}, {13, StreamFlag::NonBlocking, 0},
+                   {14, StreamFlag::NonBlocking, -1}, {15, StreamFlag::Blocking, 0}};
+    Log.Sites[1] = {"train_step", "/src/train.cu", 88};
+    Log.Sites[2] = {"upload", "/src/io.cu", 12};
+    Log.Sites[3] = {"main", "/src/main.cu", 40};
+  }
+  Stream &call(std::uint32_t Corr, const char *Api, std::uint64_t Enter, std::uint64_t Exit,
+               std::uint32_t Site, std::uint64_t Thread = 1) {
+    Log.Calls.push_back({Corr, Thread, Api, Enter * us, Exit * us, Site});
+    return *this;
+  }
+  Stream &kernel(std::uint32_t Corr, std::uint32_t S, std::uint64_t Start, std::uint64_t End,
+                 const char *Name = "spin") {
+    GpuWork W;
+    W.Kind = GpuKind::Kernel;
+    W.Correlation = Corr;
+    W.Stream = S;
+    W.Start = Start * us;
+    W.End = End * us;
+    W.Name = Name;
+    Log.Work.push_back(W);
+    return *this;
+  }
+  Stream &copy(std::uint32_t Corr, std::uint32_t S, std::uint64_t Start, std::uint64_t End,
+               std::uint8_t Kind, MemoryKind Src, MemoryKind Dst, bool Async) {
+    GpuWork W;
+    W.Kind = GpuKind::Memcpy;
+    W.Correlation = Corr;
+    W.Stream = S;
+    W.Start = Start * us;
+    W.End = End * us;
+    W.Bytes = 64u << 20;
+    W.CopyKind = Kind;
+    W.Src = Src;
+    W.Dst = Dst;
+    W.Async = Async;
+    Log.Work.push_back(W);
+    return *this;
+  }
+  std::vector<Finding> run(EngineConfig C = {}) {
+    Engine E(C);
+    E.consume(Log);
+    return E.findings();
+  }
+};
+
+} // namespace
+
+TEST(Engine, FreeThatWaitsForAnotherStreamsKernelIsAnImplicitSync) {
+  auto F = Stream()
+               .call(1, "cudaLaunchKernel", 0, 10, 1)
+               .kernel(1, 13, 15, 200'000)
+               .call(2, "cudaFree", 20, 200'005, 1)
+               .run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-implicit-sync");
+  EXPECT_EQ(F[0].Where.File, "/src/train.cu");
+  EXPECT_EQ(F[0].Where.Line, 88u);
+  EXPECT_NE(F[0].Message.find("waiting for kernel 'spin' on nonblocking stream 13"), std::string::npos) << F[0].Message;
+  EXPECT_NE(F[0].Message.find("device-wide implicit synchronization"), std::string::npos);
+}
+
+TEST(Engine, ShortCallsAndCallsThatWaitedForNothingAreSilent) {
+  // cudaFree(nullptr) took 3 us; cudaMallocAsync's first call spent 8 ms creating its
+  // pool while no GPU work ended.
+  auto F = Stream()
+               .call(1, "cudaFree", 0, 3, 1)
+               .call(2, "cudaMallocAsync", 10, 8'010, 2)
+               .kernel(3, 13, 9'000, 20'000)
+               .run();
+  EXPECT_TRUE(F.empty());
+  // The threshold is configurable: a 0.5 ms wait counts at 0.1 ms.
+  auto G = Stream().kernel(1, 13, 0, 500).call(2, "cudaFree", 1, 501, 1).run({100 * us});
+  EXPECT_EQ(G.size(), 1u);
+  EXPECT_TRUE(Stream().kernel(1, 13, 0, 500).call(2, "cudaFree", 1, 501, 1).run().empty());
+}
+
+TEST(Engine, PageableAsyncCopiesAreReportedWithTheirHostTime) {
+  auto F = Stream()
+               .call(1, "cudaMemcpyAsync", 0, 7'800, 2)
+               .copy(1, 14, 7'700, 9'000, 1, MemoryKind::Pageable, MemoryKind::Device, true)
+               .call(2, "cudaMemcpyAsync", 8'000, 8'020, 3)  // pinned: truly async
+               .copy(2, 14, 9'000, 10'000, 1, MemoryKind::Pinned, MemoryKind::Device, true)
+               .run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-pageable-async-copy");
+  EXPECT_EQ(F[0].Where.Line, 12u);
+  EXPECT_NE(F[0].Message.find("7.8 ms"), std::string::npos) << F[0].Message;
+  EXPECT_NE(F[0].Message.find("pageable source"), std::string::npos);
+}
+
+TEST(Engine, LegacyKernelHeldByABlockingStreamIsSerialization) {
+  // Launched at t=10 us, started 1.3 us after the blocking stream's 50 ms kernel ended.
+  auto F = Stream()
+               .call(1, "cudaLaunchKernel", 0, 5, 1)
+               .kernel(1, 15, 6, 50'000, "produce")
+               .call(2, "cudaLaunchKernel", 8, 10, 3)
+               .kernel(2, 7, 50'001, 50'010, "consume")
+               .run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-default-stream");
+  EXPECT_EQ(F[0].Where.Line, 40u);
+  EXPECT_NE(F[0].Message.find("held"), std::string::npos) << F[0].Message;
+  EXPECT_NE(F[0].Message.find("kernel 'produce'"), std::string::npos);
+}
+
+TEST(Engine, LegacyWorkDoesNotWaitForNonBlockingStreams) {
+  auto F = Stream()
+               .call(1, "cudaLaunchKernel", 0, 5, 1)
+               .kernel(1, 13, 6, 50'000)
+               .call(2, "cudaLaunchKernel", 8, 10, 3)
+               .kernel(2, 7, 50'001, 50'010)  // a coincidence in time, not a wait
+               .run();
+  EXPECT_TRUE(F.empty());
+  // Work queued behind its own stream's earlier work is ordinary ordering.
+  auto G = Stream()
+               .call(1, "cudaLaunchKernel", 0, 5, 1)
+               .kernel(1, 7, 6, 50'000)
+               .kernel(9, 15, 100, 49'999)
+               .call(2, "cudaLaunchKernel", 8, 10, 3)
+               .kernel(2, 7, 50'001, 50'010)
+               .run();
+  EXPECT_TRUE(G.empty());
+}
+
+TEST(Engine, ExplicitSyncIsReportedOnlyWhenASiteWaitsRepeatedly) {
+  Stream Once;
+  Once.call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 13, 6, 5'000).call(2, "cudaStreamSynchronize", 6, 5'002, 3);
+  EXPECT_TRUE(Once.run().empty());
+  Stream Loop;
+  for (std::uint32_t I = 0; I < 4; ++I) {
+    std::uint64_t T = I * 10'000;
+    Loop.call(10 + I, "cudaLaunchKernel", T, T + 5, 1).kernel(10 + I, 13, T + 6, T + 5'000);
+    Loop.call(20 + I, "cudaStreamSynchronize", T + 6, T + 5'002, 3);
+  }
+  auto F = Loop.run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-sync-in-loop");
+  EXPECT_NE(F[0].Message.find("4 times"), std::string::npos) << F[0].Message;
+  auto E = std::find_if(F[0].Evidence.begin(), F[0].Evidence.end(), [](auto &P) { return P.first == "count"; });
+  ASSERT_NE(E, F[0].Evidence.end());
+  EXPECT_EQ(E->second, "4");
+}
+
+TEST(Engine, AggregatesPerSiteAcrossWindowsAndThreads) {
+  Engine E;
+  for (std::uint32_t W = 0; W < 3; ++W) {
+    Stream S;
+    std::uint64_t T = W * 1'000'000;
+    S.call(1, "cudaLaunchKernel", T, T + 5, 1, /*Thread=*/W + 1).kernel(1, 13, T + 6, T + 2'000 * (W + 1));
+    S.call(2, "cudaFree", T + 10, T + 2'000 * (W + 1) + 2, 1, W + 1);
+    E.consume(S.Log);
+  }
+  auto F = E.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_NE(F[0].Message.find("3 times"), std::string::npos) << F[0].Message;
+  EXPECT_NE(F[0].Message.find("max 6.0 ms"), std::string::npos) << F[0].Message;
+}
+
+TEST(Engine, MissingRecordsAndClockTiesDoNotBreakIt) {
+  // A copy whose API call was never seen, a call with no activity, identical timestamps.
+  auto F = Stream()
+               .copy(99, 14, 0, 10, 1, MemoryKind::Pageable, MemoryKind::Device, true)
+               .call(1, "cudaDeviceSynchronize", 100, 100, 3)
+               .kernel(2, 13, 100, 100)
+               .call(3, "cudaFree", 100, 2'100, 0)
+               .kernel(4, 13, 100, 2'100)
+               .run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.File, "<unknown call site>");
+}
+
+TEST(EventLog, RoundTripsAndRejectsMalformedInput) {
+  Stream S;
+  S.call(1, "cudaFree", 0, 10, 1).kernel(2, 13, 1, 9, "k\tname").copy(3, 14, 1, 2, 2, MemoryKind::Device, MemoryKind::Pageable, true);
+  std::stringstream Text;
+  writeEventLog(Text, S.Log);
+  ParseResult P = readEventLog(Text);
+  ASSERT_TRUE(P.Error.empty()) << P.Error;
+  EXPECT_EQ(P.Log.Calls.size(), 1u);
+  EXPECT_EQ(P.Log.Work.size(), 2u);
+  EXPECT_EQ(P.Log.Work[0].Name, "k name");
+  EXPECT_EQ(P.Log.Work[1].Dst, MemoryKind::Pageable);
+  EXPECT_EQ(P.Log.Sites.at(2).File, "/src/io.cu");
+  EXPECT_EQ(P.Log.stream(15)->Flag, StreamFlag::Blocking);
+
+  std::stringstream Bad("# syncwatch-events 1\nC\t1\tx\n");
+  EXPECT_NE(readEventLog(Bad).Error.find("line 2"), std::string::npos);
+  std::stringstream NoHeader("C\t1\t1\tcudaFree\t0\t1\t0\n");
+  EXPECT_NE(readEventLog(NoHeader).Error.find("not a syncwatch event stream"), std::string::npos);
+  std::stringstream Future("# syncwatch-events 1\nX\tsomething new\n");
+  EXPECT_TRUE(readEventLog(Future).Error.empty());
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# GPU tests of the runtime half (ctest label `gpu`; run on the GPU machine). Builds the
+# runtime half without LLVM, runs the probe, the seed's PyTorch scenario and the overhead
+# benchmark under libsyncwatch.so, and checks the reports. Skips (exit 77) without a GPU.
+# Usage: tests/gpu/run_gpu_tests.sh [OUTDIR] [--quick]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
+out=${1:-$root/build-gpu/results}; quick=${2:-}
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu tests skipped: no NVIDIA GPU on this machine"; exit 77
+fi
+mkdir -p "$out"; log() { echo "== $*"; }
+build=$root/build-gpu
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF \
+  -DSYNCWATCH_BUILD_TESTS=OFF -DSYNCWATCH_BUILD_INTERPOSER=ON >/dev/null && ninja -C "$build" >/dev/null || exit 1
+lib=$build/interposer/libsyncwatch.so; sw=$build/interposer/syncwatch
+nvcc -g -O2 -arch=sm_90 -o "$build/runtime_probe" "$here/runtime_probe.cu" || exit 1
+nvcc -O2 -arch=sm_90 -o "$build/launch_bound" "$here/launch_bound.cu" || exit 1
+fail=0
+
+log "probe under syncwatch run (static cudart)"
+"$sw" run --out "$out/probe" --record -- "$build/runtime_probe"; rc=$?
+[ $rc -eq 0 ] || { echo "probe exit $rc"; fail=1; }
+python3 "$here/check_probe.py" "$here/runtime_probe.cu" "$out"/probe/syncwatch-*.json || fail=1
+cp "$out"/probe/syncwatch-*.swrec "$out/probe.swrec"
+log "replay of the recording"
+"$sw" replay "$out/probe.swrec" | head -20
+
+log "probe through CUDA_INJECTION64_PATH"
+CUDA_INJECTION64_PATH=$lib SYNCWATCH_OUT=$out SYNCWATCH_QUIET=1 "$build/runtime_probe" >/dev/null || fail=1
+ls "$out"/syncwatch-*.json >/dev/null 2>&1 && echo "injection: report written" || { echo "injection: no report"; fail=1; }
+
+log "exit code and output unchanged"
+plain=$("$build/runtime_probe"); pre=$(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runtime_probe")
+[ "$plain" = "$pre" ] && echo "same stdout" || { echo "stdout differs"; fail=1; }
+LD_PRELOAD=$lib SYNCWATCH_QUIET=1 sh -c 'exit 7'; [ $? -eq 7 ] && echo "exit code kept" || fail=1
+SYNCWATCH_THRESHOLD_MS=abc LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "SYNCWATCH_THRESHOLD_MS" || fail=1
+SYNCWATCH_OUT=/nonexistent/dir LD_PRELOAD=$lib "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "cannot write" || fail=1
+
+for nb in true false; do
+  log "seed PyTorch scenario non_blocking=$nb"
+  SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/seed-$nb LD_PRELOAD=$lib python3 "$here/seed_streams.py" $nb 2>&1 | tail -12
+  mkdir -p "$out/seed-$nb"
+done
+[ "$quick" = "--quick" ] && exit $fail
+
+log "overhead: launch-bound loop, plain / CUPTI floor / syncwatch, interleaved"
+for rep in 1 2 3; do
+  echo "plain $("$build/launch_bound" 250000)"
+  echo "floor $(SYNCWATCH_FLOOR=1 LD_PRELOAD=$lib "$build/launch_bound" 250000)"
+  echo "syncwatch $(SYNCWATCH_QUIET=1 LD_PRELOAD=$lib "$build/launch_bound" 250000)"
+  echo "syncwatch-nokernels $(SYNCWATCH_KERNELS=0 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib "$build/launch_bound" 250000)"
+done
+log "overhead: seed PyTorch scenario wall time"
+for rep in 1 2 3; do
+  for mode in plain floor syncwatch; do
+    case $mode in plain) env=();; floor) env=(SYNCWATCH_FLOOR=1 LD_PRELOAD=$lib);; syncwatch) env=(SYNCWATCH_QUIET=1 LD_PRELOAD=$lib);; esac
+    t0=$(date +%s.%N); env "${env[@]}" python3 "$here/seed_streams.py" true >/dev/null 2>&1; t1=$(date +%s.%N)
+    echo "$mode $(python3 -c "print(round($t1 - $t0, 3))")"
+  done
+done
+exit $fail

@@ -1,0 +1,28 @@
+"""The seed's PyTorch scenario (shared/seed/cuda-streams-puzzler.txt): matmuls on one stream,
+DtoH copies on a second, HtoD copies on a third. Usage: seed_streams.py true|false"""
+import sys
+import torch
+
+non_blocking = sys.argv[1] == "true"
+cuda, cpu = torch.device("cuda"), torch.device("cpu")
+first, second, third = torch.cuda.Stream(), torch.cuda.Stream(), torch.cuda.Stream()
+n = 200
+matrix_on_gpu = [torch.rand((1024, 1024), device=cuda) for _ in range(n)]
+data_on_gpu = [torch.rand((1024, 1024), device=cuda) for _ in range(n)]
+data_on_cpu = [torch.rand((1024, 1024)) for _ in range(n)]
+torch.cuda.synchronize()
+
+def streams():
+    with torch.cuda.stream(first):
+        for i in range(len(matrix_on_gpu)):
+            torch.matmul(matrix_on_gpu[i], matrix_on_gpu[i])
+    with torch.cuda.stream(second):
+        for i in range(len(data_on_gpu)):
+            data_on_gpu[i].to(cpu, non_blocking=non_blocking)
+    with torch.cuda.stream(third):
+        for i in range(len(data_on_cpu)):
+            data_on_cpu[i].to(cuda, non_blocking=non_blocking)
+
+streams()
+torch.cuda.synchronize()
+print("seed scenario done, non_blocking =", non_blocking)
