@@ -1,6 +1,5 @@
 #include "CallSites.h"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 
@@ -8,11 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <map>
 #include <string>
+#include <vector>
 
-#if SYNCWATCH_HAVE_LIBDW
-#include <elfutils/libdwfl.h>
-#endif
 
 namespace syncwatch::runtime {
 
@@ -50,84 +48,60 @@ bool isVendorModule(const char *Path) {
   return false;
 }
 
-std::string demangle(const char *Name) {
-  if (!Name)
-    return "";
-  int Status = 0;
-  std::unique_ptr<char, void (*)(void *)> D(abi::__cxa_demangle(Name, nullptr, nullptr, &Status), std::free);
-  return Status == 0 && D ? D.get() : Name;
-}
 
 // Static cudart lives inside the executable, and cuda_runtime.h's templates
-// (cudaLaunchKernel<T>) are compiled into the user's objects: their frames are vendor
-// frames too. Demangled names are compared, so namespaces and templates do not hide them.
-bool isVendorSymbol(const char *Mangled) {
-  if (!Mangled)
-    return false;
-  std::string N = demangle(Mangled);
+// (cudaLaunchKernel<T>) are compiled into the user's objects: their frames are vendor frames.
+bool isVendorName(const std::string &N) {
   auto Starts = [&](const char *P) { return N.compare(0, std::strlen(P), P) == 0; };
-  return Starts("cuda") || Starts("__cuda") || Starts("cudart::") || Starts("__device_stub__") ||
+  return N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") ||
+         Starts("__device_stub__") ||
          (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z');
 }
 
-// nvcc's launch path: kernel(args) [host wrapper] -> __device_stub__kernel -> cudaLaunchKernel.
-bool isDeviceStub(const char *Mangled) {
-  return Mangled && std::strstr(Mangled, "__device_stub__") != nullptr;
-}
+struct Symbolized {
+  std::string Function, File;
+  unsigned Line = 0;
+};
 
-#if SYNCWATCH_HAVE_LIBDW
-bool lineOf(void *Addr, std::string &File, unsigned &Line) {
-  static Dwfl_Callbacks Callbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr, nullptr};
-  static Dwfl *D = [] {
-    Dwfl *X = dwfl_begin(&Callbacks);
-    if (X && (dwfl_linux_proc_report(X, getpid()) != 0 || dwfl_report_end(X, nullptr, nullptr) != 0)) {
-      dwfl_end(X);
-      return static_cast<Dwfl *>(nullptr);
-    }
-    return X;
-  }();
-  if (!D)
-    return false;
-  Dwarf_Addr A = reinterpret_cast<Dwarf_Addr>(Addr);
-  Dwfl_Module *M = dwfl_addrmodule(D, A);
-  Dwfl_Line *L = M ? dwfl_module_getsrc(M, A) : nullptr;
-  int LineNo = 0;
-  const char *Src = L ? dwfl_lineinfo(L, nullptr, &LineNo, nullptr, nullptr, nullptr) : nullptr;
-  if (!Src)
-    return false;
-  File = Src;
-  Line = static_cast<unsigned>(LineNo);
-  return true;
-}
-#else
-// Without libdw (a GPU node often lacks it): binutils' addr2line, once per distinct site.
-bool lineOf(void *Addr, std::string &File, unsigned &Line) {
-  Dl_info Info;
-  if (!dladdr(Addr, &Info) || !Info.dli_fname)
-    return false;
-  std::uintptr_t Offset = reinterpret_cast<std::uintptr_t>(Addr) - reinterpret_cast<std::uintptr_t>(Info.dli_fbase);
-  char Cmd[1024];
-  std::snprintf(Cmd, sizeof Cmd, "addr2line -e '%s' 0x%llx 2>/dev/null", Info.dli_fname,
-                static_cast<unsigned long long>(Offset));
-  FILE *P = popen(Cmd, "r");
+// binutils' addr2line reads .symtab and DWARF, which dladdr cannot (an executable's own
+// functions are not in its dynamic symbol table). One run per module of a site's stack, once
+// per distinct site, at report time. The child must not load syncwatch itself.
+std::vector<Symbolized> symbolize(const char *Module, const std::vector<std::uintptr_t> &Offsets) {
+  std::vector<Symbolized> Out(Offsets.size());
+  std::string Cmd = "env -u LD_PRELOAD -u CUDA_INJECTION64_PATH addr2line -f -C -e '" + std::string(Module) + "'";
+  for (std::uintptr_t O : Offsets) {
+    char Buf[32];
+    std::snprintf(Buf, sizeof Buf, " 0x%llx", static_cast<unsigned long long>(O));
+    Cmd += Buf;
+  }
+  Cmd += " 2>/dev/null";
+  FILE *P = popen(Cmd.c_str(), "r");
   if (!P)
-    return false;
-  char Buf[1024] = {0};
-  bool Ok = std::fgets(Buf, sizeof Buf, P) != nullptr;
+    return Out;
+  char Buf[4096];
+  for (Symbolized &S : Out) {
+    if (!std::fgets(Buf, sizeof Buf, P))
+      break;
+    S.Function = Buf;
+    while (!S.Function.empty() && (S.Function.back() == '\n' || S.Function.back() == '\r'))
+      S.Function.pop_back();
+    if (!std::fgets(Buf, sizeof Buf, P))
+      break;
+    std::string Loc = Buf;
+    while (!Loc.empty() && (Loc.back() == '\n' || Loc.back() == '\r'))
+      Loc.pop_back();
+    auto Disc = Loc.find(" (discriminator");
+    if (Disc != std::string::npos)
+      Loc.resize(Disc);
+    auto Colon = Loc.rfind(':');
+    if (Colon != std::string::npos && Loc.compare(0, 2, "??") != 0) {
+      S.File = Loc.substr(0, Colon);
+      S.Line = static_cast<unsigned>(std::atoi(Loc.c_str() + Colon + 1));
+    }
+  }
   pclose(P);
-  if (!Ok)
-    return false;
-  std::string S(Buf);
-  while (!S.empty() && (S.back() == '\n' || S.back() == '\r'))
-    S.pop_back();
-  auto Colon = S.rfind(':');
-  if (Colon == std::string::npos || S.compare(0, 2, "??") == 0)
-    return false;
-  File = S.substr(0, Colon);
-  Line = static_cast<unsigned>(std::atoi(S.c_str() + Colon + 1));
-  return Line > 0;
+  return Out;
 }
-#endif
 
 } // namespace
 
@@ -136,29 +110,50 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
   if (Site == 0 || Site > Stacks.size())
     return F;
   const RawStack &S = Stacks[Site - 1];
-  bool SkipKernelWrapper = false;
+  // Frames outside vendor modules, as module-relative call addresses (a return address
+  // points after the call instruction: step back one byte to the call itself).
+  struct Candidate {
+    const char *Module;
+    std::uintptr_t Offset;
+  };
+  std::vector<Candidate> Frames;
   for (int I = 1; I < S.Depth; ++I) {
     Dl_info Info;
-    if (!dladdr(S.Frames[I], &Info))
+    if (!dladdr(S.Frames[I], &Info) || isVendorModule(Info.dli_fname))
       continue;
-    if (isDeviceStub(Info.dli_sname)) {
-      SkipKernelWrapper = true; // the next frame is the kernel's host-side wrapper
+    Frames.push_back({Info.dli_fname, reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1 -
+                                          reinterpret_cast<std::uintptr_t>(Info.dli_fbase)});
+  }
+  std::map<std::string, std::vector<std::size_t>> ByModule;
+  for (std::size_t I = 0; I < Frames.size(); ++I)
+    ByModule[Frames[I].Module].push_back(I);
+  std::vector<Symbolized> Names(Frames.size());
+  for (const auto &[Module, Indices] : ByModule) {
+    std::vector<std::uintptr_t> Offsets;
+    for (std::size_t I : Indices)
+      Offsets.push_back(Frames[I].Offset);
+    std::vector<Symbolized> R = symbolize(Module.c_str(), Offsets);
+    for (std::size_t K = 0; K < Indices.size(); ++K)
+      Names[Indices[K]] = R[K];
+  }
+  bool SkipKernelWrapper = false;
+  for (std::size_t I = 0; I < Frames.size(); ++I) {
+    const Symbolized &N = Names[I];
+    if (N.Function.find("__device_stub__") != std::string::npos) {
+      SkipKernelWrapper = true; // nvcc: kernel(args) -> __device_stub__kernel -> cudaLaunchKernel
       continue;
     }
-    if (isVendorModule(Info.dli_fname) || isVendorSymbol(Info.dli_sname))
+    // Static cudart and cuda_runtime.h's templates live in the user's binary; code without
+    // line information is not the user's either.
+    if (isVendorName(N.Function) || N.File.empty())
       continue;
     if (SkipKernelWrapper) {
       SkipKernelWrapper = false;
       continue;
     }
-    // A return address points after the call instruction: look up the call itself.
-    void *Call = static_cast<char *>(S.Frames[I]) - 1;
-    F.Function = demangle(Info.dli_sname);
-    if (F.Function.empty())
-      F.Function = Info.dli_fname ? Info.dli_fname : "";
-    lineOf(Call, F.File, F.Line);
-    if (F.File.empty())
-      F.File = Info.dli_fname ? Info.dli_fname : "";
+    F.Function = N.Function;
+    F.File = N.File;
+    F.Line = N.Line;
     return F;
   }
   return F;

@@ -23,7 +23,7 @@ void Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const 
   SiteAggregate &A = Aggregates[{Rule, Call.Site}];
   A.Rule = Rule;
   A.Site = Call.Site;
-  A.Api = Call.Api;
+  A.Api = std::string(Call.Api);
   ++A.Count;
   A.TotalNs += Cost;
   if (Cost >= A.MaxNs) {
@@ -59,12 +59,29 @@ static std::string causeOf(const ApiInfo &Api) {
   }
 }
 
+static bool isDeviceWide(const ApiInfo &Api) {
+  return Api.Measured == MeasuredSync::BlocksDevice || Api.Documented == DocumentedSync::DeviceWide;
+}
+
+// Is any GPU work running at time T (started before it and ended after it, with slack)?
+static bool runningAcross(const std::vector<const GpuWork *> &ByStart, std::uint64_t T, std::uint64_t Slack) {
+  for (const GpuWork *G : ByStart) {
+    if (G->Start + Slack >= T)
+      break;
+    if (G->End > T + Slack)
+      return true;
+  }
+  return false;
+}
+
 void Engine::hostWaits(const EventLog &W) {
   // Work sorted by end time: what ended inside a call's window is a binary search away.
   std::vector<const GpuWork *> ByEnd;
   for (const GpuWork &G : W.Work)
     ByEnd.push_back(&G);
   std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
+  std::vector<const GpuWork *> ByStart = ByEnd;
+  std::sort(ByStart.begin(), ByStart.end(), [](const GpuWork *A, const GpuWork *B) { return A->Start < B->Start; });
   for (const ApiCall &C : W.Calls) {
     if (C.duration() < Config.HostWaitThresholdNs)
       continue;
@@ -77,9 +94,15 @@ void Engine::hostWaits(const EventLog &W) {
     if (It == ByEnd.begin())
       continue;
     const GpuWork *Last = *std::prev(It);
-    if (Last->End < C.Enter)
-      continue; // nothing ended while it waited: its time was its own (e.g. pool creation)
-    std::string Cause = "'" + C.Api + "' blocked the host " + formatDuration(C.duration()) +
+    // What the call waited for ended just before it returned; anything earlier finished
+    // while the call was busy with its own work (cudaMallocAsync creating its pool).
+    if (Last->End < C.Enter || Last->End + Config.WaitSlackNs < C.Exit)
+      continue;
+    // A device-wide wait returns to an idle device: work still running across the return
+    // means this call did not wait for the device (cudaHostAlloc while kernels ran on).
+    if (isDeviceWide(*Api) && runningAcross(ByStart, C.Exit, Config.SlackNs))
+      continue;
+    std::string Cause = "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) +
                         " waiting for " + Last->describe() + " on " + streamName(Last->Stream, Streams) +
                         " (" + causeOf(*Api) + ")";
     record(Api->Rule, C, C.duration(), Cause);
@@ -98,7 +121,7 @@ void Engine::pageableCopies(const EventLog &W) {
     if (It == ByCorrelation.end())
       continue;
     const ApiCall &C = *It->second;
-    std::string Cause = "'" + C.Api + "' took " + formatDuration(C.duration()) + " of host time for a " +
+    std::string Cause = "'" + std::string(C.Api) + "' took " + formatDuration(C.duration()) + " of host time for a " +
                         G.describe() + " with " +
                         (G.Src == MemoryKind::Pageable ? "a pageable source" : "a pageable destination") +
                         " on " + streamName(G.Stream, Streams);

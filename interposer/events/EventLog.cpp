@@ -3,6 +3,10 @@
 #include <istream>
 #include <ostream>
 #include <sstream>
+#include <mutex>
+#include <set>
+
+#include "syncwatch/catalogue.h"
 
 namespace syncwatch::runtime {
 
@@ -14,6 +18,15 @@ std::string_view streamFlagName(StreamFlag F) {
   case StreamFlag::Unknown: return "unknown";
   }
   return "unknown";
+}
+
+std::string_view internApiName(std::string_view Name) {
+  if (const ApiInfo *A = findApi(Name))
+    return A->Name;
+  static std::mutex M;
+  static std::set<std::string, std::less<>> Names;
+  std::lock_guard<std::mutex> L(M);
+  return *Names.emplace(Name).first;
 }
 
 static std::string humanBytes(std::uint64_t B) {
@@ -48,7 +61,8 @@ const StreamInfo *EventLog::stream(std::uint32_t Id) const {
 }
 
 // Tabs and newlines cannot appear in a field: kernel names and paths are sanitized.
-static std::string field(const std::string &S) {
+static std::string field(std::string_view V) {
+  std::string S(V);
   std::string Out = S;
   for (char &C : Out)
     if (C == '\t' || C == '\n' || C == '\r')
@@ -161,7 +175,7 @@ ParseResult readEventLog(std::istream &In) {
       if (F.size() < 7 || !toU(F[1], C.Correlation) || !toU(F[2], C.Thread) ||
           !toU(F[4], C.Enter) || !toU(F[5], C.Exit) || !toU(F[6], C.Site))
         return Fail("malformed API call record");
-      C.Api = unfield(F[3]);
+      C.Api = internApiName(unfield(F[3]));
       R.Log.Calls.push_back(C);
     } else if (T == "K" || T == "M" || T == "Z") {
       GpuWork W;

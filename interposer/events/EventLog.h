@@ -15,6 +15,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ struct StreamInfo {
 struct ApiCall {
   std::uint32_t Correlation = 0;
   std::uint64_t Thread = 0;
-  std::string Api;            // canonical catalogue name
+  std::string_view Api;       // canonical catalogue name (static storage: see internApiName)
   std::uint64_t Enter = 0, Exit = 0;
   std::uint32_t Site = 0;     // 0: unknown
   std::uint64_t duration() const { return Exit > Enter ? Exit - Enter : 0; }
@@ -80,5 +81,8 @@ struct ParseResult {
 ParseResult readEventLog(std::istream &In);
 
 std::string_view streamFlagName(StreamFlag F);
+
+// A stable view of an API name: the catalogue's own string, or an interned copy.
+std::string_view internApiName(std::string_view Name);
 
 } // namespace syncwatch::runtime

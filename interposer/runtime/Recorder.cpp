@@ -69,6 +69,10 @@ void Recorder::finish(const char *Why) {
       Recorded.Sites[S] = Sites.resolve(S);
   Analysis.consume(SiteNames);
 
+  // A process that made no CUDA call (a shell, a compiler, addr2line started by a job under
+  // LD_PRELOAD) says nothing and writes nothing.
+  if (Analysis.callsSeen() == 0)
+    return;
   Report R;
   R.ToolName = "libsyncwatch";
   R.ToolVersion = "0.1.0";
