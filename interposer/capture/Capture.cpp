@@ -86,7 +86,7 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     return;
   std::uint64_t Exit = 0;
   cuptiGetTimestamp(&Exit);
-  const std::vector<std::string> &Names = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? RuntimeNames : DriverNames;
+  const std::vector<std::string_view> &Names = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? RuntimeNames : DriverNames;
   ApiCall C;
   C.Correlation = Cb->correlationId;
   C.Thread = threadId();

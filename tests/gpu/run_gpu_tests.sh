@@ -22,7 +22,7 @@ log "probe under syncwatch run (static cudart)"
 "$sw" run --out "$out/probe" --record -- "$build/runtime_probe"; rc=$?
 [ $rc -eq 0 ] || { echo "probe exit $rc"; fail=1; }
 python3 "$here/check_probe.py" "$here/runtime_probe.cu" "$out"/probe/syncwatch-*.json || fail=1
-cp "$out"/probe/syncwatch-*.swrec "$out/probe.swrec"
+ls "$out"/probe/; cp "$out"/probe/syncwatch-*.swrec "$out/probe.swrec"
 log "replay of the recording"
 "$sw" replay "$out/probe.swrec" | head -20
 
@@ -39,8 +39,8 @@ SYNCWATCH_OUT=/nonexistent/dir LD_PRELOAD=$lib "$build/runtime_probe" 2>&1 >/dev
 
 for nb in true false; do
   log "seed PyTorch scenario non_blocking=$nb"
-  SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/seed-$nb LD_PRELOAD=$lib python3 "$here/seed_streams.py" $nb 2>&1 | tail -12
   mkdir -p "$out/seed-$nb"
+  SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/seed-$nb LD_PRELOAD=$lib python3 "$here/seed_streams.py" $nb 2>&1 | tail -12
 done
 [ "$quick" = "--quick" ] && exit $fail
 
