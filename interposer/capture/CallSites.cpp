@@ -1,5 +1,6 @@
 #include "CallSites.h"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 
@@ -63,12 +64,21 @@ struct Symbolized {
   unsigned Line = 0;
 };
 
+std::string chomp(const char *Buf) {
+  std::string S(Buf);
+  while (!S.empty() && (S.back() == '\n' || S.back() == '\r'))
+    S.pop_back();
+  return S;
+}
+
 // binutils' addr2line reads .symtab and DWARF, which dladdr cannot (an executable's own
 // functions are not in its dynamic symbol table). One run per module of a site's stack, once
-// per distinct site, at report time. The child must not load syncwatch itself.
-std::vector<Symbolized> symbolize(const char *Module, const std::vector<std::uintptr_t> &Offsets) {
-  std::vector<Symbolized> Out(Offsets.size());
-  std::string Cmd = "env -u LD_PRELOAD -u CUDA_INJECTION64_PATH addr2line -f -C -e '" + std::string(Module) + "'";
+// per distinct site, at report time. -i expands inlined calls (innermost first), so an
+// inlined kernel wrapper and the user's function appear as frames of their own; -a marks
+// where each address's group starts. The child must not load syncwatch itself.
+std::vector<std::vector<Symbolized>> symbolize(const char *Module, const std::vector<std::uintptr_t> &Offsets) {
+  std::vector<std::vector<Symbolized>> Out(Offsets.size());
+  std::string Cmd = "env -u LD_PRELOAD -u CUDA_INJECTION64_PATH addr2line -a -i -f -C -e '" + std::string(Module) + "'";
   for (std::uintptr_t O : Offsets) {
     char Buf[32];
     std::snprintf(Buf, sizeof Buf, " 0x%llx", static_cast<unsigned long long>(O));
@@ -79,17 +89,18 @@ std::vector<Symbolized> symbolize(const char *Module, const std::vector<std::uin
   if (!P)
     return Out;
   char Buf[4096];
-  for (Symbolized &S : Out) {
-    if (!std::fgets(Buf, sizeof Buf, P))
+  int Group = -1;
+  while (std::fgets(Buf, sizeof Buf, P)) {
+    std::string Line = chomp(Buf);
+    if (Line.compare(0, 2, "0x") == 0) {
+      ++Group;
+      continue;
+    }
+    if (Group < 0 || Group >= static_cast<int>(Out.size()) || !std::fgets(Buf, sizeof Buf, P))
       break;
-    S.Function = Buf;
-    while (!S.Function.empty() && (S.Function.back() == '\n' || S.Function.back() == '\r'))
-      S.Function.pop_back();
-    if (!std::fgets(Buf, sizeof Buf, P))
-      break;
-    std::string Loc = Buf;
-    while (!Loc.empty() && (Loc.back() == '\n' || Loc.back() == '\r'))
-      Loc.pop_back();
+    Symbolized S;
+    S.Function = Line;
+    std::string Loc = chomp(Buf);
     auto Disc = Loc.find(" (discriminator");
     if (Disc != std::string::npos)
       Loc.resize(Disc);
@@ -98,9 +109,21 @@ std::vector<Symbolized> symbolize(const char *Module, const std::vector<std::uin
       S.File = Loc.substr(0, Colon);
       S.Line = static_cast<unsigned>(std::atoi(Loc.c_str() + Colon + 1));
     }
+    Out[Group].push_back(S);
   }
   pclose(P);
   return Out;
+}
+
+// "__device_stub__Z4spinx(long long)" -> "spin": the kernel whose host wrapper comes next.
+std::string kernelOfStub(const std::string &Stub) {
+  auto Pos = Stub.find("__device_stub__");
+  std::string Mangled = "_" + Stub.substr(Pos + 15, Stub.find('(', Pos) - Pos - 15);
+  int Status = 0;
+  char *D = abi::__cxa_demangle(Mangled.c_str(), nullptr, nullptr, &Status);
+  std::string Name = Status == 0 && D ? D : Mangled;
+  std::free(D);
+  return Name.substr(0, Name.find('('));
 }
 
 } // namespace
@@ -127,34 +150,35 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
   std::map<std::string, std::vector<std::size_t>> ByModule;
   for (std::size_t I = 0; I < Frames.size(); ++I)
     ByModule[Frames[I].Module].push_back(I);
-  std::vector<Symbolized> Names(Frames.size());
+  std::vector<std::vector<Symbolized>> Groups(Frames.size());
   for (const auto &[Module, Indices] : ByModule) {
     std::vector<std::uintptr_t> Offsets;
     for (std::size_t I : Indices)
       Offsets.push_back(Frames[I].Offset);
-    std::vector<Symbolized> R = symbolize(Module.c_str(), Offsets);
+    std::vector<std::vector<Symbolized>> R = symbolize(Module.c_str(), Offsets);
     for (std::size_t K = 0; K < Indices.size(); ++K)
-      Names[Indices[K]] = R[K];
+      Groups[Indices[K]] = R[K];
   }
-  bool SkipKernelWrapper = false;
-  for (std::size_t I = 0; I < Frames.size(); ++I) {
-    const Symbolized &N = Names[I];
-    if (N.Function.find("__device_stub__") != std::string::npos) {
-      SkipKernelWrapper = true; // nvcc: kernel(args) -> __device_stub__kernel -> cudaLaunchKernel
-      continue;
+  std::string Kernel; // set after a device stub: skip that kernel's host wrapper
+  for (const std::vector<Symbolized> &G : Groups) {
+    for (const Symbolized &N : G) {
+      if (N.Function.find("__device_stub__") != std::string::npos) {
+        Kernel = kernelOfStub(N.Function);
+        continue;
+      }
+      // Static cudart and cuda_runtime.h's templates live in the user's binary; code
+      // without line information is not the user's either.
+      if (isVendorName(N.Function) || N.File.empty())
+        continue;
+      if (!Kernel.empty() && N.Function.substr(0, N.Function.find('(')) == Kernel) {
+        Kernel.clear();
+        continue;
+      }
+      F.Function = N.Function;
+      F.File = N.File;
+      F.Line = N.Line;
+      return F;
     }
-    // Static cudart and cuda_runtime.h's templates live in the user's binary; code without
-    // line information is not the user's either.
-    if (isVendorName(N.Function) || N.File.empty())
-      continue;
-    if (SkipKernelWrapper) {
-      SkipKernelWrapper = false;
-      continue;
-    }
-    F.Function = N.Function;
-    F.File = N.File;
-    F.Line = N.Line;
-    return F;
   }
   return F;
 }

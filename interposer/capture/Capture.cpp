@@ -257,7 +257,8 @@ void start() {
   TheRecorder = new Recorder(Cfg);
   // The driver is loaded by now (CUPTI needs it); looked up, not linked, so that
   // libsyncwatch.so loads on machines without a driver.
-  StreamGetFlags = reinterpret_cast<StreamGetFlagsFn>(dlsym(RTLD_DEFAULT, "cuStreamGetFlags"));
+  void *Driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  StreamGetFlags = reinterpret_cast<StreamGetFlagsFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuStreamGetFlags"));
   cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);

@@ -86,8 +86,12 @@ void Engine::hostWaits(const EventLog &W) {
     if (C.duration() < Config.HostWaitThresholdNs)
       continue;
     const ApiInfo *Api = findApi(C.Api);
-    // Async copies are judged by their memcpy record (pageableCopies), not here.
-    if (!Api || (Api->Family == ApiFamily::Copy && Api->takesStream()))
+    // Async copies are judged by their memcpy record (pageableCopies), not here. Calls the
+    // truth table measured not to wait (cudaMalloc, cudaHostAlloc, cudaMemset...) are not
+    // blamed for GPU work that happened to end while they ran: timing alone cannot tell a
+    // wait from a coincidence on a busy GPU (seen: cudaHostAlloc in the seed's scenario).
+    if (!Api || (Api->Family == ApiFamily::Copy && Api->takesStream()) ||
+        Api->Measured == MeasuredSync::ReturnsAtOnce)
       continue;
     auto It = std::upper_bound(ByEnd.begin(), ByEnd.end(), C.Exit + Config.SlackNs,
                                [](std::uint64_t T, const GpuWork *G) { return T < G->End; });

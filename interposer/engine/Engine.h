@@ -18,8 +18,9 @@ struct EngineConfig {
   // GPU work that ends this close before a call returns is what the call waited for, and
   // work that starts this close after another stream's work ended was held by it.
   std::uint64_t SlackNs = 10'000;
-  // A call waited for GPU work when that work ended at most this long before it returned.
-  std::uint64_t WaitSlackNs = 100'000;
+  // A call waited for GPU work when that work ended at most this long before it returned
+  // (cudaFree unmaps memory for a few hundred microseconds after the device went idle).
+  std::uint64_t WaitSlackNs = 1'000'000;
   // Work that starts less than this after it was issued was not held.
   std::uint64_t MinHeldNs = 20'000;
 };

@@ -12,7 +12,7 @@ struct Config {
   std::uint64_t ThresholdNs = 1'000'000;  // SYNCWATCH_THRESHOLD_MS (default 1)
   bool Record = false;                // SYNCWATCH_RECORD=1: also write the raw event stream
   bool Kernels = true;                // SYNCWATCH_KERNELS=0: no kernel activity (cheaper; no serialization findings)
-  std::size_t WindowEvents = 262144;  // SYNCWATCH_WINDOW: events kept before analysis
+  std::size_t WindowEvents = 65536;  // SYNCWATCH_WINDOW: events kept before analysis
   bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
 };
 
