@@ -915,7 +915,7 @@ def blk_pageable_staging(c):
     else:
         dst_alloc, dst_free = "static_cast<float*>(std::malloc(bytes))", "std::free(h_dst);"
     if alloc not in src_alloc and alloc not in dst_alloc:
-        dst_alloc, dst_free = f"{alloc}(n)", "std::free(h_dst);"
+        src_alloc = f"{alloc}(n)"
     readback = c.rng.choice([
         "$ck(cudaMemcpyAsync(&h_dst[off], d_out + off, cnt * sizeof(float), cudaMemcpyDeviceToHost, stream));",
         "$ck(cudaMemcpyAsync(h_dst + off, d_out + off, cnt * sizeof(float), cudaMemcpyDeviceToHost, stream));",

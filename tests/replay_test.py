@@ -27,12 +27,15 @@ for rec in recs:
             line = line.split("#")[0].strip()
             if not line:
                 continue
-            if line.startswith("!"):
+            if line.startswith("!rule"):
+                rule = line.split()[1]
+                ok = all(r != rule for r, _, _ in found)
+            elif line.startswith("!"):
                 base, ln = line[1:].strip().rsplit(":", 1)
                 ok = (base, int(ln)) not in at
             else:
-                rule, loc = line.split()
-                base, ln = loc.rsplit(":", 1)
+                rule, loc = line.split(None, 1)
+                base, ln = loc.strip().rsplit(":", 1)
                 ok = (rule, base, int(ln)) in found
             print(("ok  " if ok else "FAIL") + f" {rec}: {line}")
             passed += ok

@@ -115,6 +115,12 @@ std::vector<std::vector<Symbolized>> symbolize(const char *Module, const std::ve
   return Out;
 }
 
+// cuda_runtime.h's templates (cudaMalloc<T>) inlined into the user's function.
+bool isVendorHeader(const std::string &File) {
+  return File.find("/targets/x86_64-linux/include/") != std::string::npos ||
+         File.find("/cuda/include/") != std::string::npos || File.find("/crt/") != std::string::npos;
+}
+
 // "__device_stub__Z4spinx(long long)" -> "spin": the kernel whose host wrapper comes next.
 std::string kernelOfStub(const std::string &Stub) {
   auto Pos = Stub.find("__device_stub__");
@@ -168,7 +174,7 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
       }
       // Static cudart and cuda_runtime.h's templates live in the user's binary; code
       // without line information is not the user's either.
-      if (isVendorName(N.Function) || N.File.empty())
+      if (isVendorName(N.Function) || N.File.empty() || isVendorHeader(N.File))
         continue;
       if (!Kernel.empty() && N.Function.substr(0, N.Function.find('(')) == Kernel) {
         Kernel.clear();
