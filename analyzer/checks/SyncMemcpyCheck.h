@@ -2,34 +2,26 @@
 // docs/rules/syncwatch-sync-memcpy.md
 #pragma once
 
-#include "../core/FunctionWork.h"
+#include "../core/FunctionWorkCheck.h"
 #include "../core/StreamUsage.h"
-#include "../core/SyncwatchCheck.h"
 
 namespace syncwatch {
 
-class SyncMemcpyCheck : public SyncwatchCheck {
+class SyncMemcpyCheck : public FunctionWorkCheck {
 public:
-  using SyncwatchCheck::SyncwatchCheck;
-  void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
-                        clang::ast_matchers::MatchFinder::MatchCallback *Callback) override {
-    Work.registerMatchers(Finder, Callback);
-  }
+  using FunctionWorkCheck::FunctionWorkCheck;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
-    Work.observe(Result);
-    Usage.observe(Result);
+    FunctionWorkCheck::check(Result);
+    Usage.observe(Result);  // does the unit use streams at all?
   }
   void onStartOfTranslationUnit() override {
-    Work.reset();
+    FunctionWorkCheck::onStartOfTranslationUnit();
     Usage.reset();
-    Reported.clear();
   }
   void onEndOfTranslationUnit() override;
 
 private:
-  FunctionWork Work;
   StreamUsage Usage;
-  ReportedOnce Reported;
 };
 
 } // namespace syncwatch

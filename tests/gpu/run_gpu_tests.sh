@@ -16,6 +16,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUI
 lib=$build/interposer/libsyncwatch.so; sw=$build/interposer/syncwatch
 nvcc -g -O2 -arch=sm_90 -o "$build/runtime_probe" "$here/runtime_probe.cu" || exit 1
 nvcc -O2 -arch=sm_90 -o "$build/launch_bound" "$here/launch_bound.cu" || exit 1
+nvcc -g -O2 -arch=sm_90 -o "$build/threads_stress" "$here/threads_stress.cu" || exit 1
 fail=0
 
 log "probe under syncwatch run (static cudart)"
@@ -36,6 +37,19 @@ plain=$("$build/runtime_probe"); pre=$(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build
 LD_PRELOAD=$lib SYNCWATCH_QUIET=1 sh -c 'exit 7'; [ $? -eq 7 ] && echo "exit code kept" || fail=1
 SYNCWATCH_THRESHOLD_MS=abc LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "SYNCWATCH_THRESHOLD_MS" || fail=1
 SYNCWATCH_OUT=/nonexistent/dir LD_PRELOAD=$lib "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "cannot write" || fail=1
+
+log "many threads at once: every copy counted"
+mkdir -p "$out/stress"
+SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out/stress LD_PRELOAD=$lib "$build/threads_stress" || fail=1
+line=$(grep -n "STRESS COPY" "$here/threads_stress.cu" | cut -d: -f1)
+python3 - "$out"/stress/syncwatch-*.json "$line" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1])); line = int(sys.argv[2])
+hits = [f for f in doc["findings"] if f["rule"] == "syncwatch-pageable-async-copy" and f["location"]["line"] == line]
+count = int(dict(hits[0]["evidence"])["count"]) if hits else 0
+print(("PASS" if count == 800 else "FAIL") + f"  threads_stress.cu:{line}: {count} of 800 pageable copies counted")
+sys.exit(0 if count == 800 else 1)
+PY
 
 for nb in true false; do
   log "seed PyTorch scenario non_blocking=$nb"
