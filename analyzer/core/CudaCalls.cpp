@@ -12,15 +12,29 @@ using namespace clang::ast_matchers;
 
 namespace syncwatch {
 
+namespace {
+// A catalogued API by any spelling, found with one hash lookup (hasAnyName over ~900
+// spellings compares names one by one, for every call in every header).
+AST_MATCHER(FunctionDecl, isCataloguedApi) {
+  const IdentifierInfo *II = Node.getIdentifier();
+  if (!II)
+    return false;
+  StringRef Name = II->getName();
+  return Name.size() > 2 && Name[0] == 'c' && Name[1] == 'u' && findApi(Name) != nullptr;
+}
+} // namespace
+
 StatementMatcher catalogedCallMatcher() {
-  std::vector<llvm::StringRef> Names;
-  for (std::string_view S : declaredSpellings())
-    Names.emplace_back(S.data(), S.size());
-  return callExpr(callee(functionDecl(hasAnyName(Names))), unless(cudaKernelCallExpr()))
+  // Calls inside system headers (CUDA's own wrappers, thrust) are never reported: skip them
+  // before looking at the callee.
+  return callExpr(unless(isExpansionInSystemHeader()), callee(functionDecl(isCataloguedApi())),
+                  unless(cudaKernelCallExpr()))
       .bind("api-call");
 }
 
-StatementMatcher kernelLaunchMatcher() { return cudaKernelCallExpr().bind("launch"); }
+StatementMatcher kernelLaunchMatcher() {
+  return cudaKernelCallExpr(unless(isExpansionInSystemHeader())).bind("launch");
+}
 
 const ApiInfo *catalogueEntry(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();

@@ -106,21 +106,6 @@ const ApiInfo *findApi(std::string_view Spelled) {
   return It == Index.end() ? nullptr : It->second;
 }
 
-std::span<const std::string_view> declaredSpellings() {
-  static const auto *Spellings = [] {
-    static std::vector<std::string> Storage;
-    for (const ApiInfo &A : kApis) {
-      std::string Base(A.Name);
-      for (const char *Version : {"", "_v2", "_v3"})
-        for (const char *PerThread : {"", "_ptsz", "_ptds"})
-          Storage.push_back(Base + Version + PerThread);
-    }
-    auto *V = new std::vector<std::string_view>(Storage.begin(), Storage.end());
-    return V;
-  }();
-  return *Spellings;
-}
-
 bool issuesStreamWork(const ApiInfo &A) {
   if (!A.takesStream())
     return A.Family == ApiFamily::Launch; // cudaLaunchKernelEx: the stream is in its config

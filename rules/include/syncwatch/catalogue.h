@@ -105,9 +105,6 @@ std::string_view canonicalApiName(std::string_view Spelled);
 // Lookup by any spelling; nullptr for APIs the catalogue does not know.
 const ApiInfo *findApi(std::string_view Spelled);
 
-// Every spelling a declaration of a catalogued API can carry in CUDA 13's headers, for
-// building name matchers (the base name and its _v2/_ptsz/_ptds variants).
-std::span<const std::string_view> declaredSpellings();
 
 // cudaMemcpyKind's values (driver_types.h), for reading a copy's direction.
 enum class MemcpyKind : std::int64_t {
