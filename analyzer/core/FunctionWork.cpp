@@ -1,7 +1,7 @@
 #include "FunctionWork.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 
 #include <algorithm>
@@ -12,16 +12,21 @@ using namespace clang::ast_matchers;
 namespace syncwatch {
 
 void FunctionWork::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallback *Callback) {
-  Finder.addMatcher(cudaKernelCallExpr(forCallable(decl().bind("callable"))).bind("launch"), Callback);
-  Finder.addMatcher(callExpr(catalogedCallMatcher(), forCallable(decl().bind("callable"))), Callback);
+  // Any CUDA call tells us the unit is worth walking; the walk does the rest.
+  Finder.addMatcher(kernelLaunchMatcher(), Callback);
+  Finder.addMatcher(catalogedCallMatcher(), Callback);
 }
 
 void FunctionWork::reset() {
   Ctx = nullptr;
+  Walked = false;
   ByFunction.clear();
   Order.clear();
   Seen.clear();
+  Sorted.clear();
 }
+
+void FunctionWork::observe(const MatchFinder::MatchResult &Result) { Ctx = Result.Context; }
 
 // `do { ... } while (0)` is how macros like CUDA_CHECK make one statement, not a loop.
 static bool isLoop(const Stmt *S, ASTContext &Ctx) {
@@ -35,38 +40,72 @@ static bool isLoop(const Stmt *S, ASTContext &Ctx) {
   return isa<ForStmt, WhileStmt, CXXForRangeStmt>(S);
 }
 
-// Loops between the call and its function (or lambda) boundary, innermost first.
-static std::vector<const Stmt *> enclosingLoops(const Stmt *S, ASTContext &Ctx) {
-  std::vector<const Stmt *> Loops;
-  DynTypedNodeList Parents = Ctx.getParents(*S);
-  for (int Depth = 0; Depth < 512 && !Parents.empty(); ++Depth) {
-    const DynTypedNode &P = Parents[0];
-    // Stop at the function (or lambda, or block) boundary; pass through other
-    // declarations: `cudaError_t e = (call);` inside CUDA_CHECK puts the call under a VarDecl.
-    if (P.get<FunctionDecl>() || P.get<BlockDecl>() || P.get<LambdaExpr>() || P.get<BlockExpr>() ||
-        P.get<ObjCMethodDecl>())
-      break;
-    if (const Stmt *PS = P.get<Stmt>()) {
-      if (isLoop(PS, Ctx))
-        Loops.push_back(PS);
-      Parents = Ctx.getParents(*PS);
-    } else {
-      Parents = Ctx.getParents(P);
-    }
-  }
-  return Loops;
-}
+namespace {
 
-void FunctionWork::observe(const MatchFinder::MatchResult &Result) {
-  const auto *Fn = Result.Nodes.getNodeAs<Decl>("callable");
-  if (!Fn)
-    return;
-  Ctx = Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("launch");
-  if (!Call)
-    Call = Result.Nodes.getNodeAs<CallExpr>("api-call");
-  if (!Call || isOutsideUserCode(Call->getBeginLoc(), SM) || !Seen.insert(Call).second)
+class WorkWalker : public RecursiveASTVisitor<WorkWalker> {
+public:
+  WorkWalker(FunctionWork &Work, ASTContext &Ctx) : Work(Work), Ctx(Ctx) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBody() const { return false; } // lambdas are walked as functions
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody())
+      return RecursiveASTVisitor::TraverseDecl(D);
+    return inFunction(D, [&] { return RecursiveASTVisitor::TraverseDecl(D); });
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    // The capture initializers belong to the enclosing function, the body to the lambda.
+    for (Expr *Init : L->capture_inits())
+      if (Init && !TraverseStmt(Init))
+        return false;
+    return inFunction(L->getCallOperator(), [&] { return TraverseStmt(L->getBody()); });
+  }
+
+  bool TraverseStmt(Stmt *S) {
+    if (!S)
+      return true;
+    bool Loop = isLoop(S, Ctx);
+    if (Loop)
+      Loops.push_back(S);
+    bool Ok = RecursiveASTVisitor::TraverseStmt(S);
+    if (Loop)
+      Loops.pop_back();
+    return Ok;
+  }
+
+  bool VisitCallExpr(CallExpr *C) {
+    if (Function)
+      Work.add(Function, C, Loops);
+    return true;
+  }
+
+private:
+  template <typename F> bool inFunction(const Decl *D, F Body) {
+    const Decl *SavedFn = Function;
+    std::vector<const Stmt *> SavedLoops;
+    SavedLoops.swap(Loops);
+    Function = D;
+    bool Ok = Body();
+    Function = SavedFn;
+    Loops.swap(SavedLoops);
+    return Ok;
+  }
+
+  FunctionWork &Work;
+  ASTContext &Ctx;
+  const Decl *Function = nullptr;
+  std::vector<const Stmt *> Loops; // outermost first
+};
+
+} // namespace
+
+void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::vector<const Stmt *> &Loops) {
+  const SourceManager &SM = Ctx->getSourceManager();
+  if (isOutsideUserCode(Call->getBeginLoc(), SM) || !Seen.insert({Function, Call}).second)
     return;
   const ApiInfo *Api = isa<CUDAKernelCallExpr>(Call) ? nullptr : catalogueEntry(*Call);
   if (!isa<CUDAKernelCallExpr>(Call) && !Api)
@@ -76,27 +115,35 @@ void FunctionWork::observe(const MatchFinder::MatchResult &Result) {
   WorkCall W{Call,
              Api,
              reportLoc(Call->getBeginLoc(), SM),
-             enclosingLoops(Call, *Ctx),
+             std::vector<const Stmt *>(Loops.rbegin(), Loops.rend()), // innermost first
              !Api || issuesStreamWork(*Api),
              Api && (isExplicitSync(*Api) || SyncCopy)};
-  auto [It, New] = ByFunction.try_emplace(Fn, FunctionCalls{Fn, {}});
+  auto [It, New] = ByFunction.try_emplace(Function, FunctionCalls{Function, {}});
   if (New)
-    Order.push_back(Fn);
+    Order.push_back(Function);
   It->second.Calls.push_back(W);
 }
 
-std::vector<FunctionCalls> FunctionWork::functions() const {
-  std::vector<FunctionCalls> Out;
+const std::vector<FunctionCalls> &FunctionWork::functions() {
+  if (Walked || !Ctx)
+    return Sorted;
+  Walked = true;
+  const SourceManager &SM = Ctx->getSourceManager();
+  WorkWalker Walker(*this, *Ctx);
+  // Only the user's declarations: CUDA's and the standard library's headers hold no call
+  // syncwatch reports.
+  for (Decl *D : Ctx->getTranslationUnitDecl()->decls())
+    if (D->getLocation().isValid() && !SM.isInSystemHeader(SM.getFileLoc(D->getLocation())))
+      Walker.TraverseDecl(D);
   for (const Decl *D : Order) {
     FunctionCalls F = ByFunction.at(D);
-    const SourceManager &SM = Ctx->getSourceManager();
     std::stable_sort(F.Calls.begin(), F.Calls.end(), [&](const WorkCall &A, const WorkCall &B) {
       return SM.isBeforeInTranslationUnit(A.Loc, B.Loc) ||
              (A.Loc == B.Loc && SM.isBeforeInTranslationUnit(A.Call->getBeginLoc(), B.Call->getBeginLoc()));
     });
-    Out.push_back(std::move(F));
+    Sorted.push_back(std::move(F));
   }
-  return Out;
+  return Sorted;
 }
 
 const WorkCall *FunctionCalls::workInLoop(const Stmt *Loop, const WorkCall *Except) const {

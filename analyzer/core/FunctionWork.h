@@ -38,21 +38,31 @@ struct FunctionCalls {
   const WorkCall *unsyncedWorkBefore(const WorkCall &C) const;
 };
 
+// Built at the end of the unit by one walk over the user's own declarations, keeping the
+// enclosing function and loops on a stack. (Matchers with forCallable/hasAncestor would
+// build clang's parent map over every header: measured as the largest cost of these checks.)
 class FunctionWork {
 public:
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
                         clang::ast_matchers::MatchFinder::MatchCallback *Callback);
+  // Remembers the unit; the walk happens in functions().
   void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
   void reset();
-  // Sorts each function's calls; call once at the end of the unit.
-  std::vector<FunctionCalls> functions() const;
+  // Walks the unit once (on first call) and returns each function's calls in source order.
+  const std::vector<FunctionCalls> &functions();
   clang::ASTContext *context() const { return Ctx; }
+
+  // Used by the walk.
+  void add(const clang::Decl *Function, const clang::CallExpr *Call,
+           const std::vector<const clang::Stmt *> &Loops);
 
 private:
   clang::ASTContext *Ctx = nullptr;
+  bool Walked = false;
   std::map<const clang::Decl *, FunctionCalls> ByFunction;
   std::vector<const clang::Decl *> Order;
-  std::set<const clang::CallExpr *> Seen;
+  std::set<std::pair<const clang::Decl *, const clang::CallExpr *>> Seen;
+  std::vector<FunctionCalls> Sorted;
 };
 
 // Whether a sync call's location was already reported by a check (template instantiations

@@ -108,7 +108,7 @@ void HostMemoryProvenance::indexCalls() {
   for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
     if (D->getLocation().isInvalid() || SM.isInSystemHeader(SM.getFileLoc(D->getLocation())))
       continue;
-    auto Found = match(findAll(callExpr(callee(functionDecl())).bind("c")), *D, Ctx);
+    auto Found = match(decl(forEachDescendant(callExpr(callee(functionDecl())).bind("c"))), *D, Ctx);
     Calls.insert(Calls.end(), Found.begin(), Found.end());
   }
   for (const BoundNodes &N : Calls) {
