@@ -59,6 +59,20 @@ static std::string causeOf(const ApiInfo &Api) {
   }
 }
 
+struct Engine::WindowIndex {
+  std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;
+  std::vector<const GpuWork *> ByEnd, ByStart;
+  explicit WindowIndex(const EventLog &W) {
+    for (const ApiCall &C : W.Calls)
+      ByCorrelation[C.Correlation] = &C;
+    for (const GpuWork &G : W.Work)
+      ByEnd.push_back(&G);
+    ByStart = ByEnd;
+    std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
+    std::sort(ByStart.begin(), ByStart.end(), [](const GpuWork *A, const GpuWork *B) { return A->Start < B->Start; });
+  }
+};
+
 static bool isDeviceWide(const ApiInfo &Api) {
   return Api.Measured == MeasuredSync::BlocksDevice || Api.Documented == DocumentedSync::DeviceWide;
 }
@@ -74,14 +88,9 @@ static bool runningAcross(const std::vector<const GpuWork *> &ByStart, std::uint
   return false;
 }
 
-void Engine::hostWaits(const EventLog &W) {
+void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
   // Work sorted by end time: what ended inside a call's window is a binary search away.
-  std::vector<const GpuWork *> ByEnd;
-  for (const GpuWork &G : W.Work)
-    ByEnd.push_back(&G);
-  std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
-  std::vector<const GpuWork *> ByStart = ByEnd;
-  std::sort(ByStart.begin(), ByStart.end(), [](const GpuWork *A, const GpuWork *B) { return A->Start < B->Start; });
+  const std::vector<const GpuWork *> &ByEnd = I.ByEnd;
   for (const ApiCall &C : W.Calls) {
     if (C.duration() < Config.HostWaitThresholdNs)
       continue;
@@ -104,7 +113,7 @@ void Engine::hostWaits(const EventLog &W) {
       continue;
     // A device-wide wait returns to an idle device: work still running across the return
     // means this call did not wait for the device (cudaHostAlloc while kernels ran on).
-    if (isDeviceWide(*Api) && runningAcross(ByStart, C.Exit, Config.SlackNs))
+    if (isDeviceWide(*Api) && runningAcross(I.ByStart, C.Exit, Config.SlackNs))
       continue;
     std::string Cause = "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) +
                         " waiting for " + Last->describe() + " on " + streamName(Last->Stream, Streams) +
@@ -113,10 +122,8 @@ void Engine::hostWaits(const EventLog &W) {
   }
 }
 
-void Engine::pageableCopies(const EventLog &W) {
-  std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;
-  for (const ApiCall &C : W.Calls)
-    ByCorrelation[C.Correlation] = &C;
+void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {
+  const auto &ByCorrelation = I.ByCorrelation;
   for (const GpuWork &G : W.Work) {
     if (G.Kind != GpuKind::Memcpy || !G.Async ||
         (G.Src != MemoryKind::Pageable && G.Dst != MemoryKind::Pageable))
@@ -133,14 +140,9 @@ void Engine::pageableCopies(const EventLog &W) {
   }
 }
 
-void Engine::serialization(const EventLog &W) {
-  std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;
-  for (const ApiCall &C : W.Calls)
-    ByCorrelation[C.Correlation] = &C;
-  std::vector<const GpuWork *> ByEnd;
-  for (const GpuWork &G : W.Work)
-    ByEnd.push_back(&G);
-  std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
+void Engine::serialization(const EventLog &W, const WindowIndex &I) {
+  const auto &ByCorrelation = I.ByCorrelation;
+  const std::vector<const GpuWork *> &ByEnd = I.ByEnd;
   auto FlagOf = [&](std::uint32_t S) {
     auto It = Streams.find(S);
     return It == Streams.end() ? StreamFlag::Unknown : It->second.Flag;
@@ -189,9 +191,10 @@ void Engine::consume(const EventLog &Window) {
   for (const auto &[Id, F] : Window.Sites)
     Sites[Id] = F;
   CallsSeen += Window.Calls.size();
-  hostWaits(Window);
-  pageableCopies(Window);
-  serialization(Window);
+  WindowIndex Index(Window);
+  hostWaits(Window, Index);
+  pageableCopies(Window, Index);
+  serialization(Window, Index);
 }
 
 std::vector<Finding> Engine::findings() const {

@@ -51,9 +51,10 @@ public:
 
 private:
   void record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause);
-  void hostWaits(const EventLog &W);
-  void pageableCopies(const EventLog &W);
-  void serialization(const EventLog &W);
+  struct WindowIndex;  // one window's lookups, built once per window in consume()
+  void hostWaits(const EventLog &W, const WindowIndex &I);
+  void pageableCopies(const EventLog &W, const WindowIndex &I);
+  void serialization(const EventLog &W, const WindowIndex &I);
 
   EngineConfig Config;
   std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> Aggregates;

@@ -36,12 +36,16 @@ void Recorder::addStream(const StreamInfo &S) {
 // window boundary is missed - one event in SYNCWATCH_WINDOW, documented in docs/runtime.md.
 void Recorder::analyzeWindowLocked() {
   Analysis.consume(Window);
-  if (Cfg.Record) {
-    Recorded.Streams.insert(Recorded.Streams.end(), Window.Streams.begin(), Window.Streams.end());
-    Recorded.Calls.insert(Recorded.Calls.end(), Window.Calls.begin(), Window.Calls.end());
-    Recorded.Work.insert(Recorded.Work.end(), Window.Work.begin(), Window.Work.end());
-  }
+  keepForRecordingLocked();
   Window = EventLog{};
+}
+
+void Recorder::keepForRecordingLocked() {
+  if (!Cfg.Record)
+    return;
+  Recorded.Streams.insert(Recorded.Streams.end(), Window.Streams.begin(), Window.Streams.end());
+  Recorded.Calls.insert(Recorded.Calls.end(), Window.Calls.begin(), Window.Calls.end());
+  Recorded.Work.insert(Recorded.Work.end(), Window.Work.begin(), Window.Work.end());
 }
 
 static bool writable(const std::string &Dir) {
@@ -55,11 +59,7 @@ void Recorder::finish(const char *Why) {
     return;
   Finished = true;
   Analysis.consume(Window);
-  if (Cfg.Record) {
-    Recorded.Streams.insert(Recorded.Streams.end(), Window.Streams.begin(), Window.Streams.end());
-    Recorded.Calls.insert(Recorded.Calls.end(), Window.Calls.begin(), Window.Calls.end());
-    Recorded.Work.insert(Recorded.Work.end(), Window.Work.begin(), Window.Work.end());
-  }
+  keepForRecordingLocked();
   // Symbolize only the sites that made a finding (and all, when recording).
   EventLog SiteNames;
   for (const auto &[Key, A] : Analysis.aggregates())

@@ -25,6 +25,7 @@ public:
 
 private:
   void analyzeWindowLocked();   // engine.consume + keep the raw events only if recording
+  void keepForRecordingLocked();
   Config Cfg;
   std::mutex M;
   EventLog Window;
