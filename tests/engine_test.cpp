@@ -1,9 +1,11 @@
 // The runtime engine on hand-built event streams: each case is a situation from
 // shared/facts/gpu-truth-table.md, with times in microseconds for readability.
 #include "../interposer/engine/Engine.h"
+#include "../interposer/engine/EventWindow.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 using namespace syncwatch;
@@ -208,4 +210,87 @@ TEST(EventLog, RoundTripsAndRejectsMalformedInput) {
   EXPECT_NE(readEventLog(NoHeader).Error.find("not a syncwatch event stream"), std::string::npos);
   std::stringstream Future("# syncwatch-events 1\nX\tsomething new\n");
   EXPECT_TRUE(readEventLog(Future).Error.empty());
+}
+
+TEST(Engine, PageableCopyFollowedBySynchronizeIsABlockingCopyInTwoCalls) {
+  // PyTorch's tensor.to("cpu"): cudaMemcpyAsync DtoH into pageable memory, then
+  // cudaStreamSynchronize 20 us later on the same thread; a second thread's sync is not it.
+  Stream S;
+  for (std::uint32_t I = 0; I < 3; ++I) {
+    std::uint64_t T = I * 10'000;
+    S.call(10 + I, "cudaMemcpyAsync", T, T + 3'000, 2).copy(10 + I, 14, T + 10, T + 2'990, 2, MemoryKind::Device,
+                                                             MemoryKind::Pageable, true);
+    S.call(20 + I, "cudaStreamSynchronize", T + 3'020, T + 3'030, 3, /*Thread=*/I == 2 ? 2 : 1);
+  }
+  auto F = S.run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_NE(F[0].Message.find("2 followed at once by 'cudaStreamSynchronize'"), std::string::npos) << F[0].Message;
+  auto E = std::find_if(F[0].Evidence.begin(), F[0].Evidence.end(), [](auto &P) { return P.first == "followedBySync"; });
+  ASSERT_NE(E, F[0].Evidence.end());
+  EXPECT_EQ(E->second, "2 x cudaStreamSynchronize");
+}
+
+// The window the interposer analyzes through: a copy's record that arrives after many
+// later calls (CUPTI's buffering) is still paired with its call, each event is judged
+// once, and memory stays bounded however long the run.
+TEST(EventWindow, LateRecordsArePairedAndEachCallIsJudgedOnce) {
+  Engine E;
+  EventWindow W(E, /*Capacity=*/64);
+  W.addStream({14, StreamFlag::NonBlocking, 0});
+  std::vector<GpuWork> Late;
+  std::size_t MaxBuffered = 0;
+  for (std::uint32_t I = 1; I <= 10'000; ++I) {
+    std::uint64_t T = I * 100 * us;
+    W.addCall({I, 1, "cudaMemcpyAsync", T, T + 2 * us, 1});
+    GpuWork G;
+    G.Kind = GpuKind::Memcpy;
+    G.Correlation = I;
+    G.Stream = 14;
+    G.Start = T + us;
+    G.End = T + 2 * us;
+    G.Src = MemoryKind::Pageable;
+    G.Dst = MemoryKind::Device;
+    G.CopyKind = 1;
+    G.Async = true;
+    Late.push_back(G);
+    // Records come back in buffers of 8, lagging 8 calls behind.
+    if (Late.size() == 16) {
+      for (std::size_t K = 0; K < 8; ++K)
+        W.addWork(Late[K]);
+      Late.erase(Late.begin(), Late.begin() + 8);
+    }
+    MaxBuffered = std::max(MaxBuffered, W.buffered());
+  }
+  for (const GpuWork &G : Late)
+    W.addWork(G);
+  W.flush();
+  EXPECT_LE(MaxBuffered, 65u);
+  EXPECT_EQ(E.callsSeen(), 10'000u);
+  auto F = E.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_NE(F[0].Message.find("10000 times"), std::string::npos) << F[0].Message;
+}
+
+TEST(EventWindow, AWaitThatSpansWindowsStillNamesWhatItWaitedFor) {
+  // A 30 ms cudaDeviceSynchronize while 200 kernels run on non-blocking streams: the
+  // kernel that ended last is kept as context although the window filled many times.
+  Engine E;
+  EventWindow W(E, 32);
+  W.addStream({13, StreamFlag::NonBlocking, 0});
+  for (std::uint32_t I = 1; I <= 200; ++I) {
+    GpuWork K;
+    K.Correlation = 1000 + I;
+    K.Stream = 13;
+    K.Start = I * 150 * us;
+    K.End = K.Start + 140 * us;
+    K.Name = I == 200 ? "last_step" : "step";
+    W.addWork(K);
+  }
+  W.addCall({1, 1, "cudaDeviceSynchronize", 10 * us, 200 * 150 * us + 141 * us, 3});
+  W.flush();
+  auto F = E.findings();
+  ASSERT_EQ(F.size(), 0u);  // one explicit sync is not a finding...
+  ASSERT_EQ(E.aggregates().size(), 1u);  // ...but it was judged, with the right kernel
+  EXPECT_NE(E.aggregates().begin()->second.Example.find("kernel 'last_step'"), std::string::npos)
+      << E.aggregates().begin()->second.Example;
 }

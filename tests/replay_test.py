@@ -3,6 +3,10 @@
 `syncwatch replay` and checks the findings each recording's .expect file lists:
     <rule> <file basename>:<line>      a finding that must be there
     ! <file basename>:<line>           a line that must have no finding
+    !rule <rule>                       no finding of that rule at all
+    message <rule> <text>              a finding of that rule whose message has <text>
+Each recording is also replayed the way libsyncwatch.so meets it on a long run - through
+small bounded windows, GPU records arriving late - and must give the same findings.
 Usage: replay_test.py <syncwatch> <test_inputs/runtime>"""
 import json, os, subprocess, sys
 
@@ -12,22 +16,47 @@ if not recs:
     print("no recordings in", folder)
     sys.exit(1)
 failed = passed = 0
-for rec in recs:
-    p = subprocess.run([tool, "replay", "--format", "json", os.path.join(folder, rec)],
+
+def replay(rec, *extra):
+    p = subprocess.run([tool, "replay", "--format", "json", *extra, os.path.join(folder, rec)],
                        capture_output=True, text=True)
     if p.returncode not in (0, 1):
-        print(f"FAIL {rec}: replay exit {p.returncode}: {p.stderr}")
+        raise RuntimeError(f"replay {' '.join(extra)} exit {p.returncode}: {p.stderr}")
+    return json.loads(p.stdout)["findings"]
+
+
+def summary(findings):
+    return sorted((f["rule"], f["location"]["file"], f["location"]["line"], dict(f["evidence"])["count"])
+                  for f in findings)
+
+
+for rec in recs:
+    try:
+        findings = replay(rec)
+        for window, lag in (("16", "5"), ("256", "10"), ("1024", "20")):
+            windowed = replay(rec, "--window", window, "--lag-ms", lag)
+            ok = summary(windowed) == summary(findings)
+            print(("ok  " if ok else "FAIL") + f" {rec}: same findings through {window}-event windows, records {lag} ms late")
+            if not ok:
+                print("   whole:   ", summary(findings), "\n   windowed:", summary(windowed))
+            passed += ok
+            failed += not ok
+    except RuntimeError as e:
+        print(f"FAIL {rec}: {e}")
         failed += 1
         continue
     found = {(f["rule"], os.path.basename(f["location"]["file"]), f["location"]["line"])
-             for f in json.loads(p.stdout)["findings"]}
+             for f in findings}
     at = {(b, l) for _, b, l in found}
     with open(os.path.join(folder, rec[:-6] + ".expect")) as fh:
         for line in fh:
             line = line.split("#")[0].strip()
             if not line:
                 continue
-            if line.startswith("!rule"):
+            if line.startswith("message "):
+                _, rule, text = line.split(None, 2)
+                ok = any(f["rule"] == rule and text in f["message"] for f in findings)
+            elif line.startswith("!rule"):
                 rule = line.split()[1]
                 ok = all(r != rule for r, _, _ in found)
             elif line.startswith("!"):

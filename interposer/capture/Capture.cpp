@@ -23,6 +23,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <mutex>
 
 namespace syncwatch::runtime {
 namespace {
@@ -46,16 +47,35 @@ thread_local ThreadState Thread;
 using StreamGetFlagsFn = int (*)(const void *, unsigned *);
 StreamGetFlagsFn StreamGetFlags = nullptr;
 
+// The stream a runtime launch goes to, or nullptr when the call is no plain launch.
+bool launchStream(CUpti_CallbackId Id, const CUpti_CallbackData *Cb, const void **Stream) {
+  switch (Id) {
+  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
+    const auto *P = static_cast<const cudaLaunchKernel_v7000_params *>(Cb->functionParams);
+    *Stream = P ? P->stream : nullptr;
+    return P != nullptr;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+    const auto *P = static_cast<const cudaLaunchKernelExC_v11060_params *>(Cb->functionParams);
+    if (!P || !P->config)
+      return false;
+    *Stream = P->config->stream;
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
 // A launch onto a non-blocking stream can neither be held by the legacy stream nor make the
 // host wait, so it is not recorded: launch-bound programs then pay no stack capture for
 // their launches (measured in tests/gpu/run_gpu_tests.sh's overhead benchmark).
 bool launchCannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
-  if (Domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
-      (Id != CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 &&
-       Id != CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000) || !StreamGetFlags)
+  const void *S = nullptr;
+  if (Domain != CUPTI_CB_DOMAIN_RUNTIME_API || !StreamGetFlags || !launchStream(Id, Cb, &S))
     return false;
-  const auto *P = static_cast<const cudaLaunchKernel_v7000_params *>(Cb->functionParams);
-  const void *S = P ? P->stream : nullptr;
   auto Handle = reinterpret_cast<std::uintptr_t>(S);
   if (Handle <= 2) // 0 or cudaStreamLegacy, or cudaStreamPerThread: these can serialize
     return false;
@@ -68,6 +88,31 @@ bool launchCannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const 
   return It->second;
 }
 
+// Kernel activity records are what a CUPTI tool pays most for on launch-bound programs
+// (shared/facts/gpu-truth-table.md: +2.8 us per launch). The engine needs them for two
+// things only: serialization (work on the legacy or a blocking stream held by another
+// stream) and naming the kernel a slow call waited for. So in the default `auto` mode they
+// are turned on at the first launch that could serialize (legacy, per-thread or blocking
+// stream; any launch syncwatch cannot classify, such as a driver-API launch) and at the
+// first call that stalled the host; a program that only launches onto non-blocking streams
+// and never stalls pays for none. Enabling happens at the launch's entry, before its
+// kernel exists, so every kernel that can take part in a serialization is traced.
+KernelTrace KernelMode = KernelTrace::Auto;
+std::atomic<bool> KernelsOn{false};
+
+void traceKernels() {
+  if (!KernelsOn.load(std::memory_order_relaxed) && !KernelsOn.exchange(true))
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
+bool isLaunch(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  const std::vector<std::string_view> &Names = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? RuntimeNames : DriverNames;
+  if (Id >= Names.size() || Names[Id].empty())
+    return false;
+  const ApiInfo *Api = findApi(Names[Id]);
+  return Api && Api->Family == ApiFamily::Launch;
+}
+
 std::uint64_t threadId() { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
@@ -78,6 +123,8 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     Thread.Skip = launchCannotMatter(Domain, Id, Cb);
     if (Thread.Skip)
       return;
+    if (KernelMode == KernelTrace::Auto && isLaunch(Domain, Id))
+      traceKernels();
     captureStack(Thread.Stack);
     cuptiGetTimestamp(&Thread.Enter);
     return;
@@ -93,6 +140,8 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   C.Api = Id < Names.size() && !Names[Id].empty() ? Names[Id] : internApiName(Cb->functionName);
   C.Enter = Thread.Enter;
   C.Exit = Exit;
+  if (KernelMode == KernelTrace::Auto && C.duration() >= TheRecorder->config().ThresholdNs)
+    traceKernels();
   TheRecorder->addCall(std::move(C), Thread.Stack);
 }
 
@@ -100,7 +149,12 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
 // CUPTI tool pays, which the overhead benchmark compares syncwatch against.
 void CUPTIAPI onApiFloor(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
 
-constexpr std::size_t BufferSize = 8 << 20;
+// Records reach the engine only when CUPTI hands a buffer back, and the engine can pair a
+// record with its call only while that call is still in its window (EventWindow carries
+// the newest quarter of it). Small buffers and a periodic flush keep that delay to a few
+// thousand records or FlushPeriodMs, far inside SYNCWATCH_WINDOW's default 65536 events.
+constexpr std::size_t BufferSize = 1 << 20;
+constexpr std::uint32_t FlushPeriodMs = 100;
 
 void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size, size_t *MaxRecords) {
   *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, BufferSize));
@@ -118,6 +172,18 @@ std::string demangle(const char *Name) {
   return Paren == std::string::npos ? S : S.substr(0, Paren);
 }
 
+// CUPTI shares one name string among all records of the same kernel, so a kernel is
+// demangled once, not once per launch.
+const std::string &kernelName(const char *Mangled) {
+  static std::mutex M;
+  static std::unordered_map<const char *, std::string> Names;
+  std::lock_guard<std::mutex> L(M);
+  auto It = Names.find(Mangled);
+  if (It == Names.end())
+    It = Names.emplace(Mangled, demangle(Mangled)).first;
+  return It->second;
+}
+
 StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
   switch (F) {
   case CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL: return StreamFlag::Legacy;
@@ -129,6 +195,7 @@ StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
 
 void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {
   CUpti_Activity *Record = nullptr;
+  std::vector<GpuWork> Work;  // handed over under one lock per buffer, not one per record
   while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS) {
     switch (Record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -145,7 +212,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.Src = static_cast<MemoryKind>(R->srcKind <= 3 ? R->srcKind : 0);
       W.Dst = static_cast<MemoryKind>(R->dstKind <= 3 ? R->dstKind : 0);
       W.Async = (R->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-      TheRecorder->addWork(W);
+      Work.push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -157,7 +224,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.Start = R->start;
       W.End = R->end;
       W.Bytes = R->bytes;
-      TheRecorder->addWork(W);
+      Work.push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -169,8 +236,8 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.Stream = R->streamId;
       W.Start = R->start;
       W.End = R->end;
-      W.Name = demangle(R->name);
-      TheRecorder->addWork(W);
+      W.Name = kernelName(R->name);
+      Work.push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_STREAM: {
@@ -182,6 +249,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       break;
     }
   }
+  TheRecorder->addWork(std::move(Work));
   std::free(Buffer);
 }
 
@@ -260,11 +328,13 @@ void start() {
   void *Driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   StreamGetFlags = reinterpret_cast<StreamGetFlagsFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuStreamGetFlags"));
   cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  cuptiActivityFlushPeriod(FlushPeriodMs);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
-  if (Cfg.Kernels)
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  KernelMode = Cfg.Kernels;
+  if (KernelMode == KernelTrace::Always)
+    traceKernels();
   std::atexit([] { finishOnce("at exit"); });
   installSignalHandlers();
 }

@@ -19,7 +19,7 @@ std::string formatDuration(std::uint64_t Ns) {
   return Buf;
 }
 
-void Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause) {
+SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause) {
   SiteAggregate &A = Aggregates[{Rule, Call.Site}];
   A.Rule = Rule;
   A.Site = Call.Site;
@@ -30,6 +30,7 @@ void Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const 
     A.MaxNs = Cost;
     A.Example = Cause;
   }
+  return A;
 }
 
 static std::string streamName(std::uint32_t Id, const std::map<std::uint32_t, StreamInfo> &Streams) {
@@ -60,17 +61,30 @@ static std::string causeOf(const ApiInfo &Api) {
 }
 
 struct Engine::WindowIndex {
-  std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;
+  std::size_t InScope;        // W.Calls[0, InScope) are judged in this window
+  std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;  // in-scope calls only
   std::vector<const GpuWork *> ByEnd, ByStart;
-  explicit WindowIndex(const EventLog &W) {
-    for (const ApiCall &C : W.Calls)
-      ByCorrelation[C.Correlation] = &C;
+  std::vector<const ApiCall *> NextOnThread;  // per call: the same thread's next call
+  WindowIndex(const EventLog &W, std::size_t Scope) : InScope(std::min(Scope, W.Calls.size())) {
+    for (std::size_t I = 0; I < InScope; ++I)
+      ByCorrelation[W.Calls[I].Correlation] = &W.Calls[I];
     for (const GpuWork &G : W.Work)
       ByEnd.push_back(&G);
     ByStart = ByEnd;
     std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
     std::sort(ByStart.begin(), ByStart.end(), [](const GpuWork *A, const GpuWork *B) { return A->Start < B->Start; });
+    // Calls arrive in the order they returned, and one thread's calls do not overlap.
+    NextOnThread.assign(W.Calls.size(), nullptr);
+    std::unordered_map<std::uint64_t, std::size_t> Last;
+    for (std::size_t I = 0; I < W.Calls.size(); ++I) {
+      auto [It, New] = Last.try_emplace(W.Calls[I].Thread, I);
+      if (!New) {
+        NextOnThread[It->second] = &W.Calls[I];
+        It->second = I;
+      }
+    }
   }
+  const ApiCall *next(const EventLog &W, const ApiCall &C) const { return NextOnThread[&C - W.Calls.data()]; }
 };
 
 static bool isDeviceWide(const ApiInfo &Api) {
@@ -91,7 +105,8 @@ static bool runningAcross(const std::vector<const GpuWork *> &ByStart, std::uint
 void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
   // Work sorted by end time: what ended inside a call's window is a binary search away.
   const std::vector<const GpuWork *> &ByEnd = I.ByEnd;
-  for (const ApiCall &C : W.Calls) {
+  for (std::size_t N = 0; N < I.InScope; ++N) {
+    const ApiCall &C = W.Calls[N];
     if (C.duration() < Config.HostWaitThresholdNs)
       continue;
     const ApiInfo *Api = findApi(C.Api);
@@ -136,7 +151,13 @@ void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {
                         G.describe() + " with " +
                         (G.Src == MemoryKind::Pageable ? "a pageable source" : "a pageable destination") +
                         " on " + streamName(G.Stream, Streams);
-    record(RuleId::PageableAsyncCopy, C, C.duration(), Cause);
+    SiteAggregate &A = record(RuleId::PageableAsyncCopy, C, C.duration(), Cause);
+    const ApiCall *Next = I.next(W, C);
+    const ApiInfo *NextApi = Next ? findApi(Next->Api) : nullptr;
+    if (NextApi && isExplicitSync(*NextApi) && Next->Enter < C.Exit + Config.WaitSlackNs) {
+      ++A.FollowedBySync;
+      A.SyncApi = std::string(Next->Api);
+    }
   }
 }
 
@@ -185,13 +206,13 @@ void Engine::serialization(const EventLog &W, const WindowIndex &I) {
   }
 }
 
-void Engine::consume(const EventLog &Window) {
+void Engine::consume(const EventLog &Window, std::size_t InScope) {
   for (const StreamInfo &S : Window.Streams)
     Streams[S.Stream] = S;
   for (const auto &[Id, F] : Window.Sites)
     Sites[Id] = F;
-  CallsSeen += Window.Calls.size();
-  WindowIndex Index(Window);
+  WindowIndex Index(Window, InScope);
+  CallsSeen += Index.InScope;
   hostWaits(Window, Index);
   pageableCopies(Window, Index);
   serialization(Window, Index);
@@ -219,6 +240,9 @@ std::vector<Finding> Engine::findings() const {
     std::string Times = A->Count == 1 ? "once" : std::to_string(A->Count) + " times";
     F.Message = "'" + A->Api + "' cost " + formatDuration(A->TotalNs) + " over " + Times +
                 " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
+    if (A->FollowedBySync)
+      F.Message += "; " + (A->FollowedBySync == A->Count ? std::string("each") : std::to_string(A->FollowedBySync)) +
+                   " followed at once by '" + A->SyncApi + "' on the same thread (a blocking copy in two calls)";
     if (const ApiInfo *Api = findApi(A->Api))
       F.Message += "; " + std::string(Api->Fix);
     auto Site = Sites.find(A->Site);
@@ -228,6 +252,8 @@ std::vector<Finding> Engine::findings() const {
                   {"maxMs", std::to_string(A->MaxNs / 1e6)},
                   {"example", A->Example},
                   {"function", Site != Sites.end() ? Site->second.Function : ""}};
+    if (A->FollowedBySync)
+      F.Evidence.push_back({"followedBySync", std::to_string(A->FollowedBySync) + " x " + A->SyncApi});
     Out.push_back(std::move(F));
   }
   return Out;

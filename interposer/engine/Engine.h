@@ -8,6 +8,7 @@
 
 #include "syncwatch/finding.h"
 
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -32,14 +33,20 @@ struct SiteAggregate {
   std::string Api;
   std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
   std::string Example;   // the cause of the longest occurrence
+  // Copies that the same thread followed at once with a synchronization (PyTorch's
+  // blocking .to("cpu"): a cudaMemcpyAsync then a cudaStreamSynchronize).
+  std::uint64_t FollowedBySync = 0;
+  std::string SyncApi;
 };
 
 class Engine {
 public:
   explicit Engine(EngineConfig Config = {}) : Config(Config) {}
 
-  // Analyzes a window of events. Call sites and stream flags accumulate across windows.
-  void consume(const EventLog &Window);
+  // Analyzes a window of events. Only the first InScope calls are judged (and the GPU
+  // work they issued); the rest of the window is context that will be judged with the
+  // next window (see EventWindow). Call sites and stream flags accumulate across windows.
+  void consume(const EventLog &Window, std::size_t InScope = SIZE_MAX);
 
   // Findings aggregated per (rule, call site), longest total first. Explicit
   // synchronizations are reported only when a site waited more than once (in a loop).
@@ -50,7 +57,7 @@ public:
   std::uint64_t callsSeen() const { return CallsSeen; }
 
 private:
-  void record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause);
+  SiteAggregate &record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause);
   struct WindowIndex;  // one window's lookups, built once per window in consume()
   void hostWaits(const EventLog &W, const WindowIndex &I);
   void pageableCopies(const EventLog &W, const WindowIndex &I);

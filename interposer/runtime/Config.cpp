@@ -39,6 +39,21 @@ std::uint64_t parsePositive(const char *Name, std::uint64_t Default, double Scal
   return static_cast<std::uint64_t>(D * Scale);
 }
 
+KernelTrace parseKernelTrace(const char *Name, KernelTrace Default, std::string &Messages) {
+  const char *V = env(Name);
+  if (!V)
+    return Default;
+  std::string_view S(V);
+  if (S == "auto")
+    return KernelTrace::Auto;
+  if (S == "1" || S == "on" || S == "always")
+    return KernelTrace::Always;
+  if (S == "0" || S == "off" || S == "never")
+    return KernelTrace::Off;
+  Messages += std::string("syncwatch: ") + Name + "='" + V + "' is not auto, 1 or 0; using auto\n";
+  return Default;
+}
+
 } // namespace
 
 Config readConfig(std::string &Messages) {
@@ -47,7 +62,7 @@ Config readConfig(std::string &Messages) {
     C.OutDir = Out;
   C.ThresholdNs = parsePositive("SYNCWATCH_THRESHOLD_MS", C.ThresholdNs, 1e6, Messages);
   C.Record = parseBool("SYNCWATCH_RECORD", C.Record, Messages);
-  C.Kernels = parseBool("SYNCWATCH_KERNELS", C.Kernels, Messages);
+  C.Kernels = parseKernelTrace("SYNCWATCH_KERNELS", C.Kernels, Messages);
   C.Quiet = parseBool("SYNCWATCH_QUIET", C.Quiet, Messages);
   C.WindowEvents = parsePositive("SYNCWATCH_WINDOW", C.WindowEvents, 1, Messages);
   return C;

@@ -7,11 +7,14 @@
 
 namespace syncwatch::runtime {
 
+// SYNCWATCH_KERNELS: when kernel activity records are collected (see Capture.cpp).
+enum class KernelTrace { Off, Auto, Always };
+
 struct Config {
   std::string OutDir;                 // SYNCWATCH_OUT: where JSON/SARIF (and recordings) go
   std::uint64_t ThresholdNs = 1'000'000;  // SYNCWATCH_THRESHOLD_MS (default 1)
   bool Record = false;                // SYNCWATCH_RECORD=1: also write the raw event stream
-  bool Kernels = true;                // SYNCWATCH_KERNELS=0: no kernel activity (cheaper; no serialization findings)
+  KernelTrace Kernels = KernelTrace::Auto;  // SYNCWATCH_KERNELS=auto|1|0
   std::size_t WindowEvents = 65536;  // SYNCWATCH_WINDOW: events kept before analysis
   bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
 };

@@ -11,41 +11,32 @@
 
 namespace syncwatch::runtime {
 
-Recorder::Recorder(const Config &C) : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}) {}
+Recorder::Recorder(const Config &C)
+    : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, C.WindowEvents) {}
 
+// SYNCWATCH_RECORD=1 keeps every event as it arrives (unbounded by design: a recording is
+// for short reproductions); the analysis itself only ever holds one window.
 void Recorder::addCall(ApiCall Call, const RawStack &Stack) {
   std::lock_guard<std::mutex> L(M);
   Call.Site = Sites.intern(Stack);
-  Window.Calls.push_back(std::move(Call));
-  if (Window.Calls.size() + Window.Work.size() > Cfg.WindowEvents)
-    analyzeWindowLocked();
+  if (Cfg.Record)
+    Recorded.Calls.push_back(Call);
+  Window.addCall(std::move(Call));
 }
 
-void Recorder::addWork(const GpuWork &W) {
+void Recorder::addWork(std::vector<GpuWork> Work) {
   std::lock_guard<std::mutex> L(M);
-  Window.Work.push_back(W);
+  if (Cfg.Record)
+    Recorded.Work.insert(Recorded.Work.end(), Work.begin(), Work.end());
+  for (GpuWork &W : Work)
+    Window.addWork(std::move(W));
 }
 
 void Recorder::addStream(const StreamInfo &S) {
   std::lock_guard<std::mutex> L(M);
-  Window.Streams.push_back(S);
-}
-
-// Bounded memory: a full window is analyzed and dropped; only aggregates stay. Activity
-// records arrive after their API calls (CUPTI flushes buffers later), so a pair split by a
-// window boundary is missed - one event in SYNCWATCH_WINDOW, documented in docs/runtime.md.
-void Recorder::analyzeWindowLocked() {
-  Analysis.consume(Window);
-  keepForRecordingLocked();
-  Window = EventLog{};
-}
-
-void Recorder::keepForRecordingLocked() {
-  if (!Cfg.Record)
-    return;
-  Recorded.Streams.insert(Recorded.Streams.end(), Window.Streams.begin(), Window.Streams.end());
-  Recorded.Calls.insert(Recorded.Calls.end(), Window.Calls.begin(), Window.Calls.end());
-  Recorded.Work.insert(Recorded.Work.end(), Window.Work.begin(), Window.Work.end());
+  if (Cfg.Record)
+    Recorded.Streams.push_back(S);
+  Window.addStream(S);
 }
 
 static bool writable(const std::string &Dir) {
@@ -58,8 +49,7 @@ void Recorder::finish(const char *Why) {
   if (Finished)
     return;
   Finished = true;
-  Analysis.consume(Window);
-  keepForRecordingLocked();
+  Window.flush();
   // Symbolize only the sites that made a finding (and all, when recording).
   EventLog SiteNames;
   for (const auto &[Key, A] : Analysis.aggregates())

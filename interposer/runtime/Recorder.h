@@ -4,6 +4,7 @@
 
 #include "../capture/CallSites.h"
 #include "../engine/Engine.h"
+#include "../engine/EventWindow.h"
 #include "Config.h"
 
 #include <mutex>
@@ -16,7 +17,7 @@ public:
   explicit Recorder(const Config &C);
 
   void addCall(ApiCall Call, const RawStack &Stack);
-  void addWork(const GpuWork &W);
+  void addWork(std::vector<GpuWork> Work);
   void addStream(const StreamInfo &S);
 
   // Runs the engine on what is buffered, writes the reports; once.
@@ -24,14 +25,12 @@ public:
   const Config &config() const { return Cfg; }
 
 private:
-  void analyzeWindowLocked();   // engine.consume + keep the raw events only if recording
-  void keepForRecordingLocked();
   Config Cfg;
   std::mutex M;
-  EventLog Window;
   EventLog Recorded;            // all events, only with SYNCWATCH_RECORD=1
   SiteTable Sites;
   Engine Analysis;
+  EventWindow Window;           // bounded: analyzed as it fills
   bool Finished = false;
 };
 

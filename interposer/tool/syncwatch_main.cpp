@@ -2,9 +2,12 @@
 //   syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...
 //       runs cmd with libsyncwatch.so preloaded; returns cmd's exit code; prints where the
 //       report went
-//   syncwatch replay [--format text|json|sarif] [--threshold-ms N] FILE.swrec
-//       runs the engine on a recorded event stream, offline (no GPU needed)
+//   syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]] FILE.swrec
+//       runs the engine on a recorded event stream, offline (no GPU needed); with --window,
+//       feeds it the way libsyncwatch.so does - through a bounded window, GPU records
+//       arriving L ms after their work ended (CUPTI's buffering) - to test the windowing
 #include "../engine/Engine.h"
+#include "../engine/EventWindow.h"
 
 #include "syncwatch/report.h"
 
@@ -27,7 +30,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...\n"
-               "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] FILE.swrec\n";
+               "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]] FILE.swrec\n";
   return 2;
 }
 
@@ -41,14 +44,50 @@ std::string selfDir() {
   return P.substr(0, P.rfind('/'));
 }
 
+// Feeds a recording in the order libsyncwatch.so would have seen it: a call when it
+// returned, a GPU record LagNs after its work ended.
+void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, std::uint64_t LagNs,
+                         std::uint64_t WaitSlackNs) {
+  EventWindow W(E, Capacity, WaitSlackNs);
+  for (const StreamInfo &S : Log.Streams)
+    W.addStream(S);
+  struct Arrival {
+    std::uint64_t At;
+    const ApiCall *Call;
+    const GpuWork *Work;
+  };
+  std::vector<Arrival> Order;
+  for (const ApiCall &C : Log.Calls)
+    Order.push_back({C.Exit, &C, nullptr});
+  for (const GpuWork &G : Log.Work)
+    Order.push_back({G.End + LagNs, nullptr, &G});
+  std::stable_sort(Order.begin(), Order.end(), [](const Arrival &A, const Arrival &B) { return A.At < B.At; });
+  for (const Arrival &A : Order) {
+    if (A.Call)
+      W.addCall(*A.Call);
+    else
+      W.addWork(*A.Work);
+  }
+  EventLog Sites;
+  Sites.Sites = Log.Sites;
+  W.flush();
+  E.consume(Sites);
+}
+
 int replay(const std::vector<std::string> &Args) {
   std::string Format = "text", File;
   EngineConfig Cfg;
+  std::size_t Window = 0;
+  std::uint64_t LagNs = 0;
   for (std::size_t I = 0; I < Args.size(); ++I) {
     if (Args[I] == "--format" && I + 1 < Args.size())
       Format = Args[++I];
     else if (Args[I] == "--threshold-ms" && I + 1 < Args.size())
       Cfg.HostWaitThresholdNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
+    else if (Args[I] == "--window" && I + 1 < Args.size())
+      Window = std::strtoull(Args[++I].c_str(), nullptr, 10);
+    else if (Args[I] == "--lag-ms" && I + 1 < Args.size())
+      LagNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
     else if (File.empty())
       File = Args[I];
     else
@@ -67,7 +106,10 @@ int replay(const std::vector<std::string> &Args) {
     return 2;
   }
   Engine E(Cfg);
-  E.consume(P.Log);
+  if (Window)
+    replayThroughWindow(P.Log, E, Window, LagNs, Cfg.WaitSlackNs);
+  else
+    E.consume(P.Log);
   Report R;
   R.ToolName = "syncwatch replay";
   R.Findings = E.findings();

@@ -1,0 +1,37 @@
+// Bounded memory for long runs: events are buffered in a window that is analyzed when it
+// fills, and only the engine's per-site aggregates outlive it.
+//
+// CUPTI hands over activity records (copies, kernels) in buffers, long after the API call
+// that issued them returned: a call and its records can land in different windows. So a
+// full window is analyzed only up to its middle: the older half of the calls is in scope,
+// the newer half is carried into the next window, together with the GPU work that could
+// still matter to them (their own records, and work that ended while they ran). A record
+// whose call was analyzed more than half a window earlier is lost; tests/replay_test.py
+// replays recordings through small windows and late delivery to show the counts hold.
+#pragma once
+
+#include "Engine.h"
+
+namespace syncwatch::runtime {
+
+class EventWindow {
+public:
+  EventWindow(Engine &E, std::size_t Capacity, std::uint64_t WaitSlackNs = EngineConfig().WaitSlackNs)
+      : Analysis(E), Capacity(Capacity < 16 ? 16 : Capacity), WaitSlackNs(WaitSlackNs) {}
+
+  void addCall(ApiCall C);
+  void addWork(GpuWork W);
+  void addStream(const StreamInfo &S);
+  // Analyzes everything still buffered (at exit).
+  void flush();
+  std::size_t buffered() const { return Pending.Calls.size() + Pending.Work.size(); }
+
+private:
+  void analyzeOlderHalf();
+  Engine &Analysis;
+  std::size_t Capacity;
+  std::uint64_t WaitSlackNs;
+  EventLog Pending;
+};
+
+} // namespace syncwatch::runtime
