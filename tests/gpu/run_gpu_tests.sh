@@ -58,19 +58,6 @@ for nb in true false; do
 done
 [ "$quick" = "--quick" ] && exit $fail
 
-log "overhead: launch-bound loop, plain / CUPTI floor / syncwatch, interleaved"
-for rep in 1 2 3; do
-  echo "plain $("$build/launch_bound" 250000)"
-  echo "floor $(SYNCWATCH_FLOOR=1 LD_PRELOAD=$lib "$build/launch_bound" 250000)"
-  echo "syncwatch $(SYNCWATCH_QUIET=1 LD_PRELOAD=$lib "$build/launch_bound" 250000)"
-  echo "syncwatch-nokernels $(SYNCWATCH_KERNELS=0 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib "$build/launch_bound" 250000)"
-done
-log "overhead: seed PyTorch scenario wall time"
-for rep in 1 2 3; do
-  for mode in plain floor syncwatch; do
-    case $mode in plain) env=();; floor) env=(SYNCWATCH_FLOOR=1 LD_PRELOAD=$lib);; syncwatch) env=(SYNCWATCH_QUIET=1 LD_PRELOAD=$lib);; esac
-    t0=$(date +%s.%N); env "${env[@]}" python3 "$here/seed_streams.py" true >/dev/null 2>&1; t1=$(date +%s.%N)
-    echo "$mode $(python3 -c "print(round($t1 - $t0, 3))")"
-  done
-done
+log "overhead benchmark (bench/runtime_overhead.sh)"
+"$root/bench/runtime_overhead.sh" "$build" 5
 exit $fail

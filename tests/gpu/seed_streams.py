@@ -1,9 +1,17 @@
 """The seed's PyTorch scenario (shared/seed/cuda-streams-puzzler.txt): matmuls on one stream,
-DtoH copies on a second, HtoD copies on a third. Usage: seed_streams.py true|false"""
+DtoH copies on a second, HtoD copies on a third.
+Usage: seed_streams.py true|false [REPEATS]
+With REPEATS, the scenario runs once to warm up and then REPEATS times, and the median
+time of one run is printed (the overhead benchmark's end-to-end figure, free of Python's
+and CUDA's start-up time)."""
+import statistics
 import sys
+import time
+
 import torch
 
 non_blocking = sys.argv[1] == "true"
+repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 cuda, cpu = torch.device("cuda"), torch.device("cpu")
 first, second, third = torch.cuda.Stream(), torch.cuda.Stream(), torch.cuda.Stream()
 n = 200
@@ -25,4 +33,12 @@ def streams():
 
 streams()
 torch.cuda.synchronize()
+if repeats:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        streams()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    print(f"streams_ms {statistics.median(times):.2f}")
 print("seed scenario done, non_blocking =", non_blocking)

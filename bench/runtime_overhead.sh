@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runtime overhead benchmark (run on a GPU machine; not a timed test). Runs, interleaved in
+# one session so that machine noise hits every mode alike:
+#   plain      the program alone
+#   floor      libsyncwatch.so with SYNCWATCH_FLOOR=1: CUPTI subscribed, callbacks that do
+#              nothing - the floor any CUPTI tool pays
+#   syncwatch  libsyncwatch.so as users run it (kernel activity on demand: SYNCWATCH_KERNELS=auto)
+#   sw-kernels libsyncwatch.so tracing every kernel (SYNCWATCH_KERNELS=1)
+# on (1) a launch-bound loop (tests/gpu/launch_bound.cu: a tiny kernel per iteration and a
+# pinned 64-byte cudaMemcpyAsync every 4th, over 4 non-blocking streams), (2) the seed's
+# PyTorch scenario timed inside the process, and (3) 10 million CUDA calls for peak RSS.
+# Prints medians, added ns per iteration and the ratios the issue's targets are stated in.
+# Usage: bench/runtime_overhead.sh BUILD_DIR [REPS]   (BUILD_DIR has libsyncwatch.so and launch_bound)
+set -uo pipefail
+build=$1; reps=${2:-5}; here=$(cd "$(dirname "$0")" && pwd); root=$here/..
+lib=$build/interposer/libsyncwatch.so; prog=$build/launch_bound
+log=$(mktemp)
+mode_env() {
+  case $1 in
+    plain) echo "";;
+    floor) echo "SYNCWATCH_FLOOR=1 LD_PRELOAD=$lib";;
+    syncwatch) echo "SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
+    sw-kernels) echo "SYNCWATCH_KERNELS=1 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
+  esac
+}
+modes="plain floor syncwatch sw-kernels"
+for rep in $(seq "$reps"); do
+  for m in $modes; do
+    echo "launch $m $(env $(mode_env $m) "$prog" 250000)" >>"$log"
+  done
+done
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  for rep in $(seq 3); do
+    for m in $modes; do
+      echo "seed $m $(env $(mode_env $m) python3 "$root/tests/gpu/seed_streams.py" true 5 2>/dev/null | grep streams_ms)" >>"$log"
+    done
+  done
+fi
+# 8M iterations = 8M launches + 2M copies = 10M CUDA calls.
+for m in plain syncwatch; do
+  echo "rss10M $m $(env $(mode_env $m) "$prog" 8000000)" >>"$log"
+done
+python3 - "$log" <<'PY'
+import statistics, sys, collections
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 4:
+        rows[(f[0], f[1])].append(f[2:])
+def med(kind, mode, key):
+    vals = [float(r[r.index(key) + 1]) for r in rows.get((kind, mode), []) if key in r]
+    return statistics.median(vals) if vals else None, vals
+print("launch-bound loop, ns per iteration (median of %d interleaved runs):" % len(rows[("launch", "plain")]))
+base = med("launch", "plain", "ns_per_iter")[0]
+floor = med("launch", "floor", "ns_per_iter")[0]
+for m in ("plain", "floor", "syncwatch", "sw-kernels"):
+    v, all_ = med("launch", m, "ns_per_iter")
+    if v is None: continue
+    extra = ""
+    if m != "plain":
+        extra = f"  added {v - base:7.1f} ns  total/floor {v / floor:.3f}"
+        if m != "floor" and floor > base:
+            extra += f"  added/floor-added {(v - base) / (floor - base):.2f}"
+    print(f"  {m:11s} {v:8.1f}  runs {', '.join('%.0f' % x for x in all_)}{extra}")
+if ("seed", "plain") in rows:
+    print("seed PyTorch scenario (non_blocking=True), ms per run inside the process (median of 3 x median of 5):")
+    sbase = med("seed", "plain", "streams_ms")[0]
+    for m in ("plain", "floor", "syncwatch", "sw-kernels"):
+        v, all_ = med("seed", m, "streams_ms")
+        if v is None: continue
+        print(f"  {m:11s} {v:8.2f}  runs {', '.join('%.1f' % x for x in all_)}  vs plain {100 * (v / sbase - 1):+.1f}%")
+print("10 million CUDA calls (8M launches + 2M copies): peak RSS")
+p = med("rss10M", "plain", "peak_rss_kb")[0]; s = med("rss10M", "syncwatch", "peak_rss_kb")[0]
+if p and s:
+    print(f"  plain {p / 1024:.1f} MiB, syncwatch {s / 1024:.1f} MiB: +{(s - p) / 1024:.1f} MiB (target <= 64 MiB)")
+    print(f"  ns/iter over the 10M calls: plain {med('rss10M', 'plain', 'ns_per_iter')[0]:.0f}, syncwatch {med('rss10M', 'syncwatch', 'ns_per_iter')[0]:.0f}")
+PY
