@@ -5,6 +5,7 @@
 // libsyncwatch.so starts here, from a constructor under LD_PRELOAD or from CUDA's injection
 // entry point (CUDA_INJECTION64_PATH -> InitializeInjection).
 #include "../runtime/Recorder.h"
+#include "CallFilter.h"
 
 #include "syncwatch/catalogue.h"
 
@@ -31,62 +32,22 @@ namespace {
 Recorder *TheRecorder = nullptr;
 std::atomic<bool> Started{false};
 
-// The catalogue name of each callback id, "" for ids syncwatch does not enable.
-std::vector<std::string_view> RuntimeNames, DriverNames;
+// What syncwatch knows of each callback id; empty names for ids it does not enable.
+std::vector<CallbackInfo> RuntimeIds, DriverIds;
+
+const CallbackInfo &infoOf(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  static const CallbackInfo None;
+  const std::vector<CallbackInfo> &Ids = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? RuntimeIds : DriverIds;
+  return Id < Ids.size() ? Ids[Id] : None;
+}
 
 struct ThreadState {
   int Depth = 0;                 // a driver call inside a runtime call is not a second call
   bool Skip = false;             // this call cannot matter: not recorded at all
   std::uint64_t Enter = 0;
   RawStack Stack;
-  // Stream handle -> created non-blocking? (cuStreamGetFlags, asked once per stream)
-  std::unordered_map<const void *, bool> NonBlocking;
 };
 thread_local ThreadState Thread;
-
-using StreamGetFlagsFn = int (*)(const void *, unsigned *);
-StreamGetFlagsFn StreamGetFlags = nullptr;
-
-// The stream a runtime launch goes to, or nullptr when the call is no plain launch.
-bool launchStream(CUpti_CallbackId Id, const CUpti_CallbackData *Cb, const void **Stream) {
-  switch (Id) {
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
-    const auto *P = static_cast<const cudaLaunchKernel_v7000_params *>(Cb->functionParams);
-    *Stream = P ? P->stream : nullptr;
-    return P != nullptr;
-  }
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
-    const auto *P = static_cast<const cudaLaunchKernelExC_v11060_params *>(Cb->functionParams);
-    if (!P || !P->config)
-      return false;
-    *Stream = P->config->stream;
-    return true;
-  }
-  default:
-    return false;
-  }
-}
-
-// A launch onto a non-blocking stream can neither be held by the legacy stream nor make the
-// host wait, so it is not recorded: launch-bound programs then pay no stack capture for
-// their launches (measured in tests/gpu/run_gpu_tests.sh's overhead benchmark).
-bool launchCannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
-  const void *S = nullptr;
-  if (Domain != CUPTI_CB_DOMAIN_RUNTIME_API || !StreamGetFlags || !launchStream(Id, Cb, &S))
-    return false;
-  auto Handle = reinterpret_cast<std::uintptr_t>(S);
-  if (Handle <= 2) // 0 or cudaStreamLegacy, or cudaStreamPerThread: these can serialize
-    return false;
-  auto It = Thread.NonBlocking.find(S);
-  if (It == Thread.NonBlocking.end()) {
-    unsigned Flags = 0;
-    bool NB = StreamGetFlags(S, &Flags) == 0 && (Flags & kNonBlockingStreamFlag);
-    It = Thread.NonBlocking.emplace(S, NB).first;
-  }
-  return It->second;
-}
 
 // Kernel activity records are what a CUPTI tool pays most for on launch-bound programs
 // (shared/facts/gpu-truth-table.md: +2.8 us per launch). The engine needs them for two
@@ -105,25 +66,23 @@ void traceKernels() {
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
-bool isLaunch(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
-  const std::vector<std::string_view> &Names = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? RuntimeNames : DriverNames;
-  if (Id >= Names.size() || Names[Id].empty())
-    return false;
-  const ApiInfo *Api = findApi(Names[Id]);
-  return Api && Api->Family == ApiFamily::Launch;
+std::uint64_t threadId() {
+  thread_local const std::uint64_t Tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+  return Tid;
 }
-
-std::uint64_t threadId() { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
   if (Cb->callbackSite == CUPTI_API_ENTER) {
     if (Thread.Depth++ > 0)
       return;
-    Thread.Skip = launchCannotMatter(Domain, Id, Cb);
+    const CallbackInfo &Info = infoOf(Domain, Id);
+    if (Info.ReleasesHostMemory)
+      hostMemoryReleased();
+    Thread.Skip = cannotMatter(Domain, Id, Cb);
     if (Thread.Skip)
       return;
-    if (KernelMode == KernelTrace::Auto && isLaunch(Domain, Id))
+    if (KernelMode == KernelTrace::Auto && Info.Launch)
       traceKernels();
     captureStack(Thread.Stack);
     cuptiGetTimestamp(&Thread.Enter);
@@ -133,14 +92,16 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     return;
   std::uint64_t Exit = 0;
   cuptiGetTimestamp(&Exit);
-  const std::vector<std::string_view> &Names = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? RuntimeNames : DriverNames;
+  const CallbackInfo &Info = infoOf(Domain, Id);
   ApiCall C;
   C.Correlation = Cb->correlationId;
   C.Thread = threadId();
-  C.Api = Id < Names.size() && !Names[Id].empty() ? Names[Id] : internApiName(Cb->functionName);
+  C.Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
   C.Enter = Thread.Enter;
   C.Exit = Exit;
-  if (KernelMode == KernelTrace::Auto && C.duration() >= TheRecorder->config().ThresholdNs)
+  // A slow cudaMallocHost or first cudaStreamCreate is busy on the host, not waiting for
+  // kernels: only calls that can wait turn kernel tracing on.
+  if (KernelMode == KernelTrace::Auto && Info.CanWait && C.duration() >= TheRecorder->config().ThresholdNs)
     traceKernels();
   TheRecorder->addCall(std::move(C), Thread.Stack);
 }
@@ -173,14 +134,15 @@ std::string demangle(const char *Name) {
 }
 
 // CUPTI shares one name string among all records of the same kernel, so a kernel is
-// demangled once, not once per launch.
+// demangled once, not once per launch. Never destroyed: the exit-time flush (an atexit
+// handler registered before this first use) runs after function-local statics are gone.
 const std::string &kernelName(const char *Mangled) {
-  static std::mutex M;
-  static std::unordered_map<const char *, std::string> Names;
-  std::lock_guard<std::mutex> L(M);
-  auto It = Names.find(Mangled);
-  if (It == Names.end())
-    It = Names.emplace(Mangled, demangle(Mangled)).first;
+  static auto *M = new std::mutex;
+  static auto *Names = new std::unordered_map<const char *, std::string>;
+  std::lock_guard<std::mutex> L(*M);
+  auto It = Names->find(Mangled);
+  if (It == Names->end())
+    It = Names->emplace(Mangled, demangle(Mangled)).first;
   return It->second;
 }
 
@@ -284,14 +246,17 @@ void installSignalHandlers() {
 }
 
 void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, CUpti_CallbackId Count,
-                      std::vector<std::string_view> &Names) {
-  Names.assign(Count, std::string_view());
+                      std::vector<CallbackInfo> &Ids) {
+  Ids.assign(Count, CallbackInfo());
   for (CUpti_CallbackId Id = 1; Id < Count; ++Id) {
     const char *Name = nullptr;
     if (cuptiGetCallbackName(Domain, Id, &Name) != CUPTI_SUCCESS || !Name)
       continue;
     if (const ApiInfo *Api = findApi(Name)) {
-      Names[Id] = Api->Name;
+      Ids[Id].Name = Api->Name;
+      Ids[Id].Launch = Api->Family == ApiFamily::Launch;
+      Ids[Id].ReleasesHostMemory = Api->Family == ApiFamily::HostFree || Api->Family == ApiFamily::HostUnregister;
+      Ids[Id].CanWait = Api->Measured != MeasuredSync::ReturnsAtOnce && !Ids[Id].Launch;
       cuptiEnableCallback(1, Sub, Domain, Id);
     }
   }
@@ -318,15 +283,14 @@ void start() {
               << "; the program runs without it\n";
     return;
   }
-  enableCatalogued(Sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, RuntimeNames);
-  enableCatalogued(Sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, DriverNames);
+  enableCatalogued(Sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, RuntimeIds);
+  enableCatalogued(Sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, DriverIds);
   if (Floor)
     return;
   TheRecorder = new Recorder(Cfg);
   // The driver is loaded by now (CUPTI needs it); looked up, not linked, so that
   // libsyncwatch.so loads on machines without a driver.
-  void *Driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  StreamGetFlags = reinterpret_cast<StreamGetFlagsFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuStreamGetFlags"));
+  bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
   cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
   cuptiActivityFlushPeriod(FlushPeriodMs);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);

@@ -240,9 +240,11 @@ std::vector<Finding> Engine::findings() const {
     std::string Times = A->Count == 1 ? "once" : std::to_string(A->Count) + " times";
     F.Message = "'" + A->Api + "' cost " + formatDuration(A->TotalNs) + " over " + Times +
                 " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
-    if (A->FollowedBySync)
-      F.Message += "; " + (A->FollowedBySync == A->Count ? std::string("each") : std::to_string(A->FollowedBySync)) +
-                   " followed at once by '" + A->SyncApi + "' on the same thread (a blocking copy in two calls)";
+    // Worth a word when it is the pattern (most copies), not when a final synchronize
+    // happened to follow the last copy of a loop.
+    if (A->FollowedBySync && 2 * A->FollowedBySync >= A->Count)
+      F.Message += "; " + std::string(A->Count == 1 ? "" : A->FollowedBySync == A->Count ? "each " : std::to_string(A->FollowedBySync) + " ") +
+                   "followed at once by '" + A->SyncApi + "' on the same thread (a blocking copy in two calls)";
     if (const ApiInfo *Api = findApi(A->Api))
       F.Message += "; " + std::string(Api->Fix);
     auto Site = Sites.find(A->Site);

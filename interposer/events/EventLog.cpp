@@ -23,10 +23,12 @@ std::string_view streamFlagName(StreamFlag F) {
 std::string_view internApiName(std::string_view Name) {
   if (const ApiInfo *A = findApi(Name))
     return A->Name;
-  static std::mutex M;
-  static std::set<std::string, std::less<>> Names;
-  std::lock_guard<std::mutex> L(M);
-  return *Names.emplace(Name).first;
+  // Never destroyed: capture may still name a call from its exit-time flush, after the
+  // C++ runtime has begun destroying statics.
+  static auto *M = new std::mutex;
+  static auto *Names = new std::set<std::string, std::less<>>;
+  std::lock_guard<std::mutex> L(*M);
+  return *Names->emplace(Name).first;
 }
 
 static std::string humanBytes(std::uint64_t B) {

@@ -75,6 +75,21 @@ void sync_in_loop(cudaStream_t s1, long long c) {
   }
 }
 
+// libsyncwatch skips pinned copies on non-blocking streams at entry (cheap); memory that
+// stops being pinned must be judged again.
+void unregistered_is_pageable_again(cudaStream_t s2) {
+  std::vector<char> host(kBig);
+  char *d;
+  CHECK(cudaMalloc(&d, kBig));
+  CHECK(cudaHostRegister(host.data(), kBig, cudaHostRegisterDefault));
+  CHECK(cudaMemcpyAsync(d, host.data(), kBig, cudaMemcpyHostToDevice, s2));  // row: registered, so pinned: silent
+  CHECK(cudaStreamSynchronize(s2));
+  CHECK(cudaHostUnregister(host.data()));
+  CHECK(cudaMemcpyAsync(d, host.data(), kBig, cudaMemcpyHostToDevice, s2));  // EXPECT pageable again after unregister
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFree(d));
+}
+
 int main() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
@@ -93,6 +108,7 @@ int main() {
   pinned_async_copies(s1, s2, c);
   legacy_behind_blocking(blocking, c);
   sync_in_loop(s1, c);
+  unregistered_is_pageable_again(s2);
   CHECK(cudaDeviceSynchronize());
   std::printf("probe done\n");
   return 0;
