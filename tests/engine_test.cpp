@@ -294,3 +294,29 @@ TEST(EventWindow, AWaitThatSpansWindowsStillNamesWhatItWaitedFor) {
   EXPECT_NE(E.aggregates().begin()->second.Example.find("kernel 'last_step'"), std::string::npos)
       << E.aggregates().begin()->second.Example;
 }
+
+TEST(Engine, AWaitBeforeKernelTracingBeganIsReportedSayingSo) {
+  // SYNCWATCH_KERNELS=auto: a program that only used non-blocking streams had no kernel
+  // traced when its first cudaFree waited 50 ms; tracing began as that call returned.
+  Stream S;
+  S.Log.KernelsTracedFrom = 50'010 * us;
+  S.call(1, "cudaFree", 10, 50'005, 1)
+      .call(2, "cudaMalloc", 50'100, 53'100, 2)          // slow, but it never waits: silent
+      .call(3, "cudaLaunchKernel", 60'000, 60'005, 3)
+      .kernel(3, 13, 60'006, 90'000)
+      .call(4, "cudaFree", 60'010, 90'002, 1);           // traced: names its kernel
+  auto F = S.run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-implicit-sync");
+  EXPECT_NE(F[0].Message.find("2 times"), std::string::npos) << F[0].Message;
+  std::stringstream Text;
+  writeEventLog(Text, S.Log);
+  EXPECT_NE(Text.str().find("T\t50010000\n"), std::string::npos);
+  ParseResult P = readEventLog(Text);
+  ASSERT_TRUE(P.Error.empty()) << P.Error;
+  EXPECT_EQ(P.Log.KernelsTracedFrom, 50'010 * us);
+  // With everything traced (no T record) an unexplained slow cudaFree is not blamed.
+  S.Log.KernelsTracedFrom.reset();
+  EXPECT_EQ(S.run().size(), 1u);
+  EXPECT_EQ(Stream().call(1, "cudaFree", 10, 50'005, 1).run().size(), 0u);
+}

@@ -62,8 +62,12 @@ KernelTrace KernelMode = KernelTrace::Auto;
 std::atomic<bool> KernelsOn{false};
 
 void traceKernels() {
-  if (!KernelsOn.load(std::memory_order_relaxed) && !KernelsOn.exchange(true))
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (KernelsOn.load(std::memory_order_relaxed) || KernelsOn.exchange(true))
+    return;
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  std::uint64_t Now = 0;
+  cuptiGetTimestamp(&Now);
+  TheRecorder->kernelsTracedFrom(Now);
 }
 
 std::uint64_t threadId() {
@@ -101,9 +105,10 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   C.Exit = Exit;
   // A slow cudaMallocHost or first cudaStreamCreate is busy on the host, not waiting for
   // kernels: only calls that can wait turn kernel tracing on.
-  if (KernelMode == KernelTrace::Auto && Info.CanWait && C.duration() >= TheRecorder->config().ThresholdNs)
-    traceKernels();
+  bool Stalled = KernelMode == KernelTrace::Auto && Info.CanWait && C.duration() >= TheRecorder->config().ThresholdNs;
   TheRecorder->addCall(std::move(C), Thread.Stack);
+  if (Stalled)
+    traceKernels();
 }
 
 // SYNCWATCH_FLOOR=1: the same subscription and callbacks doing nothing - the floor any
@@ -299,6 +304,8 @@ void start() {
   KernelMode = Cfg.Kernels;
   if (KernelMode == KernelTrace::Always)
     traceKernels();
+  else
+    TheRecorder->kernelsTracedFrom(UINT64_MAX);
   std::atexit([] { finishOnce("at exit"); });
   installSignalHandlers();
 }

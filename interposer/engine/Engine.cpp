@@ -119,13 +119,18 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
       continue;
     auto It = std::upper_bound(ByEnd.begin(), ByEnd.end(), C.Exit + Config.SlackNs,
                                [](std::uint64_t T, const GpuWork *G) { return T < G->End; });
-    if (It == ByEnd.begin())
-      continue;
-    const GpuWork *Last = *std::prev(It);
+    const GpuWork *Last = It == ByEnd.begin() ? nullptr : *std::prev(It);
     // What the call waited for ended just before it returned; anything earlier finished
     // while the call was busy with its own work (cudaMallocAsync creating its pool).
-    if (Last->End < C.Enter || Last->End + Config.WaitSlackNs < C.Exit)
+    if (!Last || Last->End < C.Enter || Last->End + Config.WaitSlackNs < C.Exit) {
+      // Before kernel tracing began, a wait has no kernel record to show. A call that
+      // waits by design or is a device-wide implicit sync is still reported, saying so.
+      if (C.Enter < KernelsTracedFrom && (isExplicitSync(*Api) || isDeviceWide(*Api)))
+        record(Api->Rule, C, C.duration(),
+               "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) + " (" + causeOf(*Api) +
+                   "; the kernels it waited for were not traced yet - SYNCWATCH_KERNELS=1 traces them from the start)");
       continue;
+    }
     // A device-wide wait returns to an idle device: work still running across the return
     // means this call did not wait for the device (cudaHostAlloc while kernels ran on).
     if (isDeviceWide(*Api) && runningAcross(I.ByStart, C.Exit, Config.SlackNs))
@@ -211,6 +216,8 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
     Streams[S.Stream] = S;
   for (const auto &[Id, F] : Window.Sites)
     Sites[Id] = F;
+  if (Window.KernelsTracedFrom)
+    KernelsTracedFrom = *Window.KernelsTracedFrom;
   WindowIndex Index(Window, InScope);
   CallsSeen += Index.InScope;
   hostWaits(Window, Index);

@@ -68,6 +68,7 @@ private:
   std::map<std::uint32_t, SiteFrame> Sites;
   std::map<std::uint32_t, StreamInfo> Streams;
   std::uint64_t CallsSeen = 0;
+  std::uint64_t KernelsTracedFrom = 0;
 };
 
 std::string formatDuration(std::uint64_t Ns);

@@ -21,7 +21,9 @@ void EventWindow::addStream(const StreamInfo &S) { Pending.Streams.push_back(S);
 
 void EventWindow::flush() {
   Analysis.consume(Pending);
+  auto From = Pending.KernelsTracedFrom;
   Pending = EventLog{};
+  Pending.KernelsTracedFrom = From;
 }
 
 void EventWindow::analyzeOlderHalf() {
@@ -33,6 +35,7 @@ void EventWindow::analyzeOlderHalf() {
   Analysis.consume(Pending, InScope);
 
   EventLog Next;
+  Next.KernelsTracedFrom = Pending.KernelsTracedFrom;
   Next.Calls.assign(Pending.Calls.begin() + static_cast<std::ptrdiff_t>(InScope), Pending.Calls.end());
   // Work the carried calls may still need: their own records, and anything that ended
   // after the earliest of them started (what a wait waited for, what held a launch).

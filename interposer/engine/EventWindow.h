@@ -22,6 +22,7 @@ public:
   void addCall(ApiCall C);
   void addWork(GpuWork W);
   void addStream(const StreamInfo &S);
+  void setKernelsTracedFrom(std::uint64_t Ns) { Pending.KernelsTracedFrom = Ns; }
   // Analyzes everything still buffered (at exit).
   void flush();
   std::size_t buffered() const { return Pending.Calls.size() + Pending.Work.size(); }

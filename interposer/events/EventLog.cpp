@@ -74,6 +74,8 @@ static std::string field(std::string_view V) {
 
 void writeEventLog(std::ostream &Out, const EventLog &Log) {
   Out << "# syncwatch-events 1\n";
+  if (Log.KernelsTracedFrom)
+    Out << "T\t" << *Log.KernelsTracedFrom << '\n';
   for (const StreamInfo &S : Log.Streams)
     Out << "S\t" << S.Stream << '\t' << streamFlagName(S.Flag) << '\t' << S.Priority << '\n';
   for (const ApiCall &C : Log.Calls)
@@ -160,7 +162,12 @@ ParseResult readEventLog(std::istream &In) {
       return Fail("not a syncwatch event stream (no '# syncwatch-events 1' header)");
     std::vector<std::string> F = split(Line);
     const std::string &T = F[0];
-    if (T == "S") {
+    if (T == "T") {
+      std::uint64_t From = 0;
+      if (F.size() < 2 || !toU64(F[1], From))
+        return Fail("kernel-tracing record needs a time");
+      R.Log.KernelsTracedFrom = From;
+    } else if (T == "S") {
       if (F.size() < 4)
         return Fail("stream record needs 4 fields");
       StreamInfo S;

@@ -8,6 +8,8 @@
 //   M  correlation  stream  start_ns  end_ns  bytes  copy_kind  src_kind  dst_kind  async(0|1)
 //   Z  correlation  stream  start_ns  end_ns  bytes
 //   F  site  function  file  line                      (the site's first user frame)
+//   T  since_ns        kernel records exist only from this time on (absent: all traced;
+//                      18446744073709551615: none - SYNCWATCH_KERNELS=0 or never needed)
 // Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
 #pragma once
 
@@ -66,6 +68,9 @@ struct EventLog {
   std::vector<ApiCall> Calls;
   std::vector<GpuWork> Work;
   std::map<std::uint32_t, SiteFrame> Sites;
+  // Kernel activity is traced on demand (SYNCWATCH_KERNELS=auto): before this time a wait
+  // has no kernel record to name. Unset: everything traced (older recordings).
+  std::optional<std::uint64_t> KernelsTracedFrom;
 
   const StreamInfo *stream(std::uint32_t Id) const;
 };

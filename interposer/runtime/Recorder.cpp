@@ -39,6 +39,12 @@ void Recorder::addStream(const StreamInfo &S) {
   Window.addStream(S);
 }
 
+void Recorder::kernelsTracedFrom(std::uint64_t Ns) {
+  std::lock_guard<std::mutex> L(M);
+  Recorded.KernelsTracedFrom = Ns;
+  Window.setKernelsTracedFrom(Ns);
+}
+
 static bool writable(const std::string &Dir) {
   struct stat St;
   return !Dir.empty() && ::stat(Dir.c_str(), &St) == 0 && S_ISDIR(St.st_mode) && ::access(Dir.c_str(), W_OK) == 0;

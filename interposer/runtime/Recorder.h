@@ -19,6 +19,8 @@ public:
   void addCall(ApiCall Call, const RawStack &Stack);
   void addWork(std::vector<GpuWork> Work);
   void addStream(const StreamInfo &S);
+  // Kernel activity records exist from this CUPTI time on (UINT64_MAX: not traced).
+  void kernelsTracedFrom(std::uint64_t Ns);
 
   // Runs the engine on what is buffered, writes the reports; once.
   void finish(const char *Why);
