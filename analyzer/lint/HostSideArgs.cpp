@@ -4,6 +4,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstring>
+
 namespace syncwatch {
 
 bool isCudaSource(llvm::StringRef File) {
@@ -14,9 +16,16 @@ clang::tooling::ArgumentsAdjuster hostSideAdjuster(const HostSideConfig &Config)
   return [Config](const clang::tooling::CommandLineArguments &Args, llvm::StringRef File) {
     clang::tooling::CommandLineArguments Out;
     bool Cuda = isCudaSource(File);
-    bool HasArch = false, HasCudaPath = false, HasResourceDir = false;
+    bool HasArch = false, HasCudaPath = false, HasResourceDir = false, HasCccl = false;
+    std::string GivenCudaPath;
     for (std::size_t I = 0; I < Args.size(); ++I) {
       llvm::StringRef A = Args[I];
+      if (A.starts_with("--cuda-path="))
+        GivenCudaPath = A.drop_front(strlen("--cuda-path=")).str();
+      else if (A == "--cuda-path" && I + 1 < Args.size())
+        GivenCudaPath = Args[I + 1];
+      if (A.ends_with("/include/cccl"))
+        HasCccl = true;
       if (A == "-x" && I + 1 < Args.size() &&
           (llvm::StringRef(Args[I + 1]) == "cuda" || llvm::StringRef(Args[I + 1]) == "cu"))
         Cuda = true;
@@ -52,9 +61,10 @@ clang::tooling::ArgumentsAdjuster hostSideAdjuster(const HostSideConfig &Config)
       if (!HasArch)
         Extra.push_back("--cuda-gpu-arch=" + Config.DefaultGpuArch);
       // nvcc adds CCCL (thrust, cub, libcu++ used by cooperative_groups) through
-      // nvcc.profile; clang does not (shared/facts/toolchain.md).
-      std::string Cuda = HasCudaPath ? "" : Config.CudaPath;
-      if (!Cuda.empty() && llvm::sys::fs::is_directory(Cuda + "/include/cccl")) {
+      // nvcc.profile; clang does not (shared/facts/toolchain.md). CUDA 12 keeps them in
+      // include/ itself, so only a CUDA with include/cccl gets it.
+      std::string Cuda = HasCudaPath ? GivenCudaPath : Config.CudaPath;
+      if (!HasCccl && !Cuda.empty() && llvm::sys::fs::is_directory(Cuda + "/include/cccl")) {
         Extra.push_back("-isystem");
         Extra.push_back(Cuda + "/include/cccl");
       }

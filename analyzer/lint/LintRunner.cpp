@@ -2,19 +2,24 @@
 
 #include "../core/CheckRegistry.h"
 #include "NoLintFilter.h"
+#include "NvccTranslation.h"
+#include "SarifMerge.h"
 
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 
 using namespace clang;
@@ -155,6 +160,8 @@ private:
 struct FileResult {
   std::vector<Finding> Findings;
   std::optional<ToolError> Error;
+  bool Crashed = false;
+  double Seconds = 0;
 };
 
 FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string &File,
@@ -165,6 +172,13 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
     Result.Error = ToolError{File, "no compile command for this file in the compilation "
                                    "database; it was not analyzed"};
     return Result;
+  }
+  if (const auto *T = dynamic_cast<const TranslatingDatabase *>(&DB)) {
+    std::string Why = T->translationError(File);
+    if (!Why.empty()) {
+      Result.Error = ToolError{File, Why + "; it was not analyzed"};
+      return Result;
+    }
   }
   const LangOptions *LO = nullptr;
   FindingCollector Collector(NoLint, LO);
@@ -180,15 +194,21 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
   }
 
   tooling::ClangTool Tool(DB, {File});
-  Tool.appendArgumentsAdjuster(hostSideAdjuster(Options.Host));
-  if (!Options.ExtraArgs.empty())
-    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-        Options.ExtraArgs, tooling::ArgumentInsertPosition::END));
+  Tool.appendArgumentsAdjuster(lintAdjuster(Options));
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
   LangOptionsActionFactory Factory(Finder, LO);
-  int Status = Tool.run(&Factory);
+  int Status = 1;
+  // A crash in clang or in a check (a file the front end chokes on) costs that file only:
+  // its analysis is abandoned, the others are still analyzed and reported.
+  llvm::CrashRecoveryContext Recovery;
+  if (!Recovery.RunSafely([&] { Status = Tool.run(&Factory); })) {
+    Result.Crashed = true;
+    Result.Error = ToolError{File, "the analysis crashed (a bug in clang or syncwatch; please "
+                                   "report it with this file); its findings are not reported"};
+    return Result;
+  }
   if (Status != 0 || Errors.getNumErrors() > 0) {
     std::string Msg = "could not be parsed";
     if (Errors.getNumErrors() > 0)
@@ -225,7 +245,10 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Options.Jobs));
     for (std::size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] {
+        auto Start = std::chrono::steady_clock::now();
         PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Options, NoLint);
+        PerFile[I].Seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
         unsigned N = ++Done;
         if (Options.Progress) {
           std::lock_guard<std::mutex> Lock(ProgressLock);
@@ -234,23 +257,73 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
       });
     Pool.wait();
   }
-  for (FileResult &R : PerFile) {
+  for (std::size_t I = 0; I < PerFile.size(); ++I) {
+    FileResult &R = PerFile[I];
     if (R.Error)
       Result.Errors.push_back(*R.Error);
     else
       ++Result.FilesAnalyzed;
+    Result.Crashes += R.Crashed;
+    if (R.Seconds > Result.SlowestSeconds) {
+      Result.SlowestSeconds = R.Seconds;
+      Result.SlowestFile = Files[I];
+    }
     for (Finding &F : R.Findings)
       Result.Findings.push_back(std::move(F));
   }
-  std::sort(Result.Findings.begin(), Result.Findings.end(), findingLess);
-  // A header included by several analyzed files reports the same finding once.
-  Result.Findings.erase(
-      std::unique(Result.Findings.begin(), Result.Findings.end(),
-                  [](const Finding &A, const Finding &B) {
-                    return !findingLess(A, B) && !findingLess(B, A);
-                  }),
-      Result.Findings.end());
+  // A header included by several analyzed files reports the same finding once; the order
+  // is total, so shards merged later give the same report (SarifMerge.h).
+  sortEvidence(Result.Findings);
+  sortFindings(Result.Findings);
+  sortErrors(Result.Errors);
   return Result;
+}
+
+tooling::ArgumentsAdjuster lintAdjuster(const LintOptions &Options) {
+  tooling::ArgumentsAdjuster A = hostSideAdjuster(Options.Host);
+  if (!Options.ExtraArgs.empty())
+    A = tooling::combineAdjusters(A, tooling::getInsertArgumentAdjuster(
+                                         Options.ExtraArgs, tooling::ArgumentInsertPosition::END));
+  return A;
+}
+
+std::vector<std::string> finalCommands(const tooling::CompilationDatabase &DB,
+                                       const std::string &File, const LintOptions &Options) {
+  // ClangTool's own adjusters first, as ClangTool::run applies them.
+  tooling::ArgumentsAdjuster A = tooling::combineAdjusters(
+      tooling::combineAdjusters(tooling::getClangStripOutputAdjuster(),
+                                tooling::getClangSyntaxOnlyAdjuster()),
+      tooling::combineAdjusters(tooling::getClangStripDependencyFileAdjuster(),
+                                lintAdjuster(Options)));
+  std::vector<std::string> Lines;
+  for (const tooling::CompileCommand &C : DB.getCompileCommands(File)) {
+    std::string Line;
+    llvm::raw_string_ostream OS(Line);
+    bool First = true;
+    for (const std::string &Arg : A(C.CommandLine, C.Filename)) {
+      OS << (First ? "" : " ");
+      First = false;
+      if (Arg.find_first_of(" \t\"'\\$") == std::string::npos && !Arg.empty())
+        OS << Arg;
+      else
+        llvm::sys::printArg(OS, Arg, /*Quote=*/true);
+    }
+    Lines.push_back(File + ": (in " + C.Directory + ") " + Line);
+  }
+  if (Lines.empty())
+    Lines.push_back(File + ": no compile command");
+  return Lines;
+}
+
+std::vector<std::string> selectShard(std::vector<std::string> Files, unsigned K, unsigned N) {
+  std::sort(Files.begin(), Files.end());
+  Files.erase(std::unique(Files.begin(), Files.end()), Files.end());
+  std::vector<std::string> Out;
+  if (N == 0 || K == 0 || K > N)
+    return Out;
+  for (std::size_t I = K - 1; I < Files.size(); I += N)
+    Out.push_back(Files[I]);
+  return Out;
 }
 
 } // namespace syncwatch

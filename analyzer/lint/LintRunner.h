@@ -25,14 +25,31 @@ struct LintOptions {
 };
 
 struct LintResult {
-  std::vector<Finding> Findings;   // sorted, NOLINT applied
-  std::vector<ToolError> Errors;
+  std::vector<Finding> Findings;   // sorted (sortFindings), NOLINT applied
+  std::vector<ToolError> Errors;   // sorted by file
   std::vector<RuleId> RulesRun;
   unsigned FilesAnalyzed = 0;
+  // For --stats: the slowest file and its time (seconds of wall time in its worker).
+  std::string SlowestFile;
+  double SlowestSeconds = 0;
+  unsigned Crashes = 0;            // files whose analysis crashed and was recovered
 };
 
 // The rules --checks enables, in catalogue order.
 std::vector<RuleId> enabledRules(const std::string &Checks);
+
+// The files of shard K of N (1 <= K <= N) for CI matrix jobs: the files sorted, every
+// N-th from the K-th. The same list always splits the same way, the shards are disjoint
+// and together hold every file once.
+std::vector<std::string> selectShard(std::vector<std::string> Files, unsigned K, unsigned N);
+
+// The clang command lines File is parsed with (one per compile command): the database's
+// command after ClangTool's adjusters and syncwatch's (host side, --extra-arg).
+std::vector<std::string> finalCommands(const clang::tooling::CompilationDatabase &DB,
+                                       const std::string &File, const LintOptions &Options);
+
+// syncwatch's own adjustments of a command: host side, then --extra-arg.
+clang::tooling::ArgumentsAdjuster lintAdjuster(const LintOptions &Options);
 
 LintResult runLint(const clang::tooling::CompilationDatabase &DB,
                    const std::vector<std::string> &Files, const LintOptions &Options);

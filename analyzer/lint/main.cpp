@@ -2,22 +2,36 @@
 //   syncwatch-lint -p build/                      every file in build/compile_commands.json
 //   syncwatch-lint -p build/ src/a.cu src/b.cu    those files, with the database's flags
 //   syncwatch-lint file.cu -- -Iinclude           files with flags given after --
+//   syncwatch-lint -p build/ --shard=2/4          the 2nd quarter of the files (CI matrix)
+//   syncwatch-lint merge s1.sarif s2.sarif ...    one SARIF from the shards' (identical to
+//                                                 an unsharded run's)
+// nvcc, g++ and clang entries of the database are translated into clang host-side
+// commands (NvccTranslation.h); docs/ci.md and docs/nvcc-compat.md tell what changes.
 // Exit: 0 clean, 1 findings at or above --fail-on, 2 tool error (a file that does not
 // parse, a missing database, an unwritable report); other files are still reported.
 #include "Baseline.h"
 #include "Fixes.h"
 #include "LintRunner.h"
+#include "NvccTranslation.h"
+#include "SarifMerge.h"
 
 #include "syncwatch/report.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <sys/resource.h>
+
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <iostream>
@@ -78,6 +92,20 @@ cl::opt<std::string> BaselineFile("baseline",
                                   cl::value_desc("file"), cl::cat(Category));
 cl::opt<bool> NoSource("no-source", cl::desc("Text format: do not print source lines"),
                        cl::cat(Category));
+cl::opt<std::string> Shard("shard",
+                           cl::desc("Analyze only shard K of N (1 <= K <= N): the database's "
+                                    "files sorted, every N-th from the K-th; merge the shards' "
+                                    "SARIF with 'syncwatch-lint merge'"),
+                           cl::value_desc("K/N"), cl::cat(Category));
+cl::opt<bool> Stats("stats", cl::desc("Print files, wall time, the slowest file and peak memory "
+                                      "on stderr"),
+                    cl::cat(Category));
+cl::opt<std::string> StatsJson("stats-json", cl::desc("Write the --stats figures as JSON to this file"),
+                               cl::value_desc("file"), cl::cat(Category));
+cl::opt<bool> PrintCommands("print-commands",
+                            cl::desc("Print the clang command each file is parsed with (after "
+                                     "nvcc/g++ translation) and exit"),
+                            cl::cat(Category));
 
 constexpr int ExitClean = 0, ExitFindings = 1, ExitToolError = 2;
 
@@ -109,6 +137,73 @@ std::unique_ptr<CompilationDatabase> loadDatabase(const std::string &Path, std::
   return JSONCompilationDatabase::loadFromFile(File, Error, JSONCommandLineSyntax::AutoDetect);
 }
 
+// Peak resident memory of this process (all workers) in KiB.
+long peakRssKiB() {
+  struct rusage U;
+  return getrusage(RUSAGE_SELF, &U) == 0 ? U.ru_maxrss : 0;
+}
+
+bool parseShard(StringRef Spec, unsigned &K, unsigned &N) {
+  auto [A, B] = Spec.split('/');
+  return !A.getAsInteger(10, K) && !B.getAsInteger(10, N) && N >= 1 && K >= 1 && K <= N;
+}
+
+// syncwatch-lint merge [--output=F] [--format=sarif|text] [--fail-on=L] A.sarif B.sarif ...
+int runMerge() {
+  if (Sources.empty())
+    return toolError("merge: name the SARIF reports to merge");
+  if (!BuildPath.empty() || !Shard.empty() || Fix || !ExportFixes.empty() ||
+      !WriteBaseline.empty() || !BaselineFile.empty())
+    return toolError("merge takes SARIF files and --output, --format, --fail-on only");
+  if (Format != "sarif" && Format != "text")
+    return toolError("merge: --format must be sarif or text");
+  std::optional<syncwatch::Severity> FailLevel = syncwatch::parseSeverity(FailOn);
+  if (!FailLevel)
+    return toolError("unknown --fail-on '" + FailOn + "' (expected note, warning or error)");
+  std::vector<syncwatch::Report> Parts;
+  for (const std::string &Path : Sources) {
+    auto R = syncwatch::readSarif(Path);
+    if (!R)
+      return toolError(toString(R.takeError()));
+    Parts.push_back(std::move(*R));
+  }
+  auto Merged = syncwatch::mergeReports(std::move(Parts));
+  if (!Merged)
+    return toolError("merge: " + toString(Merged.takeError()));
+  std::ostringstream Text;
+  if (Format == "sarif") {
+    syncwatch::writeSarif(Text, *Merged);
+  } else {
+    syncwatch::TextOptions TO;
+    TO.ShowSource = !NoSource;
+    syncwatch::writeText(Text, Merged->Findings, syncwatch::diskLineReader(), TO);
+  }
+  int Exit = ExitClean;
+  for (const syncwatch::Finding &F : Merged->Findings)
+    if (F.Level >= *FailLevel)
+      Exit = ExitFindings;
+  syncwatch::writeToolErrorsText(std::cerr, "syncwatch-lint", Merged->Errors);
+  if (!Merged->Errors.empty())
+    Exit = ExitToolError;
+  if (!OutputFile.empty()) {
+    std::ofstream Out(OutputFile);
+    Out << Text.str();
+    Out.close();
+    if (!Out) {
+      errs() << "syncwatch-lint: error: cannot write '" << OutputFile
+             << "'; the report follows on stdout\n";
+      std::cout << Text.str();
+      return ExitToolError;
+    }
+  } else {
+    std::cout << Text.str();
+  }
+  errs() << "syncwatch-lint: merged " << Sources.size() << " report(s): "
+         << Merged->Findings.size() << " finding(s), " << Merged->Errors.size()
+         << " tool error(s)\n";
+  return Exit;
+}
+
 bool isSourceFile(StringRef File) {
   StringRef Ext = sys::path::extension(File);
   return Ext == ".cu" || Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" ||
@@ -118,11 +213,16 @@ bool isSourceFile(StringRef File) {
 } // namespace
 
 int main(int argc, const char **argv) {
+  auto Started = std::chrono::steady_clock::now();
+  // "syncwatch-lint merge ...": the shards' reports into one.
+  bool Merge = argc > 1 && std::string_view(argv[1]) == "merge";
   // Flags after "--" are the compile command for the files (no database needed).
   std::vector<const char *> Args;
   std::vector<std::string> FixedFlags;
   bool HaveFixed = false;
   for (int I = 0; I < argc; ++I) {
+    if (Merge && I == 1)
+      continue;
     if (!HaveFixed && std::string_view(argv[I]) == "--") {
       HaveFixed = true;
       continue;
@@ -140,6 +240,11 @@ int main(int argc, const char **argv) {
                                    &errs()))
     return ExitToolError;
 
+  if (Merge)
+    return runMerge();
+  // A crash while analyzing one file is recovered and reported as that file's tool error.
+  llvm::CrashRecoveryContext::Enable();
+
   if (ListChecks) {
     for (syncwatch::RuleId R : syncwatch::enabledRules(Checks))
       outs() << syncwatch::ruleInfo(R).Id << "  " << syncwatch::ruleInfo(R).Summary << "\n";
@@ -152,6 +257,10 @@ int main(int argc, const char **argv) {
     return toolError("unknown --fail-on '" + FailOn + "' (expected note, warning or error)");
   if (syncwatch::enabledRules(Checks).empty())
     return toolError("--checks '" + Checks + "' enables no syncwatch check (see --list-checks)");
+
+  unsigned ShardK = 1, ShardN = 1;
+  if (!Shard.empty() && !parseShard(Shard, ShardK, ShardN))
+    return toolError("--shard '" + Shard + "': expected K/N with 1 <= K <= N, e.g. --shard=2/4");
 
   std::unique_ptr<CompilationDatabase> DB;
   std::string DbError;
@@ -185,13 +294,27 @@ int main(int argc, const char **argv) {
       sys::fs::make_absolute(Abs);
     F = std::string(Abs);
   }
+  if (!Shard.empty()) {
+    std::size_t All = Files.size();
+    Files = syncwatch::selectShard(std::move(Files), ShardK, ShardN);
+    errs() << "syncwatch-lint: shard " << ShardK << "/" << ShardN << ": " << Files.size()
+           << " of " << All << " file(s)\n";
+  }
+
+  // nvcc and g++ entries become clang host-side commands; clang's stay as they are.
+  std::string FallbackCuda = CudaPath.empty() ? defaultCudaPath() : std::string(CudaPath);
+  syncwatch::TranslationConfig Translation;
+  Translation.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
+  Translation.FallbackCudaPath = FallbackCuda;
+  Translation.CompatDir = SYNCWATCH_COMPAT_DIR;
+  syncwatch::TranslatingDatabase Translated(*DB, Translation);
 
   syncwatch::LintOptions Options;
   Options.Checks = Checks;
   Options.Jobs = Jobs;
   Options.Progress = Progress || sys::Process::StandardErrIsDisplayed();
   Options.Host.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
-  Options.Host.CudaPath = CudaPath.empty() ? defaultCudaPath() : std::string(CudaPath);
+  Options.Host.CudaPath = FallbackCuda;
   Options.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
   Options.Checking.ReportUnknown = ReportUnknown;
 
@@ -204,7 +327,14 @@ int main(int argc, const char **argv) {
     Known = std::move(*Loaded);
   }
 
-  syncwatch::LintResult Result = syncwatch::runLint(*DB, Files, Options);
+  if (PrintCommands) {
+    for (const std::string &F : Files)
+      for (const std::string &Line : syncwatch::finalCommands(Translated, F, Options))
+        outs() << Line << "\n";
+    return ExitClean;
+  }
+
+  syncwatch::LintResult Result = syncwatch::runLint(Translated, Files, Options);
 
   // Fingerprints name files relative to where the tool runs (the repository root in CI).
   SmallString<256> Cwd;
@@ -288,5 +418,37 @@ int main(int argc, const char **argv) {
   }
   if (Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
     errs() << "syncwatch-lint: " << Report.FilesAnalyzed << " file(s) analyzed, no findings\n";
+  if (Stats || !StatsJson.empty()) {
+    double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Started).count();
+    long Rss = peakRssKiB();
+    unsigned Workers = llvm::hardware_concurrency(Jobs).compute_thread_count();
+    if (Stats)
+      errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
+                       "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
+                       "peak RSS %.1f MiB\n",
+                       Files.size(), Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
+                       Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
+                       Rss / 1024.0);
+    if (!StatsJson.empty()) {
+      std::error_code EC;
+      raw_fd_ostream J(StatsJson, EC);
+      if (EC)
+        return toolError("cannot write '" + StatsJson + "': " + EC.message());
+      json::OStream O(J, 2);
+      O.object([&] {
+        O.attribute("files", static_cast<int64_t>(Files.size()));
+        O.attribute("analyzed", static_cast<int64_t>(Result.FilesAnalyzed));
+        O.attribute("toolErrors", static_cast<int64_t>(Result.Errors.size()));
+        O.attribute("crashesRecovered", static_cast<int64_t>(Result.Crashes));
+        O.attribute("findings", static_cast<int64_t>(Result.Findings.size()));
+        O.attribute("workers", static_cast<int64_t>(Workers));
+        O.attribute("wallSeconds", Wall);
+        O.attribute("slowestFile", Result.SlowestFile);
+        O.attribute("slowestSeconds", Result.SlowestSeconds);
+        O.attribute("peakRssKiB", static_cast<int64_t>(Rss));
+      });
+      J << "\n";
+    }
+  }
   return Exit;
 }

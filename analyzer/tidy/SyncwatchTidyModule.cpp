@@ -24,7 +24,10 @@ public:
     Options.store(Map, "ReportUnknown", Opts.ReportUnknown ? "true" : "false");
   }
 
-  bool isLanguageVersionSupported(const LangOptions &LO) const override { return LO.CUDA; }
+  // CUDA files, and C++ files that call the CUDA runtime (a .cpp built by g++).
+  bool isLanguageVersionSupported(const LangOptions &LO) const override {
+    return LO.CUDA || LO.CPlusPlus;
+  }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override {
     Impl->registerMatchers(*Finder, this);
   }
