@@ -1,10 +1,14 @@
 #include "../analyzer/lint/GlobList.h"
 #include "../analyzer/lint/HostSideArgs.h"
+#include "../analyzer/lint/LintRunner.h"
 #include "../analyzer/lint/NoLintFilter.h"
+#include "../analyzer/lint/NvccTranslation.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 using namespace syncwatch;
 
@@ -90,4 +94,190 @@ TEST(HostSideArgs, PerThreadFlagReachesTheFrontEnd) {
   // Already passed to cc1: left alone.
   auto Kept = Adjust({"clang++", "-Xclang", "-fgpu-default-stream=per-thread", "x.cu"}, "x.cu");
   EXPECT_EQ(std::count(Kept.begin(), Kept.end(), "-Xclang"), 1);
+}
+
+// ---- nvcc / g++ database entries (NvccTranslation.h) ----
+
+namespace {
+TranslationConfig translationConfig() {
+  TranslationConfig C;
+  C.ResourceDir = "/usr/lib/llvm-22/lib/clang/22";
+  C.FallbackCudaPath = "/usr/local/cuda";
+  C.CompatDir = SYNCWATCH_COMPAT_DIR;
+  return C;
+}
+bool has(const std::vector<std::string> &V, const std::string &S) {
+  return std::find(V.begin(), V.end(), S) != V.end();
+}
+bool hasPrefix(const std::vector<std::string> &V, const std::string &P) {
+  return std::any_of(V.begin(), V.end(), [&](const std::string &S) { return S.rfind(P, 0) == 0; });
+}
+} // namespace
+
+TEST(NvccTranslation, DetectsTheCompiler) {
+  EXPECT_EQ(detectCompiler({"/usr/local/cuda/bin/nvcc", "-c", "a.cu"}, "a.cu"), CompilerKind::Nvcc);
+  EXPECT_EQ(detectCompiler({"/usr/bin/ccache", "nvcc", "-c", "a.cu"}, "a.cu"), CompilerKind::Nvcc);
+  EXPECT_EQ(detectCompiler({"clang++-22", "-x", "cuda", "a.cu"}, "a.cu"), CompilerKind::Clang);
+  EXPECT_EQ(detectCompiler({"/usr/bin/c++", "-c", "a.cpp"}, "a.cpp"), CompilerKind::Gcc);
+  EXPECT_EQ(detectCompiler({"x86_64-linux-gnu-g++-12", "-c", "a.cpp"}, "a.cpp"), CompilerKind::Gcc);
+  // A wrapper script around nvcc: recognized by nvcc-only options on a .cu file.
+  EXPECT_EQ(detectCompiler({"cudawrap", "-arch=sm_90", "-c", "a.cu"}, "a.cu"), CompilerKind::Nvcc);
+  EXPECT_EQ(detectCompiler({"cudawrap", "-O2", "-c", "a.cu"}, "a.cu"), CompilerKind::Unknown);
+}
+
+TEST(NvccTranslation, CMakeCudaEntry) {
+  // What CMake 3.25 writes for a CUDA target (compile_commands.json, one entry).
+  std::vector<std::string> Cmd = {
+      "/usr/local/cuda/bin/nvcc", "-forward-unknown-to-host-compiler", "-DUSE_X", "-DNAME=\"v\"",
+      "-I/src/include", "-isystem", "/usr/local/cuda/targets/x86_64-linux/include",
+      "-I/usr/local/cuda/include", "-O3", "-DNDEBUG", "-std=c++17",
+      "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-Xcompiler=-fPIC",
+      "--default-stream", "per-thread", "-Xcompiler", "-fopenmp,-Wall", "--extended-lambda",
+      "--expt-relaxed-constexpr", "-rdc=true", "--use_fast_math", "-lineinfo", "-t", "2",
+      "-ccbin", "/usr/bin/g++", "-Werror", "all-warnings", "-MD", "-MT", "a.o", "-MF",
+      "a.o.d", "-x", "cu", "-c", "/src/a.cu", "-o", "a.o"};
+  TranslatedCommand T = translateCommand(Cmd, "/build", "/src/a.cu", translationConfig());
+  ASSERT_TRUE(T.Error.empty()) << T.Error;
+  EXPECT_EQ(T.Kind, CompilerKind::Nvcc);
+  EXPECT_TRUE(T.Cuda);
+  EXPECT_EQ(T.CudaPath, "/usr/local/cuda");
+  const auto &A = T.Args;
+  EXPECT_EQ(A.front(), "clang++");
+  EXPECT_EQ(A.back(), "/src/a.cu");
+  EXPECT_TRUE(has(A, "--cuda-gpu-arch=sm_90"));
+  EXPECT_EQ(std::count_if(A.begin(), A.end(), [](const std::string &S) { return S.rfind("--cuda-gpu-arch", 0) == 0; }), 1);
+  EXPECT_TRUE(has(A, "-fgpu-default-stream=per-thread"));
+  EXPECT_TRUE(has(A, "-fgpu-rdc"));
+  EXPECT_TRUE(has(A, "-D__CUDACC_RDC__"));
+  EXPECT_TRUE(has(A, "-D__CUDACC_EXTENDED_LAMBDA__"));
+  EXPECT_TRUE(has(A, "-D__CUDACC_RELAXED_CONSTEXPR__"));
+  EXPECT_TRUE(hasPrefix(A, "-D__CUDACC_VER_MAJOR__="));
+  EXPECT_TRUE(has(A, "-DUSE_X"));
+  EXPECT_TRUE(has(A, "-DNAME=\"v\""));
+  EXPECT_TRUE(has(A, "-I/src/include"));
+  EXPECT_TRUE(has(A, "-O3"));
+  EXPECT_TRUE(has(A, "-std=c++17"));
+  EXPECT_TRUE(has(A, "-fPIC"));
+  EXPECT_TRUE(has(A, "-fopenmp"));
+  EXPECT_TRUE(has(A, "-Wall"));
+  EXPECT_TRUE(has(A, "-x"));
+  EXPECT_TRUE(has(A, "cuda"));
+  EXPECT_TRUE(has(A, "--cuda-path=/usr/local/cuda"));
+  EXPECT_TRUE(has(A, "-include"));
+  // CUDA's include dirs, even given with -I, stay system headers.
+  EXPECT_FALSE(has(A, "-I/usr/local/cuda/include"));
+  for (const char *Gone : {"-forward-unknown-to-host-compiler", "--extended-lambda", "-lineinfo",
+                           "--use_fast_math", "-ccbin", "/usr/bin/g++", "-t", "-Werror",
+                           "all-warnings", "-MD", "-MF", "-rdc=true", "--default-stream", "cu",
+                           "--generate-code=arch=compute_90,code=[compute_90,sm_90]",
+                           "-Xcompiler", "-Xcompiler=-fPIC"})
+    EXPECT_FALSE(has(A, Gone)) << Gone;
+  EXPECT_TRUE(has(T.Dropped, "--extended-lambda"));
+}
+
+TEST(NvccTranslation, ArchitecturesAndSpellings) {
+  auto Args = [](std::vector<std::string> Cmd) {
+    return translateCommand(Cmd, "/b", "k.cu", translationConfig()).Args;
+  };
+  auto A = Args({"nvcc", "-arch=sm_80", "-gencode", "arch=compute_90a,code=sm_90a", "-c", "k.cu"});
+  EXPECT_TRUE(has(A, "--cuda-gpu-arch=sm_80"));
+  EXPECT_TRUE(has(A, "--cuda-gpu-arch=sm_90a"));
+  // native/all have no meaning without a GPU here: the default architecture.
+  A = Args({"nvcc", "-arch=native", "-c", "k.cu"});
+  EXPECT_TRUE(has(A, "--cuda-gpu-arch=sm_90"));
+  A = Args({"nvcc", "--gpu-architecture", "compute_100f", "-c", "k.cu"});
+  EXPECT_TRUE(has(A, "--cuda-gpu-arch=sm_100"));
+  // Short options with attached values, --long=value, and separate values.
+  A = Args({"nvcc", "-Iinc", "-DA=1,B=2", "--include-path=x,y", "--std", "c++20", "--optimize", "2",
+            "-default-stream=legacy", "--relocatable-device-code", "false", "-c", "k.cu"});
+  EXPECT_TRUE(has(A, "-Iinc"));
+  EXPECT_TRUE(has(A, "-DA=1"));
+  EXPECT_TRUE(has(A, "-DB=2"));
+  EXPECT_TRUE(has(A, "-Ix"));
+  EXPECT_TRUE(has(A, "-Iy"));
+  EXPECT_TRUE(has(A, "-std=c++20"));
+  EXPECT_TRUE(has(A, "-O2"));
+  EXPECT_TRUE(has(A, "-fgpu-default-stream=legacy"));
+  EXPECT_FALSE(has(A, "-fgpu-rdc"));
+  // -dc is -c plus relocatable device code.
+  A = Args({"nvcc", "-dc", "k.cu"});
+  EXPECT_TRUE(has(A, "-c"));
+  EXPECT_TRUE(has(A, "-fgpu-rdc"));
+  // A .cpp compiled by nvcc without -x cu is host C++ with CUDA's headers on the path.
+  auto T = translateCommand(std::vector<std::string>{"nvcc", "-c", "h.cpp"}, "/b", "h.cpp", translationConfig());
+  EXPECT_FALSE(T.Cuda);
+  EXPECT_FALSE(has(T.Args, "cuda"));
+  EXPECT_TRUE(has(T.Args, "/usr/local/cuda/include"));
+  T = translateCommand(std::vector<std::string>{"nvcc", "-x", "cu", "-c", "h.cpp"}, "/b", "h.cpp", translationConfig());
+  EXPECT_TRUE(T.Cuda);
+}
+
+TEST(NvccTranslation, GccEntries) {
+  std::vector<std::string> Cmd = {"/usr/bin/c++", "-DX", "-I/src", "-I/usr/local/cuda/include",
+                                  "-O2", "-Werror", "-Werror=shadow", "-fopenmp",
+                                  "-fno-this-flag-does-not-exist", "-o", "a.o", "-c", "/src/a.cpp"};
+  TranslatedCommand T = translateCommand(Cmd, "/b", "/src/a.cpp", translationConfig());
+  EXPECT_EQ(T.Kind, CompilerKind::Gcc);
+  EXPECT_FALSE(T.Cuda);
+  EXPECT_EQ(T.Args.front(), "clang++");
+  EXPECT_TRUE(has(T.Args, "-DX"));
+  EXPECT_TRUE(has(T.Args, "-I/src"));
+  EXPECT_TRUE(has(T.Args, "-fopenmp"));
+  EXPECT_FALSE(has(T.Args, "-Werror"));
+  EXPECT_FALSE(has(T.Args, "-Werror=shadow"));
+  EXPECT_FALSE(has(T.Args, "-fno-this-flag-does-not-exist"));  // unknown to clang's driver
+  EXPECT_TRUE(has(T.Dropped, "-fno-this-flag-does-not-exist"));
+  EXPECT_FALSE(has(T.Args, "-I/usr/local/cuda/include"));
+  // -fopenmp without an omp.h in clang's resource dir: GCC's, through a forwarding header.
+  if (!std::filesystem::exists("/usr/lib/llvm-22/lib/clang/22/include/omp.h") &&
+      !findGccOmpHeader("g++").empty())
+    EXPECT_TRUE(hasPrefix(T.Args, "-DSYNCWATCH_GCC_OMP_H="));
+  // clang's own commands pass unchanged.
+  std::vector<std::string> Clang = {"clang++", "-x", "cuda", "--cuda-gpu-arch=sm_80", "-c", "k.cu"};
+  EXPECT_EQ(translateCommand(Clang, "/b", "k.cu", translationConfig()).Args, Clang);
+}
+
+TEST(NvccTranslation, ResponseFiles) {
+  auto Dir = std::filesystem::temp_directory_path() / "syncwatch_rsp_test";
+  std::filesystem::create_directories(Dir);
+  {
+    std::ofstream(Dir / "flags.rsp") << "-DFROM_RSP=1 -Iinc\n--default-stream per-thread\n";
+    std::ofstream(Dir / "more.rsp") << "-DFROM_OPTF";
+  }
+  std::vector<std::string> Cmd = {"nvcc", "@flags.rsp", "--options-file", "more.rsp", "-c", "k.cu"};
+  TranslatedCommand T = translateCommand(Cmd, Dir.string(), "k.cu", translationConfig());
+  ASSERT_TRUE(T.Error.empty()) << T.Error;
+  EXPECT_TRUE(has(T.Args, "-DFROM_RSP=1"));
+  EXPECT_TRUE(has(T.Args, "-Iinc"));
+  EXPECT_TRUE(has(T.Args, "-DFROM_OPTF"));
+  EXPECT_TRUE(has(T.Args, "-fgpu-default-stream=per-thread"));
+  // A missing response file is an error that names it, not a silent skip.
+  Cmd = {"nvcc", "@missing.rsp", "-c", "k.cu"};
+  T = translateCommand(Cmd, Dir.string(), "k.cu", translationConfig());
+  EXPECT_NE(T.Error.find("missing.rsp"), std::string::npos) << T.Error;
+  std::filesystem::remove_all(Dir);
+}
+
+TEST(NvccTranslation, CudaInstallAndVersion) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc"))
+    GTEST_SKIP() << "no CUDA at /usr/local/cuda";
+  EXPECT_EQ(cudaPathOfNvcc("/usr/local/cuda/bin/nvcc"), "/usr/local/cuda");
+  EXPECT_EQ(cudaPathOfNvcc("/nonexistent/bin/nvcc"), "");
+  CudaVersion V = cudaVersionOf("/usr/local/cuda");
+  EXPECT_TRUE(V.known());
+  EXPECT_GE(V.Major, 12u);
+}
+
+TEST(Shards, DisjointCompleteAndDeterministic) {
+  std::vector<std::string> Files = {"/e.cu", "/a.cu", "/c.cu", "/b.cu", "/d.cu", "/a.cu"};
+  std::vector<std::string> All;
+  for (unsigned K = 1; K <= 3; ++K) {
+    auto S = selectShard(Files, K, 3);
+    EXPECT_EQ(S, selectShard(std::vector<std::string>(Files.rbegin(), Files.rend()), K, 3));
+    All.insert(All.end(), S.begin(), S.end());
+  }
+  std::sort(All.begin(), All.end());
+  EXPECT_EQ(All, (std::vector<std::string>{"/a.cu", "/b.cu", "/c.cu", "/d.cu", "/e.cu"}));
+  EXPECT_EQ(selectShard(Files, 1, 3), (std::vector<std::string>{"/a.cu", "/d.cu"}));
+  EXPECT_TRUE(selectShard(Files, 4, 3).empty());
 }

@@ -21,10 +21,17 @@ std::uint64_t RawStack::hash() const {
     H ^= reinterpret_cast<std::uintptr_t>(Frames[I]);
     H *= 1099511628211ull;
   }
+  for (int I = 0; I < PythonDepth; ++I) {
+    H ^= reinterpret_cast<std::uintptr_t>(Python[I].Code) ^ (static_cast<std::uint64_t>(Python[I].Line) << 40);
+    H *= 1099511628211ull;
+  }
   return H;
 }
 
-void captureStack(RawStack &S) { S.Depth = backtrace(S.Frames, kMaxFrames); }
+void captureStack(RawStack &S) {
+  S.Depth = backtrace(S.Frames, kMaxFrames);
+  S.PythonDepth = capturePythonFrames(S.Python);
+}
 
 std::uint32_t SiteTable::intern(const RawStack &S) {
   auto [It, New] = Ids.try_emplace(S.hash(), static_cast<std::uint32_t>(Stacks.size() + 1));
@@ -139,6 +146,11 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
   if (Site == 0 || Site > Stacks.size())
     return F;
   const RawStack &S = Stacks[Site - 1];
+  for (int I = 0; I < S.PythonDepth; ++I) {
+    PyCodeName N;
+    if (pythonCodeName(S.Python[I].Code, N))
+      F.Python.push_back({N.Function, N.File, static_cast<unsigned>(S.Python[I].Line)});
+  }
   // Frames outside vendor modules, as module-relative call addresses (a return address
   // points after the call instruction: step back one byte to the call itself).
   struct Candidate {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../events/EventLog.h"
+#include "PythonStacks.h"
 
 #include <cstdint>
 #include <mutex>
@@ -16,6 +17,8 @@ constexpr int kMaxFrames = 24;
 struct RawStack {
   void *Frames[kMaxFrames];
   int Depth = 0;
+  PyFrameRef Python[kMaxPyFrames];  // the user's Python frames, innermost first
+  int PythonDepth = 0;
   std::uint64_t hash() const;
 };
 

@@ -59,6 +59,7 @@ thread_local ThreadState Thread;
 // and never stalls pays for none. Enabling happens at the launch's entry, before its
 // kernel exists, so every kernel that can take part in a serialization is traced.
 KernelTrace KernelMode = KernelTrace::Auto;
+bool PythonStacks = true;
 std::atomic<bool> KernelsOn{false};
 
 void traceKernels() {
@@ -88,6 +89,7 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
       return;
     if (KernelMode == KernelTrace::Auto && Info.Launch)
       traceKernels();
+    preparePythonStacks(PythonStacks);
     captureStack(Thread.Stack);
     cuptiGetTimestamp(&Thread.Enter);
     return;
@@ -302,6 +304,7 @@ void start() {
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
   KernelMode = Cfg.Kernels;
+  PythonStacks = Cfg.Python;
   if (KernelMode == KernelTrace::Always)
     traceKernels();
   else

@@ -237,10 +237,18 @@ std::vector<Finding> Engine::findings() const {
     Finding F;
     F.Rule = std::string(ruleInfo(A->Rule).Id);
     F.Level = Severity::Warning;
+    std::string PythonStack, NativeSite;
     if (auto It = Sites.find(A->Site); It != Sites.end()) {
-      F.Where.File = It->second.File;
-      F.Where.Line = It->second.Line;
-      F.Where.Column = It->second.Line ? 1 : 0;
+      // In a Python process the user's Python line is the answer; the native frame
+      // (often inside libtorch, or the C++ extension the script called) goes to evidence.
+      const SourceFrame &Top = It->second.Python.empty() ? It->second : It->second.Python.front();
+      F.Where.File = Top.File;
+      F.Where.Line = Top.Line;
+      F.Where.Column = Top.Line ? 1 : 0;
+      for (const SourceFrame &P : It->second.Python)
+        PythonStack += (PythonStack.empty() ? "" : " <- ") + P.File + ":" + std::to_string(P.Line) + " (" + P.Function + ")";
+      if (!It->second.File.empty())
+        NativeSite = It->second.File + ":" + std::to_string(It->second.Line) + " (" + It->second.Function + ")";
     }
     if (F.Where.File.empty())
       F.Where.File = "<unknown call site>";
@@ -249,6 +257,8 @@ std::vector<Finding> Engine::findings() const {
                 " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
     // Worth a word when it is the pattern (most copies), not when a final synchronize
     // happened to follow the last copy of a loop.
+    if (!PythonStack.empty())
+      F.Message += " [Python: " + PythonStack + "]";
     if (A->FollowedBySync && 2 * A->FollowedBySync >= A->Count)
       F.Message += "; " + std::string(A->Count == 1 ? "" : A->FollowedBySync == A->Count ? "each " : std::to_string(A->FollowedBySync) + " ") +
                    "followed at once by '" + A->SyncApi + "' on the same thread (a blocking copy in two calls)";
@@ -261,6 +271,10 @@ std::vector<Finding> Engine::findings() const {
                   {"maxMs", std::to_string(A->MaxNs / 1e6)},
                   {"example", A->Example},
                   {"function", Site != Sites.end() ? Site->second.Function : ""}};
+    if (!PythonStack.empty()) {
+      F.Evidence.push_back({"pythonStack", PythonStack});
+      F.Evidence.push_back({"nativeSite", NativeSite});
+    }
     if (A->FollowedBySync)
       F.Evidence.push_back({"followedBySync", std::to_string(A->FollowedBySync) + " x " + A->SyncApi});
     Out.push_back(std::move(F));

@@ -98,8 +98,11 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
       break;
     }
   }
-  for (const auto &[Id, F] : Log.Sites)
+  for (const auto &[Id, F] : Log.Sites) {
     Out << "F\t" << Id << '\t' << field(F.Function) << '\t' << field(F.File) << '\t' << F.Line << '\n';
+    for (const SourceFrame &P : F.Python)
+      Out << "P\t" << Id << '\t' << field(P.Function) << '\t' << field(P.File) << '\t' << P.Line << '\n';
+  }
 }
 
 namespace {
@@ -215,7 +218,16 @@ ParseResult readEventLog(std::istream &In) {
         return Fail("malformed call-site record");
       Frame.Function = unfield(F[2]);
       Frame.File = unfield(F[3]);
+      Frame.Python = std::move(R.Log.Sites[Id].Python);  // P records may come first
       R.Log.Sites[Id] = Frame;
+    } else if (T == "P") {
+      std::uint32_t Id;
+      SourceFrame Frame;
+      if (F.size() < 5 || !toU(F[1], Id) || !toU(F[4], Frame.Line))
+        return Fail("malformed Python frame record");
+      Frame.Function = unfield(F[2]);
+      Frame.File = unfield(F[3]);
+      R.Log.Sites[Id].Python.push_back(Frame);
     }
     // other record types: written by a newer recorder, skipped
   }

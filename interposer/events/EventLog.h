@@ -8,6 +8,7 @@
 //   M  correlation  stream  start_ns  end_ns  bytes  copy_kind  src_kind  dst_kind  async(0|1)
 //   Z  correlation  stream  start_ns  end_ns  bytes
 //   F  site  function  file  line                      (the site's first user frame)
+//   P  site  function  file  line                      (its Python frames, innermost first)
 //   T  since_ns        kernel records exist only from this time on (absent: all traced;
 //                      18446744073709551615: none - SYNCWATCH_KERNELS=0 or never needed)
 // Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
@@ -58,9 +59,15 @@ struct GpuWork {
   std::string describe() const;  // "kernel 'spin'", "memcpy DtoH 64 MB"
 };
 
-struct SiteFrame {
+struct SourceFrame {
   std::string Function, File;
   unsigned Line = 0;
+};
+
+// A call site: the first native frame of the user's code and, in a Python process, the
+// user's Python frames (innermost first) that led to it.
+struct SiteFrame : SourceFrame {
+  std::vector<SourceFrame> Python;
 };
 
 struct EventLog {

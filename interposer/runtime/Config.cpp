@@ -64,6 +64,7 @@ Config readConfig(std::string &Messages) {
   C.Record = parseBool("SYNCWATCH_RECORD", C.Record, Messages);
   C.Kernels = parseKernelTrace("SYNCWATCH_KERNELS", C.Kernels, Messages);
   C.Quiet = parseBool("SYNCWATCH_QUIET", C.Quiet, Messages);
+  C.Python = parseBool("SYNCWATCH_PYTHON", C.Python, Messages);
   C.WindowEvents = parsePositive("SYNCWATCH_WINDOW", C.WindowEvents, 1, Messages);
   return C;
 }

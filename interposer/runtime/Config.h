@@ -16,7 +16,8 @@ struct Config {
   bool Record = false;                // SYNCWATCH_RECORD=1: also write the raw event stream
   KernelTrace Kernels = KernelTrace::Auto;  // SYNCWATCH_KERNELS=auto|1|0
   std::size_t WindowEvents = 65536;  // SYNCWATCH_WINDOW: events kept before analysis
-  bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
+  bool Quiet = false;
+  bool Python = true;                 // SYNCWATCH_PYTHON=0: no Python call sites                 // SYNCWATCH_QUIET=1: no summary on stderr
 };
 
 // Reads the environment; Messages receives one line per rejected value.

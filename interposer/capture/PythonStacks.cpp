@@ -1,0 +1,194 @@
+#include "PythonStacks.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace syncwatch::runtime {
+namespace {
+
+// The stable public C API (its ABI is the same in every CPython 3.9+), looked up at run time.
+using TraceFn = int (*)(void *Obj, void *Frame, int What, void *Arg);
+struct CPython {
+  int (*IsInitialized)() = nullptr;
+  int (*AddPendingCall)(int (*)(void *), void *) = nullptr;
+  void (*SetProfileAllThreads)(TraceFn, void *) = nullptr;  // 3.12+
+  void (*SetProfile)(TraceFn, void *) = nullptr;
+  void *(*FrameGetCode)(void *) = nullptr;
+  void *(*FrameGetBack)(void *) = nullptr;
+  int (*FrameGetLineNumber)(void *) = nullptr;
+  void *(*GetAttrString)(void *, const char *) = nullptr;
+  const char *(*UnicodeAsUTF8)(void *) = nullptr;
+  void (*IncRef)(void *) = nullptr;
+  void (*DecRef)(void *) = nullptr;
+  void (*ErrClear)() = nullptr;
+
+  bool load() {
+    auto Get = [](const char *Name) { return dlsym(RTLD_DEFAULT, Name); };
+#define SW_PY(Field, Name) Field = reinterpret_cast<decltype(Field)>(Get(Name))
+    SW_PY(IsInitialized, "Py_IsInitialized");
+    SW_PY(AddPendingCall, "Py_AddPendingCall");
+    SW_PY(SetProfileAllThreads, "PyEval_SetProfileAllThreads");
+    SW_PY(SetProfile, "PyEval_SetProfile");
+    SW_PY(FrameGetCode, "PyFrame_GetCode");
+    SW_PY(FrameGetBack, "PyFrame_GetBack");
+    SW_PY(FrameGetLineNumber, "PyFrame_GetLineNumber");
+    SW_PY(GetAttrString, "PyObject_GetAttrString");
+    SW_PY(UnicodeAsUTF8, "PyUnicode_AsUTF8");
+    SW_PY(IncRef, "Py_IncRef");
+    SW_PY(DecRef, "Py_DecRef");
+    SW_PY(ErrClear, "PyErr_Clear");
+#undef SW_PY
+    return IsInitialized && AddPendingCall && (SetProfileAllThreads || SetProfile) && FrameGetCode && FrameGetBack &&
+           FrameGetLineNumber && GetAttrString && UnicodeAsUTF8 && IncRef && DecRef && ErrClear;
+  }
+};
+CPython Py;
+
+// CPython's trace event kinds (Include/cpython/pystate.h; unchanged since 2.x).
+constexpr int PyTraceCCall = 4, PyTraceCException = 5, PyTraceCReturn = 6;
+
+enum class State { Unknown, NoPython, Scheduled, Installed };
+std::atomic<State> Status{State::Unknown};
+
+struct CodeInfo {
+  PyCodeName Name;
+  bool User = false;
+};
+// Code object -> names. Entries hold a reference, so a pointer is never reused by another
+// code object. Written under the GIL by the hook, read at report time.
+std::mutex CodesLock;
+std::unordered_map<const void *, CodeInfo> *Codes = new std::unordered_map<const void *, CodeInfo>;
+
+std::string attrText(void *Obj, const char *Attr) {
+  void *V = Py.GetAttrString(Obj, Attr);
+  if (!V) {
+    Py.ErrClear();
+    return "";
+  }
+  const char *S = Py.UnicodeAsUTF8(V);
+  std::string Out = S ? S : "";
+  if (!S)
+    Py.ErrClear();
+  Py.DecRef(V);
+  return Out;
+}
+
+// Frames of installed packages, of the standard library and of frozen modules are not the
+// user's: the report collapses them (torch/nn/modules/module.py is never the answer).
+bool isUserFile(const std::string &File) {
+  if (File.empty() || File[0] == '<')
+    return false;
+  for (const char *Part : {"/site-packages/", "/dist-packages/", "/lib/python3", "/lib64/python3"})
+    if (File.find(Part) != std::string::npos)
+      return false;
+  return true;
+}
+
+const CodeInfo &codeInfo(void *Code) {
+  std::lock_guard<std::mutex> L(CodesLock);
+  auto It = Codes->find(Code);
+  if (It != Codes->end())
+    return It->second;
+  CodeInfo I;
+  I.Name.File = attrText(Code, "co_filename");
+  I.Name.Function = attrText(Code, "co_qualname");
+  if (I.Name.Function.empty())
+    I.Name.Function = attrText(Code, "co_name");
+  I.User = isUserFile(I.Name.File);
+  Py.IncRef(Code);
+  return Codes->emplace(Code, std::move(I)).first->second;
+}
+
+// One active Python->C call of this thread: the user frames around it.
+struct CCall {
+  void *Frames[kMaxPyFrames];
+  const void *Codes[kMaxPyFrames];
+  int Depth = 0;
+};
+thread_local std::vector<CCall> *Calls = nullptr;
+
+// How far up a c_call looks for user frames (torch's own Python layers are a few deep).
+constexpr int kMaxHops = 16;
+
+int onPythonEvent(void *, void *Frame, int What, void *) {
+  if (What == PyTraceCCall) {
+    if (!Calls)
+      Calls = new std::vector<CCall>;
+    CCall C;
+    void *F = Frame;
+    Py.IncRef(F);
+    for (int Hop = 0; F && Hop < kMaxHops && C.Depth < kMaxPyFrames; ++Hop) {
+      void *Code = Py.FrameGetCode(F);
+      if (Code) {
+        if (codeInfo(Code).User) {
+          C.Frames[C.Depth] = F;
+          C.Codes[C.Depth++] = Code;
+        }
+        Py.DecRef(Code);  // the cache holds its own reference
+      }
+      void *Back = Py.FrameGetBack(F);
+      Py.DecRef(F);  // an executing frame is kept alive by its interpreter frame
+      F = Back;
+    }
+    if (F)
+      Py.DecRef(F);
+    Calls->push_back(C);
+  } else if (What == PyTraceCReturn || What == PyTraceCException) {
+    if (Calls && !Calls->empty())
+      Calls->pop_back();
+  }
+  return 0;
+}
+
+int installHook(void *) {
+  if (Py.SetProfileAllThreads)
+    Py.SetProfileAllThreads(onPythonEvent, nullptr);
+  else
+    Py.SetProfile(onPythonEvent, nullptr);
+  Status = State::Installed;
+  return 0;
+}
+
+} // namespace
+
+void preparePythonStacks(bool Enabled) {
+  if (Status.load(std::memory_order_relaxed) != State::Unknown)
+    return;
+  if (!Enabled || !Py.load()) {
+    Status = State::NoPython;
+    return;
+  }
+  // CUDA can be called before the interpreter is up (a C++ program embedding Python):
+  // try again at a later call.
+  if (!Py.IsInitialized())
+    return;
+  State Expected = State::Unknown;
+  if (Status.compare_exchange_strong(Expected, State::Scheduled) && Py.AddPendingCall(installHook, nullptr) != 0)
+    Status = State::Unknown;  // the queue was full: try again later
+}
+
+int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {
+  if (Status.load(std::memory_order_relaxed) != State::Installed || !Calls || Calls->empty())
+    return 0;
+  const CCall &C = Calls->back();
+  // The frames are suspended in this very call, so their line numbers are stable; reading
+  // them needs no GIL (PyFrame_GetLineNumber only decodes the code's line table).
+  for (int I = 0; I < C.Depth; ++I)
+    Out[I] = {C.Codes[I], Py.FrameGetLineNumber(C.Frames[I])};
+  return C.Depth;
+}
+
+bool pythonCodeName(const void *Code, PyCodeName &Out) {
+  std::lock_guard<std::mutex> L(CodesLock);
+  auto It = Codes->find(Code);
+  if (It == Codes->end())
+    return false;
+  Out = It->second.Name;
+  return true;
+}
+
+} // namespace syncwatch::runtime

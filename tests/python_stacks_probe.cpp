@@ -1,0 +1,23 @@
+// A stand-in for a CUDA call inside a Python process, for tests/python_stacks_test.py: the
+// test loads it with ctypes and calls it the way PyTorch's bindings call CUDA (from C,
+// inside a call from Python). It reports the Python frames libsyncwatch would attach.
+#include "../interposer/capture/PythonStacks.h"
+
+#include <cstdio>
+#include <string>
+
+extern "C" __attribute__((visibility("default"))) int syncwatch_probe(char *Buf, int Len) {
+  using namespace syncwatch::runtime;
+  preparePythonStacks(true);
+  PyFrameRef Frames[kMaxPyFrames];
+  int N = capturePythonFrames(Frames);
+  std::string Out;
+  for (int I = 0; I < N; ++I) {
+    PyCodeName Name;
+    if (!pythonCodeName(Frames[I].Code, Name))
+      Name.Function = "?";
+    Out += Name.File + ":" + std::to_string(Frames[I].Line) + ":" + Name.Function + ";";
+  }
+  std::snprintf(Buf, static_cast<std::size_t>(Len), "%s", Out.c_str());
+  return N;
+}
