@@ -21,6 +21,7 @@ mode_env() {
     floor) echo "SYNCWATCH_FLOOR=1 LD_PRELOAD=$lib";;
     syncwatch) echo "SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
     sw-kernels) echo "SYNCWATCH_KERNELS=1 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
+    sw-nopython) echo "SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
   esac
 }
 modes="plain floor syncwatch sw-kernels"
@@ -31,7 +32,8 @@ for rep in $(seq "$reps"); do
 done
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for rep in $(seq 3); do
-    for m in $modes; do
+    for m in $modes sw-nopython; do
+      echo "train $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" 2>/dev/null | grep step_ms)" >>"$log"
       echo "seed $m $(env $(mode_env $m) python3 "$root/tests/gpu/seed_streams.py" true 5 2>/dev/null | grep streams_ms)" >>"$log"
     done
   done
@@ -65,10 +67,17 @@ for m in ("plain", "floor", "syncwatch", "sw-kernels"):
 if ("seed", "plain") in rows:
     print("seed PyTorch scenario (non_blocking=True), ms per run inside the process (median of 3 x median of 5):")
     sbase = med("seed", "plain", "streams_ms")[0]
-    for m in ("plain", "floor", "syncwatch", "sw-kernels"):
+    for m in ("plain", "floor", "syncwatch", "sw-nopython", "sw-kernels"):
         v, all_ = med("seed", m, "streams_ms")
         if v is None: continue
         print(f"  {m:11s} {v:8.2f}  runs {', '.join('%.1f' % x for x in all_)}  vs plain {100 * (v / sbase - 1):+.1f}%")
+if ("train", "plain") in rows:
+    print("PyTorch training loop (bench/train_loop.py, .item() every step), ms per step inside the process (median of 3):")
+    tbase = med("train", "plain", "step_ms")[0]
+    for m in ("plain", "floor", "syncwatch", "sw-nopython", "sw-kernels"):
+        v, all_ = med("train", m, "step_ms")
+        if v is None: continue
+        print(f"  {m:11s} {v:8.3f}  runs {', '.join('%.3f' % x for x in all_)}  vs plain {100 * (v / tbase - 1):+.1f}%")
 print("10 million CUDA calls (8M launches + 2M copies): peak RSS")
 p = med("rss10M", "plain", "peak_rss_kb")[0]; s = med("rss10M", "syncwatch", "peak_rss_kb")[0]
 if p and s:

@@ -56,6 +56,22 @@ for nb in true false; do
   mkdir -p "$out/seed-$nb"
   SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/seed-$nb LD_PRELOAD=$lib python3 "$here/seed_streams.py" $nb 2>&1 | tail -12
 done
+log "Python call sites"
+check_py() { python3 "$here/check_python_sites.py" "$@" || fail=1; }
+check_py "$out"/seed-true/syncwatch-*.json "$here/seed_streams.py" SEED-HTOD syncwatch-pageable-async-copy
+check_py "$out"/seed-false/syncwatch-*.json "$here/seed_streams.py" SEED-DTOH syncwatch-pageable-async-copy "followed at once by 'cudaStreamSynchronize'"
+check_py "$out"/seed-false/syncwatch-*.json "$here/seed_streams.py" SEED-HTOD syncwatch-pageable-async-copy
+mkdir -p "$out/train"
+SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/train LD_PRELOAD=$lib python3 "$here/train_item.py" 2>&1 | tail -6
+check_py "$out"/train/syncwatch-*.json "$here/train_item.py" TRAIN-ITEM any
+g++ -O2 -g -shared -fPIC -I/usr/include/python3.12 -I/usr/local/cuda/include "$here/swext.cpp" \
+  -L/usr/local/cuda/lib64 -lcudart -o "$build/swext$(python3-config --extension-suffix 2>/dev/null || echo .so)" || fail=1
+mkdir -p "$out/ext"
+PYTHONPATH=$build SYNCWATCH_OUT=$out/ext LD_PRELOAD=$lib python3 "$here/call_extension.py" 2>&1 | tail -6
+check_py "$out"/ext/syncwatch-*.json "$here/call_extension.py" EXT-CALL syncwatch-pageable-async-copy
+python3 -c "import json,sys; f=json.load(open(sys.argv[1]))['findings']; print('native site:', [dict(x['evidence']).get('nativeSite') for x in f])" "$out"/ext/syncwatch-*.json
+log "seed scenario with Python stacks off (SYNCWATCH_PYTHON=0): native sites as before"
+SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out LD_PRELOAD=$lib python3 "$here/seed_streams.py" true >/dev/null 2>&1 || fail=1
 [ "$quick" = "--quick" ] && exit $fail
 
 log "overhead benchmark (bench/runtime_overhead.sh)"

@@ -26,10 +26,10 @@ def streams():
             torch.matmul(matrix_on_gpu[i], matrix_on_gpu[i])
     with torch.cuda.stream(second):
         for i in range(len(data_on_gpu)):
-            data_on_gpu[i].to(cpu, non_blocking=non_blocking)
+            data_on_gpu[i].to(cpu, non_blocking=non_blocking)  # SEED-DTOH
     with torch.cuda.stream(third):
         for i in range(len(data_on_cpu)):
-            data_on_cpu[i].to(cuda, non_blocking=non_blocking)
+            data_on_cpu[i].to(cuda, non_blocking=non_blocking)  # SEED-HTOD
 
 streams()
 torch.cuda.synchronize()
