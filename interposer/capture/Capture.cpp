@@ -305,6 +305,7 @@ void start() {
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
   KernelMode = Cfg.Kernels;
   PythonStacks = Cfg.Python;
+  watchForPython(PythonStacks);
   if (KernelMode == KernelTrace::Always)
     traceKernels();
   else

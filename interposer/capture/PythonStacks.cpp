@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -169,6 +171,24 @@ void preparePythonStacks(bool Enabled) {
   State Expected = State::Unknown;
   if (Status.compare_exchange_strong(Expected, State::Scheduled) && Py.AddPendingCall(installHook, nullptr) != 0)
     Status = State::Unknown;  // the queue was full: try again later
+}
+
+void watchForPython(bool Enabled) {
+  if (!Enabled || !Py.load())
+    return;
+  // Under LD_PRELOAD syncwatch starts before the interpreter does. Waiting for the first
+  // CUDA call to schedule the hook would miss every call made inside that first Python->C
+  // call (an extension that loops over CUDA calls). So a short-lived thread waits for the
+  // interpreter to come up (at most a minute) and schedules the hook at once.
+  std::thread([] {
+    for (int I = 0; I < 30000 && Status.load() == State::Unknown; ++I) {
+      if (Py.IsInitialized()) {
+        preparePythonStacks(true);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }).detach();
 }
 
 int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {

@@ -33,6 +33,9 @@ int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]);
 // installed (once; cheap after the first call).
 void preparePythonStacks(bool Enabled);
 
+// At library load: in a Python process, schedule the hook as soon as the interpreter is up.
+void watchForPython(bool Enabled);
+
 struct PyCodeName {
   std::string Function, File;
 };

@@ -63,7 +63,7 @@ check_py "$out"/seed-false/syncwatch-*.json "$here/seed_streams.py" SEED-DTOH sy
 check_py "$out"/seed-false/syncwatch-*.json "$here/seed_streams.py" SEED-HTOD syncwatch-pageable-async-copy
 mkdir -p "$out/train"
 SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/train LD_PRELOAD=$lib python3 "$here/train_item.py" 2>&1 | tail -6
-check_py "$out"/train/syncwatch-*.json "$here/train_item.py" TRAIN-ITEM any
+check_py "$out"/train/syncwatch-*.json "$here/train_item.py" TRAIN-ITEM syncwatch-sync-in-loop
 g++ -O2 -g -shared -fPIC -I/usr/include/python3.12 -I/usr/local/cuda/include "$here/swext.cpp" \
   -L/usr/local/cuda/lib64 -lcudart -o "$build/swext$(python3-config --extension-suffix 2>/dev/null || echo .so)" || fail=1
 mkdir -p "$out/ext"

@@ -3,10 +3,11 @@ synchronization. syncwatch must name the .item() line."""
 import torch
 
 torch.manual_seed(0)
-model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.ReLU(), torch.nn.Linear(4096, 1024)).cuda()
+# Large enough that each step keeps the GPU busy for milliseconds: .item() waits for it.
+model = torch.nn.Sequential(torch.nn.Linear(4096, 8192), torch.nn.ReLU(), torch.nn.Linear(8192, 4096)).cuda()
 opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-x = torch.randn(512, 1024, device="cuda")
-y = torch.randn(512, 1024, device="cuda")
+x = torch.randn(4096, 4096, device="cuda")
+y = torch.randn(4096, 4096, device="cuda")
 
 
 def step():
@@ -17,6 +18,6 @@ def step():
     return loss.item()  # TRAIN-ITEM
 
 
-for i in range(50):
+for i in range(20):
     total = step()
 print("train done", round(total, 3))
