@@ -10,9 +10,11 @@
 # pinned 64-byte cudaMemcpyAsync every 4th, over 4 non-blocking streams), (2) the seed's
 # PyTorch scenario timed inside the process, and (3) 10 million CUDA calls for peak RSS.
 # Prints medians, added ns per iteration and the ratios the issue's targets are stated in.
-# Usage: bench/runtime_overhead.sh BUILD_DIR [REPS]   (BUILD_DIR has libsyncwatch.so and launch_bound)
+# Usage: bench/runtime_overhead.sh BUILD_DIR [REPS] [PARTS]
+#   BUILD_DIR has libsyncwatch.so and launch_bound; PARTS: any of launch,python,rss (default all)
 set -uo pipefail
-build=$1; reps=${2:-5}; here=$(cd "$(dirname "$0")" && pwd); root=$here/..
+build=$1; reps=${2:-5}; parts=${3:-launch,python,rss}; here=$(cd "$(dirname "$0")" && pwd); root=$here/..
+want() { [[ ",$parts," == *",$1,"* ]]; }
 lib=$build/interposer/libsyncwatch.so; prog=$build/launch_bound
 log=$(mktemp)
 mode_env() {
@@ -25,12 +27,12 @@ mode_env() {
   esac
 }
 modes="plain floor syncwatch sw-kernels"
-for rep in $(seq "$reps"); do
+want launch && for rep in $(seq "$reps"); do
   for m in $modes; do
     echo "launch $m $(env $(mode_env $m) "$prog" 250000)" >>"$log"
   done
 done
-if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+if want python && python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for rep in $(seq 3); do
     for m in $modes sw-nopython; do
       echo "train $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" 2>/dev/null | grep step_ms)" >>"$log"
@@ -39,7 +41,7 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   done
 fi
 # 8M iterations = 8M launches + 2M copies = 10M CUDA calls.
-for m in plain syncwatch; do
+want rss && for m in plain syncwatch; do
   echo "rss10M $m $(env $(mode_env $m) "$prog" 8000000)" >>"$log"
 done
 python3 - "$log" <<'PY'
@@ -52,10 +54,11 @@ for line in open(sys.argv[1]):
 def med(kind, mode, key):
     vals = [float(r[r.index(key) + 1]) for r in rows.get((kind, mode), []) if key in r]
     return statistics.median(vals) if vals else None, vals
-print("launch-bound loop, ns per iteration (median of %d interleaved runs):" % len(rows[("launch", "plain")]))
-base = med("launch", "plain", "ns_per_iter")[0]
-floor = med("launch", "floor", "ns_per_iter")[0]
-for m in ("plain", "floor", "syncwatch", "sw-kernels"):
+if ("launch", "plain") in rows:
+    print("launch-bound loop, ns per iteration (median of %d interleaved runs):" % len(rows[("launch", "plain")]))
+    base = med("launch", "plain", "ns_per_iter")[0]
+    floor = med("launch", "floor", "ns_per_iter")[0]
+for m in ("plain", "floor", "syncwatch", "sw-kernels") if ("launch", "plain") in rows else ():
     v, all_ = med("launch", m, "ns_per_iter")
     if v is None: continue
     extra = ""
@@ -78,9 +81,9 @@ if ("train", "plain") in rows:
         v, all_ = med("train", m, "step_ms")
         if v is None: continue
         print(f"  {m:11s} {v:8.3f}  runs {', '.join('%.3f' % x for x in all_)}  vs plain {100 * (v / tbase - 1):+.1f}%")
-print("10 million CUDA calls (8M launches + 2M copies): peak RSS")
 p = med("rss10M", "plain", "peak_rss_kb")[0]; s = med("rss10M", "syncwatch", "peak_rss_kb")[0]
 if p and s:
+    print("10 million CUDA calls (8M launches + 2M copies): peak RSS")
     print(f"  plain {p / 1024:.1f} MiB, syncwatch {s / 1024:.1f} MiB: +{(s - p) / 1024:.1f} MiB (target <= 64 MiB)")
     print(f"  ns/iter over the 10M calls: plain {med('rss10M', 'plain', 'ns_per_iter')[0]:.0f}, syncwatch {med('rss10M', 'syncwatch', 'ns_per_iter')[0]:.0f}")
 PY

@@ -28,9 +28,14 @@ std::uint64_t RawStack::hash() const {
   return H;
 }
 
+// Unwinding is the costliest part of recording a call (libgcc looks up each frame's unwind
+// table). In a Python process the Python frames name the site, and the native frame that
+// matters (a C++ extension's line) is near the top: a shallow native stack is enough.
+constexpr int kNativeFramesUnderPython = 16;
+
 void captureStack(RawStack &S) {
-  S.Depth = backtrace(S.Frames, kMaxFrames);
   S.PythonDepth = capturePythonFrames(S.Python);
+  S.Depth = backtrace(S.Frames, S.PythonDepth ? kNativeFramesUnderPython : kMaxFrames);
 }
 
 std::uint32_t SiteTable::intern(const RawStack &S) {

@@ -90,7 +90,11 @@ bool isUserFile(const std::string &File) {
   return true;
 }
 
-const CodeInfo &codeInfo(void *Code) {
+// Each Python thread keeps its own lookaside of the shared cache: the hook runs at every
+// Python->C call, so the common case takes no lock.
+thread_local std::unordered_map<const void *, const CodeInfo *> *LocalCodes = nullptr;
+
+const CodeInfo &sharedCodeInfo(void *Code) {
   std::lock_guard<std::mutex> L(CodesLock);
   auto It = Codes->find(Code);
   if (It != Codes->end())
@@ -102,7 +106,18 @@ const CodeInfo &codeInfo(void *Code) {
     I.Name.Function = attrText(Code, "co_name");
   I.User = isUserFile(I.Name.File);
   Py.IncRef(Code);
-  return Codes->emplace(Code, std::move(I)).first->second;
+  return Codes->emplace(Code, std::move(I)).first->second;  // node-based: stays put
+}
+
+const CodeInfo &codeInfo(void *Code) {
+  if (!LocalCodes)
+    LocalCodes = new std::unordered_map<const void *, const CodeInfo *>;
+  auto It = LocalCodes->find(Code);
+  if (It != LocalCodes->end())
+    return *It->second;
+  const CodeInfo &I = sharedCodeInfo(Code);
+  LocalCodes->emplace(Code, &I);
+  return I;
 }
 
 // One active Python->C call of this thread: the user frames around it.
@@ -113,8 +128,9 @@ struct CCall {
 };
 thread_local std::vector<CCall> *Calls = nullptr;
 
-// How far up a c_call looks for user frames (torch's own Python layers are a few deep).
-constexpr int kMaxHops = 16;
+// How far up a c_call looks for user frames (torch's own Python layers, nn.Module's
+// __call__ and _call_impl, are a few deep); each hop costs two C-API calls.
+constexpr int kMaxHops = 10;
 
 int onPythonEvent(void *, void *Frame, int What, void *) {
   if (What == PyTraceCCall) {
