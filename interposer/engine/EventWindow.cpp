@@ -1,6 +1,7 @@
 #include "EventWindow.h"
 
 #include <algorithm>
+#include <iterator>
 #include <unordered_set>
 
 namespace syncwatch::runtime {
@@ -27,11 +28,11 @@ void EventWindow::flush() {
 }
 
 void EventWindow::analyzeOlderHalf() {
-  // Calls arrive in the order they returned; the older half is analyzed now. At most a
-  // quarter of the window is carried as calls and a quarter as work, so the next window
-  // has room for half a window of new events before it is analyzed again.
+  // Calls arrive in the order they returned; all but the newest quarter-window of them are
+  // analyzed now. At most a quarter of the window is carried as calls and a quarter as
+  // work, so the next window has room for half a window of new events.
   std::size_t N = Pending.Calls.size();
-  std::size_t InScope = std::max(N / 2, N > Capacity / 4 ? N - Capacity / 4 : 0);
+  std::size_t InScope = N > Capacity / 4 ? N - Capacity / 4 : 0;
   Analysis.consume(Pending, InScope);
 
   EventLog Next;
@@ -53,17 +54,23 @@ void EventWindow::analyzeOlderHalf() {
     Since = Latest;
   }
   Since = Since > WaitSlackNs ? Since - WaitSlackNs : 0;
-  for (GpuWork &W : Pending.Work)
-    if (W.End >= Since || Carried.count(W.Correlation))
+  // The carried calls' own records always stay; other work stays as context, bounded even
+  // when one long call (a 10 s synchronize) overlaps a flood of kernels: the newest is kept.
+  std::vector<GpuWork> Context;
+  for (GpuWork &W : Pending.Work) {
+    if (Carried.count(W.Correlation))
       Next.Work.push_back(std::move(W));
-  // Bounded even when one long call (a 10 s synchronize) overlaps a flood of kernels:
-  // the newest work is kept.
-  std::size_t MaxWork = Capacity / 4;
-  if (Next.Work.size() > MaxWork) {
-    std::nth_element(Next.Work.begin(), Next.Work.begin() + static_cast<std::ptrdiff_t>(Next.Work.size() - MaxWork),
-                     Next.Work.end(), [](const GpuWork &A, const GpuWork &B) { return A.End < B.End; });
-    Next.Work.erase(Next.Work.begin(), Next.Work.begin() + static_cast<std::ptrdiff_t>(Next.Work.size() - MaxWork));
+    else if (W.End >= Since)
+      Context.push_back(std::move(W));
   }
+  std::size_t MaxContext = Capacity / 4 > Next.Work.size() ? Capacity / 4 - Next.Work.size() : 0;
+  if (Context.size() > MaxContext) {
+    auto Keep = Context.begin() + static_cast<std::ptrdiff_t>(Context.size() - MaxContext);
+    std::nth_element(Context.begin(), Keep, Context.end(),
+                     [](const GpuWork &A, const GpuWork &B) { return A.End < B.End; });
+    Context.erase(Context.begin(), Keep);
+  }
+  std::move(Context.begin(), Context.end(), std::back_inserter(Next.Work));
   Pending = std::move(Next);
 }
 

@@ -2,11 +2,11 @@
 // fills, and only the engine's per-site aggregates outlive it.
 //
 // CUPTI hands over activity records (copies, kernels) in buffers, long after the API call
-// that issued them returned: a call and its records can land in different windows. So a
-// full window is analyzed only up to its middle: the older half of the calls is in scope,
-// the newer half is carried into the next window, together with the GPU work that could
-// still matter to them (their own records, and work that ended while they ran). A record
-// whose call was analyzed more than half a window earlier is lost; tests/replay_test.py
+// that issued them returned: a call and its records can land in different windows. So when
+// a window fills, its newest quarter-window of calls is carried into the next window,
+// together with the GPU work that could still matter to them (their own records, and work
+// that ended while they ran); the older calls are judged. A record that arrives more than
+// a quarter-window of calls after its call is lost; tests/replay_test.py
 // replays recordings through small windows and late delivery to show the counts hold.
 #pragma once
 

@@ -49,6 +49,8 @@ std::string selfDir() {
 void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, std::uint64_t LagNs,
                          std::uint64_t WaitSlackNs) {
   EventWindow W(E, Capacity, WaitSlackNs);
+  if (Log.KernelsTracedFrom)
+    W.setKernelsTracedFrom(*Log.KernelsTracedFrom);
   for (const StreamInfo &S : Log.Streams)
     W.addStream(S);
   struct Arrival {
