@@ -21,18 +21,11 @@ struct CallbackInfo {
 // where there is no driver). Without them nothing is filtered.
 void bindDriver(void *DriverHandle);
 
-// What a launch syncwatch could classify went to (Unclassified: a launch API whose stream
-// it cannot read, e.g. cuLaunchKernelEx or a graph launch).
-enum class LaunchKind { NotALaunch, NonBlocking, Legacy, Blocking };
-
-// True when the call cannot matter to any rule, so it is not recorded at all:
+// True when the call can neither make the host wait nor take part in a serialization:
 //  - a launch onto a stream created non-blocking;
-//  - a launch onto the legacy stream while no work has gone to a blocking stream (nothing
-//    exists that could hold it);
-//  - a cudaMemcpyAsync between device memory and PINNED host memory on a non-blocking
-//    stream (a pageable one is exactly what the pageable-async-copy rule is about).
-// Kind tells the caller what a launch went to, whether or not it is recorded.
-bool cannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb, LaunchKind &Kind);
+//  - a cudaMemcpyAsync between device memory and PINNED host memory on such a stream
+//    (a pageable one is exactly what the pageable-async-copy rule is about).
+bool cannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb);
 
 // Called at the entry of a call that releases host memory: forget what was pinned.
 void hostMemoryReleased();

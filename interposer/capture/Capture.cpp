@@ -53,13 +53,11 @@ thread_local ThreadState Thread;
 // (shared/facts/gpu-truth-table.md: +2.8 us per launch). The engine needs them for two
 // things only: serialization (work on the legacy or a blocking stream held by another
 // stream) and naming the kernel a slow call waited for. So in the default `auto` mode they
-// are turned on at the first launch onto a blocking stream (per-thread default streams
-// included) or one syncwatch cannot classify (cuLaunchKernelEx, graphs), and at the first
-// call that stalled the host. A program that launches only onto non-blocking streams and
-// the legacy stream (PyTorch) and never stalls pays for none. Enabling happens at the
-// launch's entry, before its kernel exists, so a blocking-stream kernel that later holds a
-// legacy launch is traced; a legacy kernel already running when the first blocking launch
-// comes is not (that first blocking-stream serialization can be missed).
+// are turned on at the first launch that could serialize (legacy, per-thread or blocking
+// stream; any launch syncwatch cannot classify, such as a driver-API launch) and at the
+// first call that stalled the host; a program that only launches onto non-blocking streams
+// and never stalls pays for none. Enabling happens at the launch's entry, before its
+// kernel exists, so every kernel that can take part in a serialization is traced.
 KernelTrace KernelMode = KernelTrace::Auto;
 bool PythonStacks = true;
 std::atomic<bool> KernelsOn{false};
@@ -86,13 +84,11 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     const CallbackInfo &Info = infoOf(Domain, Id);
     if (Info.ReleasesHostMemory)
       hostMemoryReleased();
-    LaunchKind Kind = LaunchKind::NotALaunch;
-    Thread.Skip = cannotMatter(Domain, Id, Cb, Kind);
-    if (KernelMode == KernelTrace::Auto && Info.Launch && Kind != LaunchKind::NonBlocking &&
-        Kind != LaunchKind::Legacy)
-      traceKernels();
+    Thread.Skip = cannotMatter(Domain, Id, Cb);
     if (Thread.Skip)
       return;
+    if (KernelMode == KernelTrace::Auto && Info.Launch)
+      traceKernels();
     preparePythonStacks(PythonStacks);
     captureStack(Thread.Stack);
     cuptiGetTimestamp(&Thread.Enter);
