@@ -23,6 +23,20 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
   python3 -m pip install -q jsonschema
 fi
 
+# Holistic Trace Analysis, to check that HTA loads syncwatch's traces (tests/hta_load_test.py).
+# Installed in a folder of its own (its pinned numpy/pandas stay out of the system's
+# packages) and without jupyterlab, which HTA lists but the parser does not need.
+hta_site="${HOME}/.cache/syncwatch/hta"
+if [ ! -d "$hta_site/hta" ]; then
+  echo "ci/setup.sh: installing Holistic Trace Analysis into $hta_site"
+  if ! { python3 -m pip install -q --no-warn-conflicts --target "$hta_site" --no-deps holistictraceanalysis==0.5.0 &&
+         python3 -m pip install -q --no-warn-conflicts --target "$hta_site" numpy pandas networkx plotly pydot psutil pyyaml; } \
+       >/dev/null 2>&1; then
+    echo "ci/setup.sh: warning: HTA could not be installed; the HTA load test will be skipped" >&2
+    rm -rf "$hta_site"
+  fi
+fi
+
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "ci/setup.sh: warning: CUDA (nvcc) not found at /usr/local/cuda: the analyzer can still" \
        "be built if CUDA headers are elsewhere (--cuda-path), nvcc compile tests are skipped" >&2

@@ -2,6 +2,8 @@
 // shared/facts/gpu-truth-table.md, with times in microseconds for readability.
 #include "../interposer/engine/Engine.h"
 #include "../interposer/engine/EventWindow.h"
+#include "../interposer/engine/TraceWriter.h"
+#include "../interposer/engine/Utilization.h"
 
 #include <gtest/gtest.h>
 
@@ -319,4 +321,69 @@ TEST(Engine, AWaitBeforeKernelTracingBeganIsReportedSayingSo) {
   S.Log.KernelsTracedFrom.reset();
   EXPECT_EQ(S.run().size(), 1u);
   EXPECT_EQ(Stream().call(1, "cudaFree", 10, 50'005, 1).run().size(), 0u);
+}
+
+// The overlap figures, computed the way HTA states them.
+TEST(Utilization, CopyTimeOverlappedByComputeAndStreamBusyTime) {
+  Stream S;
+  S.kernel(1, 13, 0, 100).kernel(2, 13, 150, 200)                                      // compute 0-100, 150-200
+      .copy(3, 14, 50, 170, 2, MemoryKind::Device, MemoryKind::Pinned, true)          // copy 50-170
+      .copy(4, 15, 300, 400, 1, MemoryKind::Pageable, MemoryKind::Device, true);      // copy alone
+  Utilization U;
+  for (const GpuWork &W : S.Log.Work)
+    U.add(W);
+  UtilizationFigures F = U.figures();
+  EXPECT_EQ(F.SpanNs, 400 * us);
+  EXPECT_EQ(F.BusyNs, 300 * us);     // 0-200 and 300-400
+  EXPECT_EQ(F.ComputeNs, 150 * us);
+  EXPECT_EQ(F.CopyNs, 220 * us);
+  EXPECT_EQ(F.OverlapNs, 70 * us);   // 50-100 and 150-170
+  EXPECT_NEAR(F.copyOverlapPercent(), 100.0 * 70 / 220, 1e-9);
+  EXPECT_EQ(F.idleNs(), 100 * us);
+  EXPECT_EQ(F.StreamBusyNs.at(13), 150 * us);
+  EXPECT_EQ(F.StreamBusyNs.at(14), 120 * us);
+}
+
+TEST(Utilization, BoundedFoldingGivesTheSameFigures) {
+  // 10,000 records through a 64-record buffer (records arrive in completion order, as
+  // CUPTI delivers them) give exactly what one sweep over everything gives.
+  Stream S;
+  for (std::uint32_t I = 0; I < 5'000; ++I) {
+    std::uint64_t T = I * 10;
+    S.kernel(2 * I, 13, T, T + 7);
+    S.copy(2 * I + 1, 14 + I % 2, T + 5, T + 12, 1, MemoryKind::Pinned, MemoryKind::Device, true);
+  }
+  Utilization Small(64), Whole(1'000'000);
+  for (const GpuWork &W : S.Log.Work) {
+    Small.add(W);
+    Whole.add(W);
+  }
+  UtilizationFigures A = Small.figures(), B = Whole.figures();
+  EXPECT_EQ(A.BusyNs, B.BusyNs);
+  EXPECT_EQ(A.OverlapNs, B.OverlapNs);
+  EXPECT_EQ(A.CopyNs, B.CopyNs);
+  EXPECT_EQ(A.StreamBusyNs, B.StreamBusyNs);
+  EXPECT_EQ(B.OverlapNs, (5'000 * 4 - 2) * us);  // 2 us inside each kernel, 2 us into the next one's
+}
+
+TEST(Trace, IsBoundedAndDrawsOnlyReportedSites) {
+  TraceBuilder T(TraceOptions{100, 42, "app"});
+  Stream S;
+  for (std::uint32_t I = 1; I <= 500; ++I)
+    S.call(I, "cudaLaunchKernel", I * 10, I * 10 + 2, 1).kernel(I, 13, I * 10 + 3, I * 10 + 8);
+  for (const ApiCall &C : S.Log.Calls)
+    T.addCall(C);
+  for (const GpuWork &W : S.Log.Work)
+    T.addWork(W);
+  EXPECT_EQ(T.size(), 100u);
+  std::string Cause = "waited";
+  T.addOccurrence({RuleId::SyncInLoop, &S.Log.Calls[499], &S.Log.Work[499], 5 * us, &Cause});
+  T.addOccurrence({RuleId::ImplicitSync, &S.Log.Calls[498], nullptr, 5 * us, &Cause});
+  std::stringstream Out;
+  T.write(Out, [](RuleId R, std::uint32_t) { return R == RuleId::ImplicitSync; });
+  std::string J = Out.str();
+  EXPECT_NE(J.find("\"name\":\"syncwatch-implicit-sync\""), std::string::npos);
+  EXPECT_EQ(J.find("\"name\":\"syncwatch-sync-in-loop\""), std::string::npos);
+  EXPECT_NE(J.find("\"cat\":\"ac2g\""), std::string::npos);
+  EXPECT_EQ(J.find("\"correlation\":1}"), std::string::npos);  // the oldest were dropped
 }

@@ -19,7 +19,10 @@ std::string formatDuration(std::uint64_t Ns) {
   return Buf;
 }
 
-SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause) {
+SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause,
+                              const GpuWork *Waited) {
+  if (Observer)
+    Observer({Rule, &Call, Waited, Cost, &Cause});
   SiteAggregate &A = Aggregates[{Rule, Call.Site}];
   A.Rule = Rule;
   A.Site = Call.Site;
@@ -138,7 +141,7 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     std::string Cause = "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) +
                         " waiting for " + Last->describe() + " on " + streamName(Last->Stream, Streams) +
                         " (" + causeOf(*Api) + ")";
-    record(Api->Rule, C, C.duration(), Cause);
+    record(Api->Rule, C, C.duration(), Cause, Last);
   }
 }
 
@@ -156,7 +159,7 @@ void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {
                         G.describe() + " with " +
                         (G.Src == MemoryKind::Pageable ? "a pageable source" : "a pageable destination") +
                         " on " + streamName(G.Stream, Streams);
-    SiteAggregate &A = record(RuleId::PageableAsyncCopy, C, C.duration(), Cause);
+    SiteAggregate &A = record(RuleId::PageableAsyncCopy, C, C.duration(), Cause, &G);
     const ApiCall *Next = I.next(W, C);
     const ApiInfo *NextApi = Next ? findApi(Next->Api) : nullptr;
     if (NextApi && isExplicitSync(*NextApi) && Next->Enter < C.Exit + Config.WaitSlackNs) {
@@ -207,7 +210,7 @@ void Engine::serialization(const EventLog &W, const WindowIndex &I) {
     std::string Cause = A.describe() + " on the " + streamName(A.Stream, Streams) + " was held " +
                         formatDuration(Held) + " until " + Blocker->describe() + " on " +
                         streamName(Blocker->Stream, Streams) + " ended";
-    record(Flag == StreamFlag::Legacy ? RuleId::DefaultStream : RuleId::BlockingStream, C, Held, Cause);
+    record(Flag == StreamFlag::Legacy ? RuleId::DefaultStream : RuleId::BlockingStream, C, Held, Cause, Blocker);
   }
 }
 
@@ -225,10 +228,27 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
   serialization(Window, Index);
 }
 
+// One explicit synchronization is by design; a site that waits again and again is the
+// finding (sync-in-loop).
+static bool isReported(const SiteAggregate &A) { return A.Rule != RuleId::SyncInLoop || A.Count > 1; }
+
+bool Engine::reported(RuleId Rule, std::uint32_t Site) const {
+  auto It = Aggregates.find({Rule, Site});
+  return It != Aggregates.end() && isReported(It->second);
+}
+
+std::uint64_t Engine::hostTimeLostNs() const {
+  std::uint64_t Ns = 0;
+  for (const auto &[Key, A] : Aggregates)
+    if (isReported(A))
+      Ns += A.TotalNs;
+  return Ns;
+}
+
 std::vector<Finding> Engine::findings() const {
   std::vector<const SiteAggregate *> Order;
   for (const auto &[Key, A] : Aggregates)
-    if (A.Rule != RuleId::SyncInLoop || A.Count > 1)
+    if (isReported(A))
       Order.push_back(&A);
   std::stable_sort(Order.begin(), Order.end(),
                    [](const SiteAggregate *A, const SiteAggregate *B) { return A->TotalNs > B->TotalNs; });

@@ -9,6 +9,7 @@
 #include "syncwatch/finding.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -39,6 +40,16 @@ struct SiteAggregate {
   std::string SyncApi;
 };
 
+// One judged occurrence (before aggregation), for the trace: the call, the GPU work it
+// waited for or was held by (if known), and what it cost.
+struct Occurrence {
+  RuleId Rule;
+  const ApiCall *Call = nullptr;
+  const GpuWork *Waited = nullptr;
+  std::uint64_t CostNs = 0;
+  const std::string *Cause = nullptr;
+};
+
 class Engine {
 public:
   explicit Engine(EngineConfig Config = {}) : Config(Config) {}
@@ -55,9 +66,17 @@ public:
     return Aggregates;
   }
   std::uint64_t callsSeen() const { return CallsSeen; }
+  // Whether findings() reports this (rule, call site).
+  bool reported(RuleId Rule, std::uint32_t Site) const;
+  // Host time of everything findings() reports.
+  std::uint64_t hostTimeLostNs() const;
+  // Called for every occurrence as it is judged (SYNCWATCH_TRACE draws them).
+  void onOccurrence(std::function<void(const Occurrence &)> F) { Observer = std::move(F); }
+  const std::map<std::uint32_t, StreamInfo> &streams() const { return Streams; }
 
 private:
-  SiteAggregate &record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause);
+  SiteAggregate &record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause,
+                        const GpuWork *Waited = nullptr);
   struct WindowIndex;  // one window's lookups, built once per window in consume()
   void hostWaits(const EventLog &W, const WindowIndex &I);
   void pageableCopies(const EventLog &W, const WindowIndex &I);
@@ -69,6 +88,7 @@ private:
   std::map<std::uint32_t, StreamInfo> Streams;
   std::uint64_t CallsSeen = 0;
   std::uint64_t KernelsTracedFrom = 0;
+  std::function<void(const Occurrence &)> Observer;
 };
 
 std::string formatDuration(std::uint64_t Ns);

@@ -12,7 +12,12 @@
 namespace syncwatch::runtime {
 
 Recorder::Recorder(const Config &C)
-    : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, C.WindowEvents) {}
+    : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, C.WindowEvents) {
+  if (Cfg.Trace) {
+    Trace = std::make_unique<TraceBuilder>(TraceOptions{Cfg.TraceEvents, static_cast<std::uint64_t>(::getpid()), processName()});
+    Analysis.onOccurrence([this](const Occurrence &O) { Trace->addOccurrence(O); });
+  }
+}
 
 // SYNCWATCH_RECORD=1 keeps every event as it arrives (unbounded by design: a recording is
 // for short reproductions); the analysis itself only ever holds one window.
@@ -21,6 +26,8 @@ void Recorder::addCall(ApiCall Call, const RawStack &Stack) {
   Call.Site = Sites.intern(Stack);
   if (Cfg.Record)
     Recorded.Calls.push_back(Call);
+  if (Trace)
+    Trace->addCall(Call);
   Window.addCall(std::move(Call));
 }
 
@@ -28,14 +35,20 @@ void Recorder::addWork(std::vector<GpuWork> Work) {
   std::lock_guard<std::mutex> L(M);
   if (Cfg.Record)
     Recorded.Work.insert(Recorded.Work.end(), Work.begin(), Work.end());
-  for (GpuWork &W : Work)
+  for (GpuWork &W : Work) {
+    Use.add(W);
+    if (Trace)
+      Trace->addWork(W);
     Window.addWork(std::move(W));
+  }
 }
 
 void Recorder::addStream(const StreamInfo &S) {
   std::lock_guard<std::mutex> L(M);
   if (Cfg.Record)
     Recorded.Streams.push_back(S);
+  if (Trace)
+    Trace->addStream(S);
   Window.addStream(S);
 }
 
@@ -43,6 +56,13 @@ void Recorder::kernelsTracedFrom(std::uint64_t Ns) {
   std::lock_guard<std::mutex> L(M);
   Recorded.KernelsTracedFrom = Ns;
   Window.setKernelsTracedFrom(Ns);
+}
+
+std::string Recorder::processName() {
+  std::ifstream Comm("/proc/self/comm");
+  std::string Name;
+  std::getline(Comm, Name);
+  return Name.empty() ? "process" : Name;
 }
 
 static bool writable(const std::string &Dir) {
@@ -73,6 +93,8 @@ void Recorder::finish(const char *Why) {
   R.ToolName = "libsyncwatch";
   R.ToolVersion = "0.1.0";
   R.Findings = Analysis.findings();
+  UtilizationFigures Figures = Use.figures();
+  R.Figures = utilizationProperties(Figures, Analysis.streams(), Analysis.hostTimeLostNs());
   R.FilesAnalyzed = 0;
 
   std::string Pid = std::to_string(::getpid());
@@ -81,7 +103,11 @@ void Recorder::finish(const char *Why) {
     Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
     writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
+    Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs());
   }
+  // The trace goes to SYNCWATCH_OUT, or to the working directory when there is none.
+  if (Trace)
+    writeTrace(Cfg.OutDir.empty() ? "." : Cfg.OutDir, Err);
   if (Cfg.OutDir.empty())
     return;
   if (!writable(Cfg.OutDir)) {
@@ -107,6 +133,21 @@ void Recorder::finish(const char *Why) {
   if (!Cfg.Quiet)
     Err << "syncwatch: report written to " << Base << ".json and .sarif"
         << (Cfg.Record ? " (events: " + Base + ".swrec)" : std::string()) << "\n";
+}
+
+void Recorder::writeTrace(const std::string &Dir, std::ostream &Err) {
+  std::string Path = Dir + "/syncwatch-" + std::to_string(::getpid()) + ".trace.json";
+  if (!writable(Dir)) {
+    Err << "syncwatch: cannot write the trace to '" << Dir << "'\n";
+    return;
+  }
+  std::ofstream T(Path);
+  Trace->write(T, [this](RuleId Rule, std::uint32_t Site) { return Analysis.reported(Rule, Site); });
+  T.close();
+  if (!T)
+    Err << "syncwatch: writing the trace to '" << Path << "' failed\n";
+  else if (!Cfg.Quiet)
+    Err << "syncwatch: trace written to " << Path << " (open in ui.perfetto.dev)\n";
 }
 
 } // namespace syncwatch::runtime

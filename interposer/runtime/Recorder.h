@@ -5,8 +5,11 @@
 #include "../capture/CallSites.h"
 #include "../engine/Engine.h"
 #include "../engine/EventWindow.h"
+#include "../engine/TraceWriter.h"
+#include "../engine/Utilization.h"
 #include "Config.h"
 
+#include <memory>
 #include <mutex>
 #include <ostream>
 
@@ -27,12 +30,16 @@ public:
   const Config &config() const { return Cfg; }
 
 private:
+  static std::string processName();
+  void writeTrace(const std::string &Dir, std::ostream &Err);
   Config Cfg;
   std::mutex M;
   EventLog Recorded;            // all events, only with SYNCWATCH_RECORD=1
   SiteTable Sites;
   Engine Analysis;
   EventWindow Window;           // bounded: analyzed as it fills
+  Utilization Use;              // overlap figures, bounded
+  std::unique_ptr<TraceBuilder> Trace;  // SYNCWATCH_TRACE=1 only, bounded
   bool Finished = false;
 };
 

@@ -2,12 +2,15 @@
 //   syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...
 //       runs cmd with libsyncwatch.so preloaded; returns cmd's exit code; prints where the
 //       report went
-//   syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]] FILE.swrec
+//   syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]
+//                    [--trace OUT.json] FILE.swrec
 //       runs the engine on a recorded event stream, offline (no GPU needed); with --window,
 //       feeds it the way libsyncwatch.so does - through a bounded window, GPU records
 //       arriving L ms after their work ended (CUPTI's buffering) - to test the windowing
 #include "../engine/Engine.h"
 #include "../engine/EventWindow.h"
+#include "../engine/TraceWriter.h"
+#include "../engine/Utilization.h"
 
 #include "syncwatch/report.h"
 
@@ -30,7 +33,8 @@ namespace {
 
 int usage() {
   std::cerr << "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...\n"
-               "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]] FILE.swrec\n";
+               "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
+               "                        [--trace OUT.json] FILE.swrec\n";
   return 2;
 }
 
@@ -81,6 +85,7 @@ int replay(const std::vector<std::string> &Args) {
   EngineConfig Cfg;
   std::size_t Window = 0;
   std::uint64_t LagNs = 0;
+  std::string TraceFile;
   for (std::size_t I = 0; I < Args.size(); ++I) {
     if (Args[I] == "--format" && I + 1 < Args.size())
       Format = Args[++I];
@@ -88,6 +93,8 @@ int replay(const std::vector<std::string> &Args) {
       Cfg.HostWaitThresholdNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
     else if (Args[I] == "--window" && I + 1 < Args.size())
       Window = std::strtoull(Args[++I].c_str(), nullptr, 10);
+    else if (Args[I] == "--trace" && I + 1 < Args.size())
+      TraceFile = Args[++I];
     else if (Args[I] == "--lag-ms" && I + 1 < Args.size())
       LagNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
     else if (File.empty())
@@ -108,6 +115,19 @@ int replay(const std::vector<std::string> &Args) {
     return 2;
   }
   Engine E(Cfg);
+  TraceBuilder Trace(TraceOptions{SIZE_MAX, 1, File});
+  if (!TraceFile.empty()) {
+    for (const StreamInfo &S : P.Log.Streams)
+      Trace.addStream(S);
+    for (const ApiCall &C : P.Log.Calls)
+      Trace.addCall(C);
+    for (const GpuWork &W : P.Log.Work)
+      Trace.addWork(W);
+    E.onOccurrence([&](const Occurrence &O) { Trace.addOccurrence(O); });
+  }
+  Utilization Use;
+  for (const GpuWork &W : P.Log.Work)
+    Use.add(W);
   if (Window)
     replayThroughWindow(P.Log, E, Window, LagNs, Cfg.WaitSlackNs);
   else
@@ -115,6 +135,17 @@ int replay(const std::vector<std::string> &Args) {
   Report R;
   R.ToolName = "syncwatch replay";
   R.Findings = E.findings();
+  std::uint64_t LostNs = E.hostTimeLostNs();
+  UtilizationFigures Figures = Use.figures();
+  R.Figures = utilizationProperties(Figures, E.streams(), LostNs);
+  if (!TraceFile.empty()) {
+    std::ofstream T(TraceFile);
+    Trace.write(T, [&](RuleId Rule, std::uint32_t Site) { return E.reported(Rule, Site); });
+    if (!T) {
+      std::cerr << "syncwatch: error: cannot write the trace to '" << TraceFile << "'\n";
+      return 2;
+    }
+  }
   if (Format == "json")
     writeJson(std::cout, R);
   else if (Format == "sarif")
@@ -123,6 +154,7 @@ int replay(const std::vector<std::string> &Args) {
     std::cout << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams ("
               << E.callsSeen() << " CUDA calls recorded)\n";
     writeText(std::cout, R.Findings, diskLineReader(), TextOptions{false, false});
+    std::cout << utilizationText(Figures, E.streams(), LostNs);
   }
   return R.Findings.empty() ? 0 : 1;
 }

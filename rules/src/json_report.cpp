@@ -30,6 +30,12 @@ void writeJson(std::ostream &Out, const Report &R) {
   J.beginObject();
   J.field("tool", R.ToolName).field("version", R.ToolVersion);
   J.field("filesAnalyzed", R.FilesAnalyzed);
+  if (!R.Figures.empty()) {
+    J.key("figures").beginObject();
+    for (const auto &[K, V] : R.Figures)
+      J.field(K, V);
+    J.endObject();
+  }
   J.key("findings").beginArray();
   for (const Finding &F : R.Findings) {
     J.beginObject();

@@ -126,6 +126,13 @@ void writeSarif(std::ostream &Out, const Report &R) {
   J.endArray();
   J.endObject().endArray();
 
+  if (!R.Figures.empty()) {
+    J.key("properties").beginObject().key("figures").beginObject();
+    for (const auto &[K, V] : R.Figures)
+      J.field(K, V);
+    J.endObject().endObject();
+  }
+
   J.key("results").beginArray();
   for (const Finding &F : R.Findings) {
     J.beginObject();

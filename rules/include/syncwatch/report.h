@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace syncwatch {
@@ -19,6 +20,9 @@ struct Report {
   std::vector<RuleId> RulesRun;   // rules that were enabled, for SARIF's rule table
   std::string DocsBaseUri;        // e.g. file:///.../docs/rules/ ; each rule's page is <id>.md
   unsigned FilesAnalyzed = 0;
+  // Run-wide figures (the runtime half's GPU overlap figures): JSON "figures", SARIF run
+  // properties. Empty for the analyzer.
+  std::vector<std::pair<std::string, std::string>> Figures;
 };
 
 // Gives the text of a 1-based line of a file, or nothing when it cannot be read.

@@ -1,0 +1,59 @@
+// SYNCWATCH_TRACE=1 / `syncwatch replay --trace`: a Chrome trace (JSON) that opens in
+// Perfetto (ui.perfetto.dev) and chrome://tracing and that Holistic Trace Analysis can
+// load. It follows what PyTorch's Kineto writes (shared/facts/kineto-trace-sample.json):
+//   - GPU work on pid = device 0, one track (tid) per stream, categories kernel /
+//     gpu_memcpy / gpu_memset, args device, stream, correlation, bytes, bandwidth;
+//   - host API calls on the process's threads, categories cuda_runtime / cuda_driver,
+//     args correlation; an "ac2g" flow from each call to the GPU work it issued;
+//   - each syncwatch finding occurrence as an instant event on the stalled call's thread
+//     (category syncwatch, args rule, cost, cause), with a flow arrow from the stalled
+//     call to the GPU work it waited for or was held by.
+// Bounded: only the newest MaxEvents calls and GPU records (and a tenth as many finding
+// marks) are kept - the end of a long run.
+#pragma once
+
+#include "Engine.h"
+
+#include <deque>
+#include <ostream>
+
+namespace syncwatch::runtime {
+
+struct TraceOptions {
+  std::size_t MaxEvents = 500'000;
+  std::uint64_t Pid = 0;
+  std::string ProcessName = "process";
+};
+
+class TraceBuilder {
+public:
+  explicit TraceBuilder(TraceOptions O) : Opts(std::move(O)) {}
+  void addCall(const ApiCall &C);
+  void addWork(const GpuWork &W);
+  void addStream(const StreamInfo &S);
+  void addOccurrence(const Occurrence &O);
+  // Reported(rule, site): whether that site ended up in the report; occurrences of sites
+  // that did not (a single explicit synchronize) are not drawn.
+  void write(std::ostream &Out, const std::function<bool(RuleId, std::uint32_t)> &Reported) const;
+  std::size_t size() const { return Calls.size() + Work.size() + Marks.size(); }
+
+private:
+  struct Mark {
+    RuleId Rule;
+    std::uint64_t Thread, At, CallStart;
+    std::uint32_t Correlation, Site;
+    bool HasWaited = false;
+    std::uint32_t WaitedStream = 0;
+    std::uint64_t WaitedStart = 0;
+    std::uint64_t CostNs = 0;
+    std::string Cause;
+  };
+  void trim();
+  TraceOptions Opts;
+  std::deque<ApiCall> Calls;
+  std::deque<GpuWork> Work;
+  std::deque<Mark> Marks;
+  std::map<std::uint32_t, StreamInfo> Streams;
+};
+
+} // namespace syncwatch::runtime

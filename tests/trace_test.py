@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""The Chrome/Kineto trace syncwatch writes (SYNCWATCH_TRACE=1, `syncwatch replay --trace`),
+built from each H200 recording: valid JSON, valid against tests/trace_schema.json (the
+fields HTA's parser and Perfetto read), every flow has both ends, GPU work sits on one track
+per stream, and every finding occurrence is drawn with an arrow to what it waited for.
+Also checks the overlap figures of the seed's two versions are reported.
+Usage: trace_test.py <syncwatch> <test_inputs/runtime> <trace_schema.json>"""
+import collections, json, os, subprocess, sys, tempfile
+
+import jsonschema
+
+tool, folder, schema_path = sys.argv[1:4]
+schema = json.load(open(schema_path))
+failures = 0
+
+
+def check(name, ok, detail=""):
+    global failures
+    print(("ok  " if ok else "FAIL") + f" {name} {detail}")
+    failures += not ok
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    for rec in sorted(f for f in os.listdir(folder) if f.endswith(".swrec")):
+        out = os.path.join(tmp, rec + ".trace.json")
+        p = subprocess.run([tool, "replay", "--format", "json", "--trace", out, os.path.join(folder, rec)],
+                           capture_output=True, text=True)
+        check(f"{rec}: replay with --trace", p.returncode in (0, 1), p.stderr)
+        trace = json.load(open(out))
+        try:
+            jsonschema.validate(trace, schema)
+            check(f"{rec}: trace matches the schema", True)
+        except jsonschema.ValidationError as e:
+            check(f"{rec}: trace matches the schema", False, e.message)
+        ev = trace["traceEvents"]
+        cats = collections.Counter(e.get("cat") for e in ev)
+        check(f"{rec}: GPU work and host calls present", cats["cuda_runtime"] > 0 and
+              cats["kernel"] + cats["gpu_memcpy"] > 0, str(dict(cats)))
+        starts = {(e["cat"], e["id"]) for e in ev if e["ph"] == "s"}
+        ends = {(e["cat"], e["id"]) for e in ev if e["ph"] == "f"}
+        check(f"{rec}: every flow has both ends", starts == ends and len(starts) > 0, f"{len(starts)} flows")
+        gpu = [e for e in ev if e["ph"] == "X" and e["cat"] in ("kernel", "gpu_memcpy", "gpu_memset")]
+        check(f"{rec}: one track per stream", all(e["tid"] == e["args"]["stream"] and e["pid"] == 0 for e in gpu))
+        findings = json.loads(p.stdout)["findings"]
+        marks = [e for e in ev if e["ph"] == "i"]
+        total = sum(int(dict(f["evidence"])["count"]) for f in findings)
+        check(f"{rec}: one instant per finding occurrence", len(marks) == total, f"{len(marks)} marks, {total} occurrences")
+        arrows = [e for e in ev if e["ph"] == "s" and e["cat"] == "syncwatch"]
+        check(f"{rec}: stalled calls point at GPU work", not findings or len(arrows) > 0, f"{len(arrows)} arrows")
+        if "seed" in rec:
+            figures = json.loads(p.stdout).get("figures", {})
+            check(f"{rec}: overlap figures reported", "copyOverlapPercent" in figures and float(figures["copyMs"]) > 0,
+                  f"copy {figures.get('copyMs')} ms, overlapped by compute {figures.get('copyOverlapPercent')}%")
+print(f"{failures} failure(s)")
+sys.exit(1 if failures else 0)
