@@ -36,10 +36,14 @@ SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Co
   return A;
 }
 
+// "nonblocking stream 13 (priority -5)": the priority matters when a high-priority stream
+// waits (CUDA: lower numbers are higher priorities; 0 is the default and the lowest).
 static std::string streamName(std::uint32_t Id, const std::map<std::uint32_t, StreamInfo> &Streams) {
   auto It = Streams.find(Id);
-  std::string Flag = It == Streams.end() ? "" : std::string(streamFlagName(It->second.Flag)) + " ";
-  return Flag + "stream " + std::to_string(Id);
+  if (It == Streams.end())
+    return "stream " + std::to_string(Id);
+  return std::string(streamFlagName(It->second.Flag)) + " stream " + std::to_string(Id) + " (priority " +
+         std::to_string(It->second.Priority) + ")";
 }
 
 // Why a call of this API waits, in the catalogue's words.
