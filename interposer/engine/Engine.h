@@ -66,6 +66,8 @@ public:
     return Aggregates;
   }
   std::uint64_t callsSeen() const { return CallsSeen; }
+  // Kernel records exist from this time on (0: all traced; UINT64_MAX: none).
+  std::uint64_t kernelsTracedFrom() const { return KernelsTracedFrom; }
   // Whether findings() reports this (rule, call site).
   bool reported(RuleId Rule, std::uint32_t Site) const;
   // Host time of everything findings() reports.

@@ -71,6 +71,7 @@ void Utilization::fold(std::uint64_t Cut) {
 UtilizationFigures Utilization::figures() {
   fold(UINT64_MAX);
   Totals.SpanNs = Last > First ? Last - First : 0;
+  Totals.FirstNs = First == UINT64_MAX ? 0 : First;
   return Totals;
 }
 
@@ -78,6 +79,14 @@ static std::string ms(std::uint64_t Ns) {
   char B[32];
   std::snprintf(B, sizeof B, "%.2f", Ns / 1e6);
   return B;
+}
+
+static std::string kernelCoverage(const UtilizationFigures &F, std::uint64_t KernelsTracedFrom) {
+  if (KernelsTracedFrom == 0 || KernelsTracedFrom <= F.FirstNs)
+    return "all";
+  if (KernelsTracedFrom == UINT64_MAX || KernelsTracedFrom >= F.FirstNs + F.SpanNs)
+    return "none";
+  return "from " + ms(KernelsTracedFrom - F.FirstNs) + " ms on";
 }
 
 static std::string streamLabel(std::uint32_t S, const std::map<std::uint32_t, StreamInfo> &Streams) {
@@ -90,7 +99,8 @@ static std::string streamLabel(std::uint32_t S, const std::map<std::uint32_t, St
 
 std::vector<std::pair<std::string, std::string>> utilizationProperties(const UtilizationFigures &F,
                                                                        const std::map<std::uint32_t, StreamInfo> &Streams,
-                                                                       std::uint64_t HostLostNs) {
+                                                                       std::uint64_t HostLostNs,
+                                                                       std::uint64_t KernelsTracedFrom) {
   char Pct[32];
   std::snprintf(Pct, sizeof Pct, "%.1f", F.copyOverlapPercent());
   std::vector<std::pair<std::string, std::string>> P = {
@@ -102,11 +112,12 @@ std::vector<std::pair<std::string, std::string>> utilizationProperties(const Uti
   for (const auto &[S, Ns] : F.StreamBusyNs)
     P.push_back({"streamBusyMs." + std::to_string(S), ms(Ns)});
   (void)Streams;
+  P.push_back({"kernelsTraced", kernelCoverage(F, KernelsTracedFrom)});
   return P;
 }
 
 std::string utilizationText(const UtilizationFigures &F, const std::map<std::uint32_t, StreamInfo> &Streams,
-                            std::uint64_t HostLostNs) {
+                            std::uint64_t HostLostNs, std::uint64_t KernelsTracedFrom) {
   char Line[256];
   std::string Out;
   std::snprintf(Line, sizeof Line,
@@ -115,6 +126,9 @@ std::string utilizationText(const UtilizationFigures &F, const std::map<std::uin
                 ms(F.SpanNs).c_str(), ms(F.BusyNs).c_str(), ms(F.idleNs()).c_str(), ms(F.ComputeNs).c_str(),
                 ms(F.CopyNs).c_str(), F.copyOverlapPercent(), ms(HostLostNs).c_str());
   Out += Line;
+  std::string Coverage = kernelCoverage(F, KernelsTracedFrom);
+  if (Coverage != "all")
+    Out += "  (kernels traced: " + Coverage + "; compute and overlap figures cover only that - SYNCWATCH_KERNELS=1 traces all)\n";
   std::vector<std::pair<std::uint64_t, std::uint32_t>> Busy;
   for (const auto &[S, Ns] : F.StreamBusyNs)
     Busy.push_back({Ns, S});

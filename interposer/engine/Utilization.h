@@ -20,6 +20,7 @@
 namespace syncwatch::runtime {
 
 struct UtilizationFigures {
+  std::uint64_t FirstNs = 0;      // when the first GPU work started
   std::uint64_t SpanNs = 0;       // first start to last end of any GPU work
   std::uint64_t BusyNs = 0;       // time any work ran
   std::uint64_t ComputeNs = 0;    // time a kernel ran
@@ -53,10 +54,13 @@ private:
 
 // The figures as report properties (JSON "figures", SARIF run properties) and as the text
 // summary's lines. HostLostNs: the host time of all findings.
+// KernelsTracedFrom as the engine has it: with kernels traced only part of the run
+// (SYNCWATCH_KERNELS=auto), compute and overlap figures cover only that part, and say so.
 std::vector<std::pair<std::string, std::string>> utilizationProperties(const UtilizationFigures &F,
                                                                        const std::map<std::uint32_t, StreamInfo> &Streams,
-                                                                       std::uint64_t HostLostNs);
+                                                                       std::uint64_t HostLostNs,
+                                                                       std::uint64_t KernelsTracedFrom);
 std::string utilizationText(const UtilizationFigures &F, const std::map<std::uint32_t, StreamInfo> &Streams,
-                            std::uint64_t HostLostNs);
+                            std::uint64_t HostLostNs, std::uint64_t KernelsTracedFrom);
 
 } // namespace syncwatch::runtime

@@ -94,7 +94,7 @@ void Recorder::finish(const char *Why) {
   R.ToolVersion = "0.1.0";
   R.Findings = Analysis.findings();
   UtilizationFigures Figures = Use.figures();
-  R.Figures = utilizationProperties(Figures, Analysis.streams(), Analysis.hostTimeLostNs());
+  R.Figures = utilizationProperties(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
   R.FilesAnalyzed = 0;
 
   std::string Pid = std::to_string(::getpid());
@@ -103,7 +103,7 @@ void Recorder::finish(const char *Why) {
     Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
     writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
-    Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs());
+    Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
   }
   // The trace goes to SYNCWATCH_OUT, or to the working directory when there is none.
   if (Trace)

@@ -137,7 +137,7 @@ int replay(const std::vector<std::string> &Args) {
   R.Findings = E.findings();
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
-  R.Figures = utilizationProperties(Figures, E.streams(), LostNs);
+  R.Figures = utilizationProperties(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
   if (!TraceFile.empty()) {
     std::ofstream T(TraceFile);
     Trace.write(T, [&](RuleId Rule, std::uint32_t Site) { return E.reported(Rule, Site); });
@@ -154,7 +154,7 @@ int replay(const std::vector<std::string> &Args) {
     std::cout << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams ("
               << E.callsSeen() << " CUDA calls recorded)\n";
     writeText(std::cout, R.Findings, diskLineReader(), TextOptions{false, false});
-    std::cout << utilizationText(Figures, E.streams(), LostNs);
+    std::cout << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
   }
   return R.Findings.empty() ? 0 : 1;
 }
