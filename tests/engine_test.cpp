@@ -387,3 +387,35 @@ TEST(Trace, IsBoundedAndDrawsOnlyReportedSites) {
   EXPECT_NE(J.find("\"cat\":\"ac2g\""), std::string::npos);
   EXPECT_EQ(J.find("\"correlation\":1}"), std::string::npos);  // the oldest were dropped
 }
+
+TEST(Engine, HighPriorityKernelHeldBehindLowPriorityWork) {
+  // Stream 14 has priority -1 (high), stream 13 priority 0. A 30 ms GPU-filling kernel on 13
+  // runs from t=0; the high-priority kernel, launched at t=1 ms, starts only at 30 ms.
+  auto F = Stream()
+               .call(1, "cudaLaunchKernel", 0, 5, 1)
+               .kernel(1, 13, 6, 30'000, "matmul")
+               .call(2, "cudaLaunchKernel", 1'000, 1'005, 2)
+               .kernel(2, 14, 30'002, 30'100, "pow")
+               .run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-priority-inversion");
+  EXPECT_EQ(F[0].Where.Line, 12u);
+  EXPECT_NE(F[0].Message.find("kernel 'pow' on the nonblocking stream 14 (priority -1) started 29.0 ms after it was issued, behind kernel 'matmul' on nonblocking stream 13 (priority 0)"),
+            std::string::npos) << F[0].Message;
+  // Look-alikes: the high-priority kernel waited for its own stream; it started at once;
+  // the busy stream had the same (or higher) priority.
+  EXPECT_TRUE(Stream()
+                  .call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 13, 6, 30'000)
+                  .kernel(9, 14, 500, 30'001)
+                  .call(2, "cudaLaunchKernel", 1'000, 1'005, 2).kernel(2, 14, 30'002, 30'100)
+                  .run().empty());
+  EXPECT_TRUE(Stream()
+                  .call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 13, 6, 30'000)
+                  .call(2, "cudaLaunchKernel", 1'000, 1'005, 2).kernel(2, 14, 1'008, 1'100)
+                  .run().empty());
+  Stream Same;
+  Same.Log.Streams.push_back({16, StreamFlag::NonBlocking, -1});
+  EXPECT_TRUE(Same.call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 16, 6, 30'000)
+                  .call(2, "cudaLaunchKernel", 1'000, 1'005, 2).kernel(2, 14, 30'002, 30'100)
+                  .run().empty());
+}

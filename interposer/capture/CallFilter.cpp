@@ -12,8 +12,10 @@ namespace syncwatch::runtime {
 namespace {
 
 using StreamGetFlagsFn = int (*)(const void *, unsigned *);
+using StreamGetPriorityFn = int (*)(const void *, int *);
 using PointerGetAttributeFn = int (*)(void *, int, unsigned long long);
 StreamGetFlagsFn StreamGetFlags = nullptr;
+StreamGetPriorityFn StreamGetPriority = nullptr;
 PointerGetAttributeFn PointerGetAttribute = nullptr;
 constexpr int kPointerAttributeMemoryType = 2;  // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
 constexpr unsigned kMemoryTypeHost = 1;         // CU_MEMORYTYPE_HOST: pinned host memory
@@ -22,8 +24,12 @@ constexpr unsigned kMemoryTypeHost = 1;         // CU_MEMORYTYPE_HOST: pinned ho
 std::atomic<std::uint64_t> HostMemoryEpoch{0};
 
 struct FilterCache {
-  // Stream handle -> created non-blocking? (asked once per stream and thread)
-  std::unordered_map<const void *, bool> NonBlocking;
+  // Stream handle -> what the driver says of it, asked once per stream and thread.
+  struct StreamFacts {
+    bool NonBlocking = false;
+    bool HighPriority = false;  // a launch there can be held behind lower-priority work
+  };
+  std::unordered_map<const void *, StreamFacts> Streams;
   // Host pointers known to be pinned. Only positive answers are kept: memory that is
   // pageable now may be registered later, pinned memory stays pinned until released.
   std::unordered_map<const void *, bool> Pinned;
@@ -31,17 +37,29 @@ struct FilterCache {
 };
 thread_local FilterCache Cache;
 
-bool nonBlocking(const void *S) {
-  auto Handle = reinterpret_cast<std::uintptr_t>(S);
-  if (Handle <= 2 || !StreamGetFlags) // 0, cudaStreamLegacy, cudaStreamPerThread: these can serialize
-    return false;
-  auto It = Cache.NonBlocking.find(S);
-  if (It == Cache.NonBlocking.end()) {
+const FilterCache::StreamFacts &factsOf(const void *S) {
+  auto It = Cache.Streams.find(S);
+  if (It == Cache.Streams.end()) {
+    FilterCache::StreamFacts F;
     unsigned Flags = 0;
-    bool NB = StreamGetFlags(S, &Flags) == 0 && (Flags & kNonBlockingStreamFlag);
-    It = Cache.NonBlocking.emplace(S, NB).first;
+    int Priority = 0;
+    F.NonBlocking = StreamGetFlags && StreamGetFlags(S, &Flags) == 0 && (Flags & kNonBlockingStreamFlag);
+    F.HighPriority = StreamGetPriority && StreamGetPriority(S, &Priority) == 0 && Priority < 0;
+    It = Cache.Streams.emplace(S, F).first;
   }
   return It->second;
+}
+
+// 0, cudaStreamLegacy and cudaStreamPerThread are never non-blocking: they can serialize.
+bool isHandle(const void *S) { return reinterpret_cast<std::uintptr_t>(S) > 2; }
+
+bool nonBlocking(const void *S) { return isHandle(S) && factsOf(S).NonBlocking; }
+
+bool launchSkippable(const void *S) {
+  if (!isHandle(S))
+    return false;
+  const FilterCache::StreamFacts &F = factsOf(S);
+  return F.NonBlocking && !F.HighPriority;
 }
 
 bool pinned(const void *P) {
@@ -67,12 +85,12 @@ bool launchCannotMatter(CUpti_CallbackId Id, const void *Params) {
   case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
   case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
     const auto *P = static_cast<const cudaLaunchKernel_v7000_params *>(Params);
-    return P && nonBlocking(P->stream);
+    return P && launchSkippable(P->stream);
   }
   case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
   case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
     const auto *P = static_cast<const cudaLaunchKernelExC_v11060_params *>(Params);
-    return P && P->config && nonBlocking(P->config->stream);
+    return P && P->config && launchSkippable(P->config->stream);
   }
   default:
     return false;
@@ -96,6 +114,7 @@ bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
 
 void bindDriver(void *Driver) {
   StreamGetFlags = reinterpret_cast<StreamGetFlagsFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuStreamGetFlags"));
+  StreamGetPriority = reinterpret_cast<StreamGetPriorityFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuStreamGetPriority"));
   PointerGetAttribute =
       reinterpret_cast<PointerGetAttributeFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuPointerGetAttribute"));
 }

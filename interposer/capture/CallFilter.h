@@ -22,7 +22,8 @@ struct CallbackInfo {
 void bindDriver(void *DriverHandle);
 
 // True when the call can neither make the host wait nor take part in a serialization:
-//  - a launch onto a stream created non-blocking;
+//  - a launch onto a stream created non-blocking, of the default priority (a launch onto a
+//    high-priority stream is kept for the priority-inversion rule);
 //  - a cudaMemcpyAsync between device memory and PINNED host memory on such a stream
 //    (a pageable one is exactly what the pageable-async-copy rule is about).
 bool cannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb);

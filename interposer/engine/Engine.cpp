@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
 
 namespace syncwatch::runtime {
@@ -218,6 +219,48 @@ void Engine::serialization(const EventLog &W, const WindowIndex &I) {
   }
 }
 
+void Engine::priorityInversion(const EventLog &W, const WindowIndex &I) {
+  auto PriorityOf = [&](std::uint32_t S) -> std::optional<std::int32_t> {
+    auto It = Streams.find(S);
+    if (It == Streams.end())
+      return std::nullopt;
+    return It->second.Priority;
+  };
+  for (const GpuWork &A : W.Work) {
+    std::optional<std::int32_t> PA = PriorityOf(A.Stream);
+    if (A.Kind != GpuKind::Kernel || !PA || *PA >= 0)
+      continue;
+    auto Issue = I.ByCorrelation.find(A.Correlation);
+    if (Issue == I.ByCorrelation.end() || A.Start < Issue->second->Exit + Config.MinHeldNs)
+      continue;
+    const ApiCall &C = *Issue->second;
+    std::uint64_t Middle = C.Exit + (A.Start - C.Exit) / 2;
+    const GpuWork *Holder = nullptr;
+    bool OwnStream = false;
+    for (const GpuWork *B : I.ByStart) {
+      if (B->Start > A.Start)
+        break;
+      if (B == &A || B->End <= C.Exit)
+        continue;
+      if (B->Stream == A.Stream) {
+        OwnStream = OwnStream || B->End + Config.SlackNs >= A.Start;
+        continue;
+      }
+      std::optional<std::int32_t> PB = PriorityOf(B->Stream);
+      if (B->Kind == GpuKind::Kernel && PB && *PB > *PA && B->Start <= Middle && B->End >= Middle &&
+          (!Holder || B->End > Holder->End))
+        Holder = B;
+    }
+    if (!Holder || OwnStream)
+      continue;
+    std::uint64_t Held = A.Start - C.Exit;
+    std::string Cause = A.describe() + " on the " + streamName(A.Stream, Streams) + " started " +
+                        formatDuration(Held) + " after it was issued, behind " + Holder->describe() + " on " +
+                        streamName(Holder->Stream, Streams) + " (priorities do not preempt running blocks)";
+    record(RuleId::PriorityInversion, C, Held, Cause, Holder);
+  }
+}
+
 void Engine::consume(const EventLog &Window, std::size_t InScope) {
   for (const StreamInfo &S : Window.Streams)
     Streams[S.Stream] = S;
@@ -230,6 +273,7 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
   hostWaits(Window, Index);
   pageableCopies(Window, Index);
   serialization(Window, Index);
+  priorityInversion(Window, Index);
 }
 
 // One explicit synchronization is by design; a site that waits again and again is the
@@ -286,7 +330,9 @@ std::vector<Finding> Engine::findings() const {
     if (A->FollowedBySync && 2 * A->FollowedBySync >= A->Count)
       F.Message += "; " + std::string(A->Count == 1 ? "" : A->FollowedBySync == A->Count ? "each " : std::to_string(A->FollowedBySync) + " ") +
                    "followed at once by '" + A->SyncApi + "' on the same thread (a blocking copy in two calls)";
-    if (const ApiInfo *Api = findApi(A->Api))
+    if (A->Rule == RuleId::PriorityInversion)  // the launch API's own fix is not the point here
+      F.Message += "; issue the urgent work before the bulk work, or split or shrink the lower-priority kernels";
+    else if (const ApiInfo *Api = findApi(A->Api))
       F.Message += "; " + std::string(Api->Fix);
     auto Site = Sites.find(A->Site);
     F.Evidence = {{"api", A->Api},

@@ -83,6 +83,7 @@ private:
   void hostWaits(const EventLog &W, const WindowIndex &I);
   void pageableCopies(const EventLog &W, const WindowIndex &I);
   void serialization(const EventLog &W, const WindowIndex &I);
+  void priorityInversion(const EventLog &W, const WindowIndex &I);
 
   EngineConfig Config;
   std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> Aggregates;

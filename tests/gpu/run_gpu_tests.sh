@@ -70,6 +70,10 @@ mkdir -p "$out/ext"
 PYTHONPATH=$build SYNCWATCH_OUT=$out/ext LD_PRELOAD=$lib python3 "$here/call_extension.py" 2>&1 | tail -6
 check_py "$out"/ext/syncwatch-*.json "$here/call_extension.py" EXT-CALL syncwatch-pageable-async-copy
 python3 -c "import json,sys; f=json.load(open(sys.argv[1]))['findings']; print('native site:', [dict(x['evidence']).get('nativeSite') for x in f])" "$out"/ext/syncwatch-*.json
+log "stream priorities: a high-priority kernel held behind low-priority matmuls"
+mkdir -p "$out/priority"
+SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/priority LD_PRELOAD=$lib python3 "$here/priority_streams.py" 2>&1 | tail -6
+check_py "$out"/priority/syncwatch-*.json "$here/priority_streams.py" PRIORITY-POW syncwatch-priority-inversion
 log "seed scenario with Python stacks off (SYNCWATCH_PYTHON=0): native sites as before"
 SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out LD_PRELOAD=$lib python3 "$here/seed_streams.py" true >/dev/null 2>&1 || fail=1
 [ "$quick" = "--quick" ] && exit $fail
