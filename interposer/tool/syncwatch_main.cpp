@@ -2,6 +2,8 @@
 //   syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...
 //       runs cmd with libsyncwatch.so preloaded; returns cmd's exit code; prints where the
 //       report went
+//   syncwatch calibrate [--out profile.json] [--spin-ms N]
+//       measures which calls block on this GPU and driver (syncwatch-calibrate); writes a profile
 //   syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]
 //                    [--trace OUT.json] FILE.swrec
 //       runs the engine on a recorded event stream, offline (no GPU needed); with --window,
@@ -33,6 +35,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...\n"
+               "       syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
                "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
                "                        [--trace OUT.json] FILE.swrec\n";
   return 2;
@@ -209,6 +212,23 @@ int run(const std::vector<std::string> &Args) {
   return 128 + WTERMSIG(Status);
 }
 
+// Runs syncwatch-calibrate (built next to this tool when nvcc was found): measures this
+// GPU and driver, prints the table, writes the profile.
+int calibrate(const std::vector<std::string> &Args) {
+  std::string Tool = selfDir() + "/syncwatch-calibrate";
+  if (access(Tool.c_str(), X_OK) != 0) {
+    std::cerr << "syncwatch: error: " << Tool << " not found (it is built when CMake finds nvcc)\n";
+    return 2;
+  }
+  std::vector<char *> Cmd{const_cast<char *>(Tool.c_str())};
+  for (const std::string &A : Args)
+    Cmd.push_back(const_cast<char *>(A.c_str()));
+  Cmd.push_back(nullptr);
+  execv(Tool.c_str(), Cmd.data());
+  std::cerr << "syncwatch: error: cannot run '" << Tool << "': " << std::strerror(errno) << "\n";
+  return 2;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -220,5 +240,7 @@ int main(int argc, char **argv) {
     return run(Args);
   if (Cmd == "replay")
     return replay(Args);
+  if (Cmd == "calibrate")
+    return calibrate(Args);
   return usage();
 }

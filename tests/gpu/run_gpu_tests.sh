@@ -38,6 +38,9 @@ LD_PRELOAD=$lib SYNCWATCH_QUIET=1 sh -c 'exit 7'; [ $? -eq 7 ] && echo "exit cod
 SYNCWATCH_THRESHOLD_MS=abc LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "SYNCWATCH_THRESHOLD_MS" || fail=1
 SYNCWATCH_OUT=/nonexistent/dir LD_PRELOAD=$lib "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "cannot write" || fail=1
 
+log "calibration: the truth table on this GPU (syncwatch calibrate)"
+"$root/tests/calibrate_test.sh" "$sw" "$out/calibrate" || fail=1
+
 log "many threads at once: every copy counted"
 mkdir -p "$out/stress"
 SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out/stress LD_PRELOAD=$lib "$build/threads_stress" || fail=1
