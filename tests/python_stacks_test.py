@@ -73,5 +73,22 @@ if sys.version_info >= (3, 12):
     check("a second thread's calls carry its frames", bool(result["frames"]), str(result))
 else:
     check("a second thread on Python < 3.12 gives no frames and no crash", result["frames"] == [], str(result))
+# A profiler the user installed first (cProfile, sys.setprofile) is left alone: no frames,
+# one line on stderr, no crash.
+import subprocess
+child = subprocess.run([sys.executable, "-c", f"""
+import ctypes, functools, sys
+sys.setprofile(lambda *a: None)
+lib = ctypes.CDLL({sys.argv[1]!r})
+buf = ctypes.create_string_buffer(4096)
+functools.reduce(lambda a, b: lib.syncwatch_probe(buf, 4096), [0, 1])
+for _ in range(1000): pass
+n = []
+functools.reduce(lambda a, b: n.append(lib.syncwatch_probe(buf, 4096)), [0, 1])
+print("frames", n[0])
+"""], capture_output=True, text=True)
+check("an installed profiler is kept; no frames; said once",
+      child.returncode == 0 and "frames 0" in child.stdout and "profiler is already installed" in child.stderr,
+      (child.stdout + child.stderr).strip())
 print(f"{failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <thread>
 #include <mutex>
@@ -27,6 +28,9 @@ struct CPython {
   void (*IncRef)(void *) = nullptr;
   void (*DecRef)(void *) = nullptr;
   void (*ErrClear)() = nullptr;
+  void *(*ImportModule)(const char *) = nullptr;
+  void *(*CallNoArgs)(void *) = nullptr;  // PyObject_CallNoArgs (3.9+)
+  void *None = nullptr;                   // &_Py_NoneStruct
 
   bool load() {
     auto Get = [](const char *Name) { return dlsym(RTLD_DEFAULT, Name); };
@@ -43,6 +47,9 @@ struct CPython {
     SW_PY(IncRef, "Py_IncRef");
     SW_PY(DecRef, "Py_DecRef");
     SW_PY(ErrClear, "PyErr_Clear");
+    SW_PY(ImportModule, "PyImport_ImportModule");
+    SW_PY(CallNoArgs, "PyObject_CallNoArgs");
+    None = Get("_Py_NoneStruct");
 #undef SW_PY
     return IsInitialized && AddPendingCall && (SetProfileAllThreads || SetProfile) && FrameGetCode && FrameGetBack &&
            FrameGetLineNumber && GetAttrString && UnicodeAsUTF8 && IncRef && DecRef && ErrClear;
@@ -162,7 +169,35 @@ int onPythonEvent(void *, void *Frame, int What, void *) {
   return 0;
 }
 
+// sys.getprofile(): a profiler already installed (cProfile, torch's Python tracer) must not
+// be replaced: syncwatch then goes without Python call sites and says so.
+bool profilerInstalled() {
+  if (!Py.ImportModule || !Py.CallNoArgs || !Py.None)
+    return false;
+  void *Sys = Py.ImportModule("sys");
+  if (!Sys) {
+    Py.ErrClear();
+    return false;
+  }
+  void *Get = Py.GetAttrString(Sys, "getprofile");
+  void *Current = Get ? Py.CallNoArgs(Get) : nullptr;
+  bool Installed = Current && Current != Py.None;
+  if (!Current)
+    Py.ErrClear();
+  if (Current)
+    Py.DecRef(Current);
+  if (Get)
+    Py.DecRef(Get);
+  Py.DecRef(Sys);
+  return Installed;
+}
+
 int installHook(void *) {
+  if (profilerInstalled()) {
+    std::fprintf(stderr, "syncwatch: a Python profiler is already installed; findings get native call sites only\n");
+    Status = State::NoPython;
+    return 0;
+  }
   if (Py.SetProfileAllThreads)
     Py.SetProfileAllThreads(onPythonEvent, nullptr);
   else
