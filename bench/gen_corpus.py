@@ -2,6 +2,17 @@
 """Generate a deterministic corpus of realistic CUDA host+device source files.
 
     bench/gen_corpus.py OUT_DIR [-n N] [--seed SEED]
+    bench/gen_corpus.py OUT_DIR -n 2000 --database [--broken-every K] [--cpp-every M]
+
+With --database the corpus is a build: it also writes OUT_DIR/compile_commands.json with
+the commands nvcc (for .cu files, each with a flag profile of a real CMake target:
+--default-stream per-thread, -rdc=true --extended-lambda, -Xcompiler=-fopenmp,
+-gencode for two architectures, -std=c++20 -O3 --use_fast_math -lineinfo ...) and g++
+(for the host-only .cpp files that call the CUDA runtime, every M-th file) would run.
+--broken-every K makes every K-th file deliberately broken (syntax errors, undeclared
+names, missing headers, truncation, binary garbage, runaway template recursion, an
+include cycle, nesting beyond clang's limits, a wrong launch configuration); their names
+start with "broken_" and robustness checks expect each to be reported as a tool error.
 
 Writes N (default 200) .cu files of 250-450 lines each into OUT_DIR. The files
 mix the host-code patterns syncwatch looks at (classes owning non-blocking
@@ -22,8 +33,10 @@ own random.Random seeded with the string "SEED:INDEX".
 """
 
 import argparse
+import json
 import os
 import random
+import shlex
 import sys
 from string import Template
 
@@ -1564,13 +1577,171 @@ def gen_file(seed, index):
     return name + ".cu", src
 
 
+# --------------------------------------------------------------------------- builds
+
+# nvcc flag profiles of real CMake CUDA targets (what CMake writes into compile_commands.json).
+NVCC_PROFILES = [
+    ["--generate-code=arch=compute_90,code=[compute_90,sm_90]"],
+    ["--generate-code=arch=compute_90,code=[compute_90,sm_90]", "--default-stream", "per-thread"],
+    ["--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-rdc=true", "--extended-lambda",
+     "--expt-relaxed-constexpr"],
+    ["--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-Xcompiler=-fopenmp", "-Xcompiler=-fPIC"],
+    ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90", "-lineinfo"],
+    ["-arch=sm_90", "-std=c++20", "--use_fast_math", "-Xcompiler", "-Wall,-Wextra", "-t", "2"],
+    ["-arch=native", "--default-stream", "legacy", "-G", "-g", "-Xptxas", "-v",
+     "-Xcudafe", "--diag_suppress=177"],
+]
+
+
+def host_cpp_file(seed, index):
+    """A host-only .cpp (built by g++) that calls the CUDA runtime: a buffer pool class."""
+    rng = random.Random(f"{seed}:cpp:{index}")
+    cls = f"{rng.choice(CLASS_PRE)}{rng.choice(CLASS_POST)}"
+    n = 1 << rng.randint(12, 20)
+    pinned = rng.random() < 0.4
+    alloc = ("cudaMallocHost(&host_, n * sizeof(float))" if pinned
+             else "(host_ = static_cast<float*>(std::malloc(n * sizeof(float))), cudaSuccess)")
+    free = "cudaFreeHost(host_)" if pinned else "(std::free(host_), cudaSuccess)"
+    sync = rng.choice(["cudaStreamSynchronize(stream_)", "cudaDeviceSynchronize()"])
+    src = sub("""// $cls: a host-side buffer pool (plain C++, built by g++, linked with cudart).
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define HOST_CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \\
+  std::fprintf(stderr, "%s: %s\\n", #call, cudaGetErrorString(e_)); std::exit(1); } } while (0)
+
+class $cls {
+public:
+  explicit $cls(size_t n) : n_(n) {
+    HOST_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    HOST_CHECK(cudaMalloc(&device_, n * sizeof(float)));
+    HOST_CHECK($alloc);
+  }
+  ~$cls() {
+    HOST_CHECK($free);
+    HOST_CHECK(cudaFree(device_));
+    HOST_CHECK(cudaStreamDestroy(stream_));
+  }
+  double roundTrip(const std::vector<float>& values) {
+    const size_t n = values.size() < n_ ? values.size() : n_;
+    for (size_t i = 0; i < n; ++i) host_[i] = values[i];
+    for (int rep = 0; rep < $reps; ++rep) {
+      HOST_CHECK(cudaMemcpyAsync(device_, host_, n * sizeof(float), cudaMemcpyHostToDevice, stream_));
+      HOST_CHECK(cudaMemsetAsync(device_, 0, sizeof(float), stream_));
+      HOST_CHECK(cudaMemcpyAsync(host_, device_, n * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+      HOST_CHECK($sync);
+    }
+    HOST_CHECK(cudaMemcpyAsync(device_, values.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream_));
+    HOST_CHECK(cudaStreamSynchronize(stream_));
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += host_[i];
+    return s;
+  }
+
+private:
+  size_t n_ = 0;
+  float* device_ = nullptr;
+  float* host_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+int main() {
+  $cls pool($n);
+  std::vector<float> v($n, 1.0f);
+  std::printf("%f\\n", pool.roundTrip(v));
+  return 0;
+}
+""", cls=cls, n=n, alloc=alloc, free=free, sync=sync, reps=rng.randint(2, 6))
+    return f"host_{cls.lower()}_{index:04d}.cpp", src
+
+
+BROKEN_KINDS = ["syntax", "undeclared", "missing_header", "truncated", "garbage", "recursion",
+                "include_cycle", "nesting", "launch_config", "nul_bytes", "error_directive"]
+
+
+def broken_file(seed, index):
+    """A file that must be reported as a tool error (never crash or hang the tool)."""
+    kind = BROKEN_KINDS[index % len(BROKEN_KINDS)]
+    name, good = gen_file(seed, index)
+    base = f"broken_{kind}_{index:04d}"
+    if kind == "syntax":          # an unbalanced brace in the middle of the file
+        cut = good.find("{", len(good) // 2)
+        src = good[:cut] + "{ {" + good[cut:]
+    elif kind == "undeclared":
+        src = good.replace("int main(", "static void probe() { undeclared_stream_pool.flush(0); }\nint main(", 1)
+    elif kind == "missing_header":
+        src = '#include "generated/config_not_generated_yet.h"\n' + good
+    elif kind == "truncated":     # a write cut short
+        src = good[: len(good) * 2 // 3]
+    elif kind == "garbage":       # an object file checked in under a .cu name
+        rng = random.Random(f"{seed}:garbage:{index}")
+        return base + ".cu", bytes(rng.randrange(256) for _ in range(4096))
+    elif kind == "recursion":     # runaway template instantiation (clang stops at its depth limit)
+        src = good + ("\ntemplate <int N> struct Unroll { static constexpr int value = Unroll<N + 1>::value; };\n"
+                      "static int unrolled = Unroll<0>::value;\n")
+    elif kind == "include_cycle":
+        src = f'#include "{base}.cu"\n' + good
+    elif kind == "nesting":       # parentheses nested beyond clang's bracket limit
+        src = good + "\nstatic int nested = " + "(" * 5000 + "1" + ")" * 5000 + ";\n"
+    elif kind == "launch_config":
+        src = good.replace("<<<", "<<<1>>>(nullptr); // ", 1) if "<<<" in good else good + "\n#error no launch\n"
+        src += "\n__global__ void lone_k(int) {}\nvoid bad_launch() { lone_k<<<>>>(1); }\n"
+    elif kind == "nul_bytes":
+        src = good[: len(good) // 2] + "\0\0\0 stray \0" + good[len(good) // 2:]
+    else:                         # error_directive
+        src = "#if !defined(PROJECT_CONFIGURED)\n#error \"run configure first\"\n#endif\n" + good
+    return base + ".cu", src.encode("utf-8", "surrogateescape")
+
+
+def write_build(out_dir, count, seed, broken_every, cpp_every):
+    """The corpus as a build: sources plus the compile_commands.json nvcc and g++ write."""
+    db = []
+    nvcc = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
+    obj = os.path.join(out_dir, "obj")
+    for i in range(count):
+        rng = random.Random(f"{seed}:flags:{i}")
+        if broken_every and i % broken_every == broken_every - 1:
+            fname, data = broken_file(seed, i)
+        elif cpp_every and i % cpp_every == cpp_every - 1:
+            fname, src = host_cpp_file(seed, i)
+            data = src.encode()
+        else:
+            fname, src = gen_file(seed, i)
+            data = src.encode()
+        path = os.path.join(out_dir, fname)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        if fname.endswith(".cpp"):
+            cmd = ["/usr/bin/c++", "-isystem", "/usr/local/cuda/targets/x86_64-linux/include",
+                   "-O2", "-DNDEBUG", "-std=gnu++17", rng.choice(["-fPIC", "-fopenmp", "-Werror"]),
+                   "-o", os.path.join(obj, fname + ".o"), "-c", path]
+        else:
+            cmd = [nvcc, "-forward-unknown-to-host-compiler", "-O3", "-DNDEBUG",
+                   *rng.choice(NVCC_PROFILES), "-x", "cu", "-c", path, "-o", os.path.join(obj, fname + ".o")]
+        db.append({"directory": out_dir, "command": " ".join(shlex.quote(a) for a in cmd), "file": path})
+    with open(os.path.join(out_dir, "compile_commands.json"), "w") as fh:
+        json.dump(db, fh, indent=1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out_dir")
     ap.add_argument("-n", "--count", type=int, default=200, help="number of files (default 200)")
     ap.add_argument("--seed", default="1", help="corpus seed (default 1)")
+    ap.add_argument("--database", action="store_true",
+                    help="also write compile_commands.json (nvcc / g++ commands)")
+    ap.add_argument("--broken-every", type=int, default=0, metavar="K",
+                    help="with --database: every K-th file is deliberately broken")
+    ap.add_argument("--cpp-every", type=int, default=0, metavar="M",
+                    help="with --database: every M-th file is a host-only .cpp built by g++")
     args = ap.parse_args(argv)
     os.makedirs(args.out_dir, exist_ok=True)
+    if args.database:
+        write_build(os.path.abspath(args.out_dir), args.count, args.seed, args.broken_every, args.cpp_every)
+        return 0
     for i in range(args.count):
         fname, src = gen_file(args.seed, i)
         n = count_lines(src)

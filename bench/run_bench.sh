@@ -14,7 +14,8 @@
 # Environment: SYNCWATCH_LINT (default build/analyzer/syncwatch-lint), CLANGXX
 # (default clang++-22), CUDA_PATH (default /usr/local/cuda, as syncwatch-lint),
 # CLANG_RESOURCE_DIR (default /usr/lib/llvm-22/lib/clang/22), BENCH_ROUNDS (3),
-# BENCH_SEED (corpus seed, 1).
+# BENCH_SEED (corpus seed, 1), LINT_ARGS (extra syncwatch-lint options, e.g. --no-pch to
+# time it without the shared precompiled CUDA prelude).
 # Exit: 0 when both tools ran cleanly (findings are fine), 2 when a tool errored.
 set -euo pipefail
 
@@ -30,6 +31,7 @@ LINT=${SYNCWATCH_LINT:-build/analyzer/syncwatch-lint}
 CLANGXX=${CLANGXX:-clang++-22}
 CUDA_DIR=${CUDA_PATH:-/usr/local/cuda}
 RESOURCE_DIR=${CLANG_RESOURCE_DIR:-/usr/lib/llvm-22/lib/clang/22}
+read -r -a LINT_EXTRA <<< "${LINT_ARGS:-}"
 
 die() { echo "run_bench: error: $*" >&2; exit 2; }
 
@@ -76,7 +78,7 @@ fi
 run_lint() {  # $1 = report path
   local t0 t1 rc=0
   t0=$(date +%s.%N)
-  "$LINT" -j "$JOBS" --format=json --output="$1" "${FILES[@]}" -- >"$WORK/lint.log" 2>&1 || rc=$?
+  "$LINT" -j "$JOBS" "${LINT_EXTRA[@]}" --format=json --output="$1" "${FILES[@]}" -- >"$WORK/lint.log" 2>&1 || rc=$?
   t1=$(date +%s.%N)
   if ((rc != 0 && rc != 1)); then
     echo "run_bench: syncwatch-lint exited with $rc:" >&2
@@ -103,7 +105,7 @@ run_clang() {
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {
   if (NR % 2) printf "%.3f", v[(NR + 1) / 2]; else printf "%.3f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "syncwatch benchmark: $N_GEN generated + $N_TEST test-input files, -j $JOBS, $ROUNDS rounds"
+echo "syncwatch benchmark: $N_GEN generated + $N_TEST test-input files, -j $JOBS, $ROUNDS rounds${LINT_ARGS:+, syncwatch-lint $LINT_ARGS}"
 
 # ---------------------------------------------------------------- findings (untimed)
 # Also checks that every file parses before anything is timed, and warms the caches.

@@ -6,6 +6,8 @@ Run by ctest with the paths of the built tools:
 """
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -317,6 +319,289 @@ class FixesAndBaselines(unittest.TestCase):
         rc, out, _ = lint("--report-unknown", "--checks=-*,syncwatch-pageable-async-copy", "--no-source", f, "--")
         self.assertIn("note:", out)
         self.assertIn("cannot trace", out)
+
+
+COMPAT = os.path.join(INPUTS, "nvcc_compat")
+NVCC_PATH = NVCC if os.path.isabs(NVCC) else (shutil.which(NVCC) or NVCC)
+ITEM = re.compile(r"(warning|note|error)\s+(syncwatch-[a-z-]+)")
+
+
+def directive(path, name):
+    with open(path) as fh:
+        for _ in range(8):
+            m = re.match(r"//\s*" + name + r":\s*(.*)", fh.readline())
+            if m:
+                return m.group(1).split()
+    return []
+
+
+def annotations(path):
+    want = set()
+    with open(path) as fh:
+        for n, line in enumerate(fh, 1):
+            if "// expect:" in line:
+                for sev, rule in ITEM.findall(line.split("// expect:", 1)[1]):
+                    want.add((os.path.realpath(path), n, sev, rule))
+    return want
+
+
+def reported(json_report):
+    return {(os.path.realpath(f["location"]["file"]), f["location"]["line"], f["severity"], f["rule"])
+            for f in json.loads(json_report)["findings"]}
+
+
+def nvcc_database(d, files, extra=()):
+    db = []
+    for f in files:
+        cmd = [NVCC_PATH, "-forward-unknown-to-host-compiler", "-arch=sm_90", *directive(f, "nvcc-flags"),
+               *extra, "-x", "cu", "-c", f, "-o", os.path.basename(f) + ".o"]
+        db.append({"directory": d, "file": f, "arguments": cmd})
+    with open(os.path.join(d, "compile_commands.json"), "w") as fh:
+        json.dump(db, fh)
+
+
+class NvccDatabases(unittest.TestCase):
+    """compile_commands.json entries written by nvcc, analyzed without edits."""
+
+    def compat_inputs(self):
+        return sorted(os.path.join(COMPAT, f) for f in os.listdir(COMPAT) if f.endswith(".cu"))
+
+    def test_compat_inputs_report_exactly_their_annotations(self):
+        files = self.compat_inputs()
+        self.assertGreaterEqual(len(files), 7)
+        with tempfile.TemporaryDirectory() as d:
+            nvcc_database(d, files)
+            rc, out, err = lint("-p", d, "--format=json")
+            self.assertEqual(rc, 1, err)
+            doc = json.loads(out)
+            self.assertEqual(doc["errors"], [], err)
+            self.assertEqual(doc["filesAnalyzed"], len(files))
+            want = set().union(*(annotations(f) for f in files))
+            self.assertEqual(reported(out), want)
+
+    def test_plain_clang_rejects_every_compat_input(self):
+        # Each compat item exists because clang's host-side parse fails without it.
+        clangxx = shutil.which("clang++-22")
+        if not clangxx:
+            self.skipTest("clang++-22 not found")
+        for f in self.compat_inputs():
+            p = subprocess.run([clangxx, "-fsyntax-only", "-x", "cuda", *TIDY_FLAGS,
+                                *directive(f, "plain-clang-flags"), f], capture_output=True, text=True)
+            self.assertNotEqual(p.returncode, 0, f"{f} parses without syncwatch's nvcc compatibility")
+
+    def test_per_thread_default_stream_from_nvcc_flag(self):
+        f = os.path.join(STATIC, "ds_neg_per_thread_flags.cu")
+        with tempfile.TemporaryDirectory() as d:
+            nvcc_database(d, [f])  # its nvcc-flags: --default-stream per-thread
+            self.assertIn("per-thread", " ".join(directive(f, "nvcc-flags")))
+            rc, out, err = lint("-p", d, "--no-source")
+            self.assertEqual(rc, 0, out + err)
+            # the same file as a legacy-stream build does report
+            nvcc_database(d, [f], extra=["--default-stream", "legacy"])
+            rc, out, err = lint("-p", d, "--no-source", "--fail-on=note")
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("[syncwatch-default-stream]", out)
+
+    def test_print_commands_shows_the_translation(self):
+        f = os.path.join(COMPAT, "relaxed_constexpr_rdc.cu")
+        with tempfile.TemporaryDirectory() as d:
+            nvcc_database(d, [f], extra=["-ccbin", "/usr/bin/g++", "--use_fast_math", "-t", "2"])
+            rc, out, err = lint("-p", d, "--print-commands")
+            self.assertEqual(rc, 0, err)
+            self.assertIn("--cuda-host-only", out)
+            self.assertIn("--cuda-gpu-arch=sm_90", out)
+            self.assertIn("-fgpu-rdc", out)
+            self.assertIn("-D__CUDACC_RELAXED_CONSTEXPR__", out)
+            self.assertIn("syncwatch_nvcc_compat.h", out)
+            for gone in ("-ccbin", "--use_fast_math", "-rdc=true", "-forward-unknown", " -t "):
+                self.assertNotIn(gone, out)
+
+    def test_broken_nvcc_entry_is_a_tool_error_others_reported(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "broken.cu")
+            with open(bad, "w") as fh:
+                fh.write("__global__ void k() {}\nvoid f() { k<<<1, 1>>>(undeclared_stream_var); }\n")
+            good = os.path.join(COMPAT, "host_min_max.cu")
+            nvcc_database(d, [bad, good])
+            rc, out, err = lint("-p", d, "--no-source")
+            self.assertEqual(rc, 2)
+            self.assertIn("broken.cu: could not be parsed", err)
+            self.assertIn("undeclared_stream_var", err)
+            self.assertIn("host_min_max.cu", out)
+
+    def test_missing_response_file_is_a_tool_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(COMPAT, "host_min_max.cu")
+            db = [{"directory": d, "file": f,
+                   "command": f"{NVCC_PATH} @includes.rsp -arch=sm_90 -x cu -c {f} -o a.o"}]
+            with open(os.path.join(d, "compile_commands.json"), "w") as fh:
+                json.dump(db, fh)
+            rc, _, err = lint("-p", d)
+            self.assertEqual(rc, 2)
+            self.assertIn("includes.rsp", err)
+            with open(os.path.join(d, "includes.rsp"), "w") as fh:
+                fh.write("-DFROM_RSP=1 --default-stream legacy\n")
+            rc, out, err = lint("-p", d, "--no-source")
+            self.assertEqual(rc, 1, err)
+
+
+class ShardsAndMerge(unittest.TestCase):
+    """--shard=K/N and merge: the shards' SARIF merges into the unsharded run's, byte for byte."""
+
+    def make_db(self, d):
+        files = plain_inputs()[::5]
+        # a header with a finding, included by two files that may land in different shards
+        hdr = os.path.join(d, "launch_helpers.cuh")
+        with open(hdr, "w") as fh:
+            fh.write("#pragma once\n__global__ void helper_k(float *p) { p[0] = 1.f; }\n"
+                     "inline void helper_launch(float *p, cudaStream_t s) {\n"
+                     "  helper_k<<<1, 1, 0, s>>>(p);\n  helper_k<<<1, 1, 0, 0>>>(p);\n}\n")
+        for name in ("user_a.cu", "user_b.cu"):
+            with open(os.path.join(d, name), "w") as fh:
+                fh.write('#include "launch_helpers.cuh"\nvoid go_%s(float *p, cudaStream_t s) '
+                         '{ helper_launch(p, s); }\n' % name[5])
+            files.append(os.path.join(d, name))
+        broken = os.path.join(d, "broken.cu")
+        with open(broken, "w") as fh:
+            fh.write("void f() { this_is_not_declared(); }\n")
+        files.append(broken)
+        db = [{"directory": d, "file": f, "command": f"clang++ -x cuda -O2 -c {f} -o x.o"} for f in files]
+        with open(os.path.join(d, "compile_commands.json"), "w") as fh:
+            json.dump(db, fh)
+        return files
+
+    def test_sharded_runs_merge_into_the_unsharded_sarif(self):
+        with tempfile.TemporaryDirectory() as d:
+            files = self.make_db(d)
+            full = os.path.join(d, "full.sarif")
+            rc, _, err = lint("-p", d, "--format=sarif", "-o", full, "-j2")
+            self.assertEqual(rc, 2, err)  # broken.cu
+            for n in (2, 3, 5):
+                parts, seen = [], 0
+                for k in range(1, n + 1):
+                    out = os.path.join(d, f"s{k}of{n}.sarif")
+                    rc, _, err = lint("-p", d, f"--shard={k}/{n}", "--format=sarif", "-o", out, "-j1")
+                    self.assertIn(rc, (0, 1, 2), err)
+                    seen += int(re.search(r"shard \d+/\d+: (\d+) of", err).group(1))
+                    parts.append(out)
+                self.assertEqual(seen, len(files))
+                merged = os.path.join(d, f"merged{n}.sarif")
+                rc, _, err = lint("merge", *parts, "-o", merged)
+                self.assertEqual(rc, 2, err)  # the broken file's tool error survives the merge
+                with open(full, "rb") as a, open(merged, "rb") as b:
+                    self.assertEqual(a.read(), b.read(), f"{n} shards")
+            with open(full) as fh:
+                doc = json.load(fh)
+            header = [r for r in doc["runs"][0]["results"]
+                      if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("launch_helpers.cuh")]
+            self.assertEqual(len(header), 1, "the header's finding is reported once")
+
+    def test_merge_text_and_bad_inputs(self):
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(STATIC, "ds_pos_launch_zero_stream.cu")
+            a = os.path.join(d, "a.sarif")
+            lint("--format=sarif", "-o", a, f, "--")
+            rc, out, err = lint("merge", a, a, "--format=text", "--no-source")
+            self.assertEqual(rc, 1, err)
+            self.assertIn("[syncwatch-default-stream]", out)
+            bad = os.path.join(d, "bad.sarif")
+            with open(bad, "w") as fh:
+                fh.write("{}")
+            rc, _, err = lint("merge", a, bad)
+            self.assertEqual(rc, 2)
+            self.assertIn("bad.sarif", err)
+            with open(a) as fh:
+                other = json.load(fh)
+            other["runs"][0]["tool"]["driver"]["version"] = "0.0.0-other"
+            b = os.path.join(d, "b.sarif")
+            with open(b, "w") as fh:
+                json.dump(other, fh)
+            rc, _, err = lint("merge", a, b)
+            self.assertEqual(rc, 2)
+            self.assertIn("different tools", err)
+            rc, _, err = lint("merge")
+            self.assertEqual(rc, 2)
+
+    def test_bad_shard_values(self):
+        for bad in ("0/2", "3/2", "x", "1/0", "2"):
+            rc, _, err = lint(f"--shard={bad}", "x.cu", "--")
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("--shard", err)
+
+
+class Robustness(unittest.TestCase):
+    def test_deep_nesting_is_an_error_not_a_crash(self):
+        # Found by bench/robustness.py (broken_nesting inputs): clang++-22 -fsyntax-only dies of
+        # a stack overflow on 5,000 nested parentheses; syncwatch-lint parses on a large
+        # stack and reports clang's nesting-limit error for that file only.
+        with tempfile.TemporaryDirectory() as d:
+            deep = os.path.join(d, "deep_nesting.cu")
+            with open(deep, "w") as fh:
+                fh.write("static int nested = " + "(" * 5000 + "1" + ")" * 5000 + ";\n")
+            good = os.path.join(STATIC, "ds_pos_launch_zero_stream.cu")
+            rc, out, err = lint("--no-source", deep, good, "--")
+            self.assertEqual(rc, 2, err)
+            self.assertIn("deep_nesting.cu: could not be parsed", err)
+            self.assertIn("bracket nesting level", err)
+            self.assertIn("ds_pos_launch_zero_stream.cu", out)
+
+    def test_a_crash_costs_one_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            crash = os.path.join(d, "crash.cu")
+            with open(crash, "w") as fh:
+                fh.write("#pragma clang __debug crash\nint x;\n")
+            good = os.path.join(STATIC, "ds_pos_launch_zero_stream.cu")
+            stats = os.path.join(d, "stats.json")
+            rc, out, err = lint("--no-source", "--run-stats", "--run-stats-json", stats, crash, good, "--")
+            self.assertEqual(rc, 2, err)
+            self.assertIn("crash.cu: the analysis crashed", err)
+            self.assertIn("ds_pos_launch_zero_stream.cu", out)
+            self.assertIn("peak RSS", err)
+            with open(stats) as fh:
+                s = json.load(fh)
+            self.assertEqual(s["crashesRecovered"], 1)
+            self.assertEqual(s["analyzed"], 1)
+            self.assertGreater(s["peakRssKiB"], 0)
+
+
+class MeasuredProfile(unittest.TestCase):
+    """--profile: severities from `syncwatch calibrate`'s measurements on the user's GPU."""
+    PROFILE = os.path.join(INPUTS, "profiles", "frees_do_not_block.json")
+
+    def findings(self, *extra):
+        files = [os.path.join(STATIC, "is_pos_free_after_launch.cu"), os.path.join(STATIC, "ds_pos_launch_zero_stream.cu")]
+        rc, out, err = lint("--format=json", *extra, *files, "--", *TIDY_FLAGS)
+        self.assertIn(rc, (0, 1), err)
+        return json.loads(out)["findings"], err
+
+    def test_a_profile_where_frees_do_not_block_turns_their_findings_into_notes(self):
+        before, _ = self.findings()
+        after, err = self.findings("--profile", self.PROFILE)
+        self.assertIn("profile of Example GPU (9.0), driver 13000", err)
+        frees = [f for f in after if f["rule"] == "syncwatch-implicit-sync" and dict(f["evidence"])["api"] == "cudaFree"]
+        self.assertTrue(frees)
+        for f in frees:
+            self.assertEqual(f["severity"], "note")
+            self.assertIn("cudaFree did not block the host on Example GPU", dict(f["evidence"])["profile"])
+        legacy = [f for f in after if f["rule"] == "syncwatch-default-stream"]
+        self.assertTrue(legacy and all(f["severity"] == "note" for f in legacy))
+        # Without the profile the catalogue's H200 measurements stand: warnings.
+        self.assertTrue(all(f["severity"] == "warning" for f in before
+                            if f["rule"] in ("syncwatch-implicit-sync", "syncwatch-default-stream")
+                            and dict(f["evidence"]).get("api") in ("cudaFree", "<<<>>>", "cudaLaunchKernel")))
+        self.assertEqual(len(before), len(after))
+
+    def test_a_bad_profile_is_a_tool_error(self):
+        rc, _, err = lint("--profile", "/nonexistent/profile.json", os.path.join(STATIC, "ds_pos_launch_zero_stream.cu"), "--")
+        self.assertEqual(rc, 2)
+        self.assertIn("cannot read profile '/nonexistent/profile.json'", err)
+        with tempfile.TemporaryDirectory() as d:
+            other = os.path.join(d, "other.json")
+            with open(other, "w") as fh:
+                fh.write('{"schema": "something-else"}')
+            rc, _, err = lint("--profile", other, os.path.join(STATIC, "ds_pos_launch_zero_stream.cu"), "--")
+            self.assertEqual(rc, 2)
+            self.assertIn("is not a syncwatch profile", err)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include "../core/CheckRegistry.h"
 #include "NoLintFilter.h"
 #include "NvccTranslation.h"
+#include "PreludePch.h"
 #include "SarifMerge.h"
 
 #include "clang/Basic/SourceManager.h"
@@ -17,9 +18,12 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 
 using namespace clang;
@@ -120,6 +124,7 @@ public:
       llvm::SmallString<256> Text;
       Info.FormatDiagnostic(Text);
       if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+        FirstInMainFile = Info.getSourceManager().isInMainFile(Info.getLocation());
         PresumedLoc P = Info.getSourceManager().getPresumedLoc(Info.getLocation());
         if (P.isValid())
           First = std::string(P.getFilename()) + ":" + std::to_string(P.getLine()) + ":" +
@@ -129,6 +134,7 @@ public:
     }
   }
   std::string First;
+  bool FirstInMainFile = false;
 };
 
 // Keeps the LangOptions of the unit being analyzed, for token lengths in ranges.
@@ -161,25 +167,43 @@ struct FileResult {
   std::vector<Finding> Findings;
   std::optional<ToolError> Error;
   bool Crashed = false;
+  bool ErrorInMainFile = false;  // the first compiler error is in the file itself
   double Seconds = 0;
 };
 
-FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string &File,
+// Each file is parsed on a thread of its own with a large stack (reserved, not used: clang's
+// recursive descent needs depth only for deeply nested code) and an alternate signal stack,
+// so that even a stack overflow - clang++ itself dies of one on 5,000 nested parentheses,
+// bench's broken_nesting inputs - is a crash CrashRecoveryContext can recover from: the
+// signal handler needs a stack to run on, and the overflowed one has none left.
+constexpr unsigned ParseStackSize = 64u << 20;
+
+class AlternateSignalStack {
+public:
+  AlternateSignalStack() : Memory(new char[Size]) {
+    stack_t S{};
+    S.ss_sp = Memory.get();
+    S.ss_size = Size;
+    S.ss_flags = 0;
+    Installed = sigaltstack(&S, &Previous) == 0;
+  }
+  ~AlternateSignalStack() {
+    if (Installed)
+      sigaltstack(&Previous, nullptr);
+  }
+  void install() const {}  // constructing it (on first use in a thread) installs it
+
+private:
+  static constexpr std::size_t Size = 256 * 1024;
+  std::unique_ptr<char[]> Memory;
+  stack_t Previous{};
+  bool Installed = false;
+};
+
+FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string &File,
                        const std::vector<RuleId> &Rules, const LintOptions &Options,
-                       NoLintFilter &NoLint) {
+                       NoLintFilter &NoLint, const std::string &Pch) {
   FileResult Result;
-  if (DB.getCompileCommands(File).empty()) {
-    Result.Error = ToolError{File, "no compile command for this file in the compilation "
-                                   "database; it was not analyzed"};
-    return Result;
-  }
-  if (const auto *T = dynamic_cast<const TranslatingDatabase *>(&DB)) {
-    std::string Why = T->translationError(File);
-    if (!Why.empty()) {
-      Result.Error = ToolError{File, Why + "; it was not analyzed"};
-      return Result;
-    }
-  }
   const LangOptions *LO = nullptr;
   FindingCollector Collector(NoLint, LO);
   std::vector<std::unique_ptr<SyncwatchCheck>> Checks;
@@ -195,6 +219,9 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
 
   tooling::ClangTool Tool(DB, {File});
   Tool.appendArgumentsAdjuster(lintAdjuster(Options));
+  if (!Pch.empty())
+    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+        {"-Xclang", "-include-pch", "-Xclang", Pch.c_str()}, tooling::ArgumentInsertPosition::END));
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
@@ -203,7 +230,15 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
   // A crash in clang or in a check (a file the front end chokes on) costs that file only:
   // its analysis is abandoned, the others are still analyzed and reported.
   llvm::CrashRecoveryContext Recovery;
-  if (!Recovery.RunSafely([&] { Status = Tool.run(&Factory); })) {
+  bool Survived = Recovery.RunSafelyOnThread(
+      [&] {
+        // Per thread; freed when the thread ends, also after a crash jumped out.
+        static thread_local AlternateSignalStack Alt;
+        Alt.install();
+        Status = Tool.run(&Factory);
+      },
+      ParseStackSize);
+  if (!Survived) {
     Result.Crashed = true;
     Result.Error = ToolError{File, "the analysis crashed (a bug in clang or syncwatch; please "
                                    "report it with this file); its findings are not reported"};
@@ -216,13 +251,70 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
              (Errors.getNumErrors() == 1 ? "" : "s") + "; first: " + Errors.First + ")";
     Msg += "; its findings are not reported";
     Result.Error = ToolError{File, Msg};
+    Result.ErrorInMainFile = Errors.FirstInMainFile;
     return Result;
   }
   Result.Findings = std::move(Collector.Findings);
   return Result;
 }
 
+// ClangTool's own adjusters, then syncwatch's: the command clang really runs.
+tooling::ArgumentsAdjuster fullAdjuster(const LintOptions &Options) {
+  return tooling::combineAdjusters(
+      tooling::combineAdjusters(tooling::getClangStripOutputAdjuster(),
+                                tooling::getClangSyntaxOnlyAdjuster()),
+      tooling::combineAdjusters(tooling::getClangStripDependencyFileAdjuster(),
+                                lintAdjuster(Options)));
+}
+
+FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string &File,
+                       const std::vector<RuleId> &Rules, const LintOptions &Options,
+                       NoLintFilter &NoLint, PreludePchCache *Pchs) {
+  FileResult Result;
+  std::vector<tooling::CompileCommand> Commands = DB.getCompileCommands(File);
+  if (Commands.empty()) {
+    Result.Error = ToolError{File, "no compile command for this file in the compilation "
+                                   "database; it was not analyzed"};
+    return Result;
+  }
+  if (const auto *T = dynamic_cast<const TranslatingDatabase *>(&DB)) {
+    std::string Why = T->translationError(File);
+    if (!Why.empty()) {
+      Result.Error = ToolError{File, Why + "; it was not analyzed"};
+      return Result;
+    }
+  }
+  std::string Pch;
+  if (Pchs && Commands.size() == 1) {
+    std::vector<std::string> Args = fullAdjuster(Options)(Commands[0].CommandLine, Commands[0].Filename);
+    Pch = Pchs->pchFor(PreludePchCache::keyOf(Args, Commands[0].Filename), Args, Commands[0].Filename);
+  }
+  Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch);
+  if (!Pch.empty() && Result.Error && !Result.Crashed && !Result.ErrorInMainFile) {
+    // An error outside the file may come from the PCH (a header changed since it was
+    // built, a flag it cannot take): the plain parse decides. Errors in the file itself
+    // are the file's.
+    Pchs->noteFallback();
+    Result = analyzeOnce(DB, File, Rules, Options, NoLint, "");
+  }
+  return Result;
+}
+
 } // namespace
+
+void enableCrashRecovery() {
+  llvm::CrashRecoveryContext::Enable();
+  // CrashRecoveryContext's handlers run on the faulting stack; make them use the thread's
+  // alternate stack (AlternateSignalStack) so a stack overflow is recoverable too.
+  for (int Signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP}) {
+    struct sigaction Action;
+    if (sigaction(Signal, nullptr, &Action) == 0 && Action.sa_handler != SIG_DFL &&
+        Action.sa_handler != SIG_IGN) {
+      Action.sa_flags |= SA_ONSTACK;
+      sigaction(Signal, &Action, nullptr);
+    }
+  }
+}
 
 std::vector<RuleId> enabledRules(const std::string &Checks) {
   GlobList Globs(Checks);
@@ -239,6 +331,19 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   Result.RulesRun = enabledRules(Options.Checks);
   std::vector<FileResult> PerFile(Files.size());
   NoLintFilter NoLint;
+  // Files sharing a command share one precompiled CUDA prelude (PreludePch.h).
+  std::unique_ptr<PreludePchCache> Pchs;
+  if (Options.UsePch) {
+    Pchs = std::make_unique<PreludePchCache>();
+    std::vector<std::string> Keys;
+    tooling::ArgumentsAdjuster A = fullAdjuster(Options);
+    for (const std::string &F : Files) {
+      std::vector<tooling::CompileCommand> C = DB.getCompileCommands(F);
+      if (C.size() == 1)
+        Keys.push_back(PreludePchCache::keyOf(A(C[0].CommandLine, C[0].Filename), C[0].Filename));
+    }
+    Pchs->plan(Keys);
+  }
   std::atomic<unsigned> Done{0};
   std::mutex ProgressLock;
   {
@@ -246,7 +351,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     for (std::size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] {
         auto Start = std::chrono::steady_clock::now();
-        PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Options, NoLint);
+        PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Options, NoLint, Pchs.get());
         PerFile[I].Seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
         unsigned N = ++Done;
@@ -256,6 +361,10 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
         }
       });
     Pool.wait();
+  }
+  if (Pchs) {
+    Result.PchsBuilt = Pchs->built();
+    Result.PchFallbacks = Pchs->fallbacks();
   }
   for (std::size_t I = 0; I < PerFile.size(); ++I) {
     FileResult &R = PerFile[I];
@@ -290,11 +399,7 @@ tooling::ArgumentsAdjuster lintAdjuster(const LintOptions &Options) {
 std::vector<std::string> finalCommands(const tooling::CompilationDatabase &DB,
                                        const std::string &File, const LintOptions &Options) {
   // ClangTool's own adjusters first, as ClangTool::run applies them.
-  tooling::ArgumentsAdjuster A = tooling::combineAdjusters(
-      tooling::combineAdjusters(tooling::getClangStripOutputAdjuster(),
-                                tooling::getClangSyntaxOnlyAdjuster()),
-      tooling::combineAdjusters(tooling::getClangStripDependencyFileAdjuster(),
-                                lintAdjuster(Options)));
+  tooling::ArgumentsAdjuster A = fullAdjuster(Options);
   std::vector<std::string> Lines;
   for (const tooling::CompileCommand &C : DB.getCompileCommands(File)) {
     std::string Line;

@@ -21,6 +21,7 @@ struct LintOptions {
   bool Progress = false;    // "[n/m] file" on stderr
   HostSideConfig Host;
   std::vector<std::string> ExtraArgs;  // appended to every command (--extra-arg)
+  bool UsePch = true;       // share a precompiled CUDA prelude between files (PreludePch.h)
   CheckOptions Checking;
 };
 
@@ -33,7 +34,13 @@ struct LintResult {
   std::string SlowestFile;
   double SlowestSeconds = 0;
   unsigned Crashes = 0;            // files whose analysis crashed and was recovered
+  unsigned PchsBuilt = 0;          // precompiled preludes built
+  unsigned PchFallbacks = 0;       // files parsed again without the prelude PCH
 };
+
+// Turns a crash while analyzing one file (a signal, a stack overflow) into that file's
+// tool error; call once, before runLint.
+void enableCrashRecovery();
 
 // The rules --checks enables, in catalogue order.
 std::vector<RuleId> enabledRules(const std::string &Checks);

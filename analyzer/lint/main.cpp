@@ -10,6 +10,7 @@
 // Exit: 0 clean, 1 findings at or above --fail-on, 2 tool error (a file that does not
 // parse, a missing database, an unwritable report); other files are still reported.
 #include "Baseline.h"
+#include "Profile.h"
 #include "Fixes.h"
 #include "LintRunner.h"
 #include "NvccTranslation.h"
@@ -33,6 +34,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <iostream>
 #include <sstream>
@@ -68,7 +70,8 @@ cl::opt<bool> Progress("progress", cl::desc("Print [n/m] progress on stderr (def
                        cl::cat(Category));
 cl::list<std::string> ExtraArgs("extra-arg", cl::desc("Extra compiler argument to append"),
                                 cl::cat(Category));
-cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation (default: $CUDA_PATH "
+cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation for entries whose compiler is "
+                                                    "not an nvcc inside one (default: $CUDA_PATH "
                                                     "or /usr/local/cuda)"),
                               cl::cat(Category));
 cl::opt<bool> ListChecks("list-checks", cl::desc("List the checks and exit"), cl::cat(Category));
@@ -90,6 +93,10 @@ cl::opt<std::string> BaselineFile("baseline",
                                   cl::desc("Suppress the findings recorded in this baseline; "
                                            "only new ones are reported"),
                                   cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> ProfileFile("profile",
+                                 cl::desc("Severities from what `syncwatch calibrate` measured on your GPU "
+                                          "(a call that did not block there becomes a note)"),
+                                 cl::value_desc("file"), cl::cat(Category));
 cl::opt<bool> NoSource("no-source", cl::desc("Text format: do not print source lines"),
                        cl::cat(Category));
 cl::opt<std::string> Shard("shard",
@@ -97,11 +104,15 @@ cl::opt<std::string> Shard("shard",
                                     "files sorted, every N-th from the K-th; merge the shards' "
                                     "SARIF with 'syncwatch-lint merge'"),
                            cl::value_desc("K/N"), cl::cat(Category));
-cl::opt<bool> Stats("stats", cl::desc("Print files, wall time, the slowest file and peak memory "
+cl::opt<bool> Stats("run-stats", cl::desc("Print files, wall time, the slowest file and peak memory "
                                       "on stderr"),
                     cl::cat(Category));
-cl::opt<std::string> StatsJson("stats-json", cl::desc("Write the --stats figures as JSON to this file"),
+cl::opt<std::string> StatsJson("run-stats-json", cl::desc("Write the --run-stats figures as JSON to this file"),
                                cl::value_desc("file"), cl::cat(Category));
+cl::opt<bool> NoPch("no-pch", cl::desc("Parse CUDA's implicit prelude in every file instead of "
+                                     "sharing one precompiled copy between files with the "
+                                     "same flags"),
+                    cl::cat(Category));
 cl::opt<bool> PrintCommands("print-commands",
                             cl::desc("Print the clang command each file is parsed with (after "
                                      "nvcc/g++ translation) and exit"),
@@ -155,7 +166,9 @@ int runMerge() {
   if (!BuildPath.empty() || !Shard.empty() || Fix || !ExportFixes.empty() ||
       !WriteBaseline.empty() || !BaselineFile.empty())
     return toolError("merge takes SARIF files and --output, --format, --fail-on only");
-  if (Format != "sarif" && Format != "text")
+  // merge writes SARIF unless told otherwise.
+  std::string Fmt = Format.getNumOccurrences() ? std::string(Format) : "sarif";
+  if (Fmt != "sarif" && Fmt != "text")
     return toolError("merge: --format must be sarif or text");
   std::optional<syncwatch::Severity> FailLevel = syncwatch::parseSeverity(FailOn);
   if (!FailLevel)
@@ -171,7 +184,7 @@ int runMerge() {
   if (!Merged)
     return toolError("merge: " + toString(Merged.takeError()));
   std::ostringstream Text;
-  if (Format == "sarif") {
+  if (Fmt == "sarif") {
     syncwatch::writeSarif(Text, *Merged);
   } else {
     syncwatch::TextOptions TO;
@@ -236,14 +249,16 @@ int main(int argc, const char **argv) {
   cl::SetVersionPrinter([](raw_ostream &OS) { OS << "syncwatch-lint " SYNCWATCH_VERSION "\n"; });
   if (!cl::ParseCommandLineOptions(static_cast<int>(Args.size()), Args.data(),
                                    "syncwatch-lint: finds implicit synchronization in CUDA "
-                                   "host code\n",
+                                   "host code\n\n  syncwatch-lint merge A.sarif B.sarif ... "
+                                   "[--output F] [--format=sarif|text]: one report from "
+                                   "--shard runs\n",
                                    &errs()))
     return ExitToolError;
 
   if (Merge)
     return runMerge();
   // A crash while analyzing one file is recovered and reported as that file's tool error.
-  llvm::CrashRecoveryContext::Enable();
+  syncwatch::enableCrashRecovery();
 
   if (ListChecks) {
     for (syncwatch::RuleId R : syncwatch::enabledRules(Checks))
@@ -316,6 +331,7 @@ int main(int argc, const char **argv) {
   Options.Host.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
   Options.Host.CudaPath = FallbackCuda;
   Options.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  Options.UsePch = !NoPch;
   Options.Checking.ReportUnknown = ReportUnknown;
 
   // Load the baseline before the (long) analysis, so a bad path fails fast.
@@ -326,6 +342,13 @@ int main(int argc, const char **argv) {
       return toolError(toString(Loaded.takeError()));
     Known = std::move(*Loaded);
   }
+  std::optional<syncwatch::MeasuredProfile> Measured;
+  if (!ProfileFile.empty()) {
+    auto Loaded = syncwatch::readProfile(ProfileFile);
+    if (!Loaded)
+      return toolError(toString(Loaded.takeError()));
+    Measured = std::move(*Loaded);
+  }
 
   if (PrintCommands) {
     for (const std::string &F : Files)
@@ -335,6 +358,11 @@ int main(int argc, const char **argv) {
   }
 
   syncwatch::LintResult Result = syncwatch::runLint(Translated, Files, Options);
+  if (Measured) {
+    unsigned Changed = syncwatch::applyProfile(Result.Findings, *Measured);
+    errs() << "syncwatch-lint: profile of " << Measured->Device << ": " << Changed
+           << " finding(s) changed severity\n";
+  }
 
   // Fingerprints name files relative to where the tool runs (the repository root in CI).
   SmallString<256> Cwd;
@@ -425,10 +453,10 @@ int main(int argc, const char **argv) {
     if (Stats)
       errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
                        "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
-                       "peak RSS %.1f MiB\n",
+                       "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s)\n",
                        Files.size(), Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
                        Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
-                       Rss / 1024.0);
+                       Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks);
     if (!StatsJson.empty()) {
       std::error_code EC;
       raw_fd_ostream J(StatsJson, EC);
@@ -446,6 +474,8 @@ int main(int argc, const char **argv) {
         O.attribute("slowestFile", Result.SlowestFile);
         O.attribute("slowestSeconds", Result.SlowestSeconds);
         O.attribute("peakRssKiB", static_cast<int64_t>(Rss));
+        O.attribute("preludePchs", static_cast<int64_t>(Result.PchsBuilt));
+        O.attribute("pchFallbacks", static_cast<int64_t>(Result.PchFallbacks));
       });
       J << "\n";
     }

@@ -1,0 +1,123 @@
+#include "PreludePch.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace syncwatch {
+
+namespace {
+
+bool isInputOrOutput(const std::vector<std::string> &Args, std::size_t I, llvm::StringRef File) {
+  return Args[I] == File || (Args[I] == "-o") || (I > 0 && Args[I - 1] == "-o");
+}
+
+} // namespace
+
+PreludePchCache::~PreludePchCache() {
+  if (!Dir.empty())
+    llvm::sys::fs::remove_directories(Dir);
+}
+
+std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File) {
+  bool Cuda = llvm::sys::path::extension(File) == ".cu";
+  std::string Key;
+  for (std::size_t I = 0; I < FinalArgs.size(); ++I) {
+    if (I > 0 && FinalArgs[I - 1] == "-x")
+      Cuda = FinalArgs[I] == "cuda" || FinalArgs[I] == "cu";
+    // A PCH given by the build, or device-side parses: leave those alone.
+    if (FinalArgs[I] == "-include-pch" || FinalArgs[I] == "--cuda-device-only")
+      return "";
+    if (isInputOrOutput(FinalArgs, I, File))
+      continue;
+    Key += FinalArgs[I];
+    Key += '\0';
+  }
+  return Cuda ? Key : "";
+}
+
+void PreludePchCache::plan(const std::vector<std::string> &Keys) {
+  std::lock_guard<std::mutex> G(Lock);
+  for (const std::string &K : Keys)
+    if (!K.empty())
+      ++Shared[K];
+}
+
+std::string PreludePchCache::pchFor(const std::string &Key, const std::vector<std::string> &FinalArgs,
+                                    llvm::StringRef File) {
+  if (Key.empty())
+    return "";
+  std::promise<std::string> Promise;
+  std::shared_future<std::string> Future;
+  bool Builder = false;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    auto S = Shared.find(Key);
+    if (S == Shared.end() || S->second < 2)
+      return "";
+    auto It = Pchs.find(Key);
+    if (It == Pchs.end()) {
+      Future = Promise.get_future().share();
+      Pchs.emplace(Key, Future);
+      Builder = true;
+    } else {
+      Future = It->second;
+    }
+  }
+  if (Builder)
+    Promise.set_value(build(FinalArgs, File));
+  return Future.get();
+}
+
+std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, llvm::StringRef File) {
+  unsigned Id;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (Dir.empty()) {
+      llvm::SmallString<256> D;
+      if (llvm::sys::fs::createUniqueDirectory("syncwatch-pch", D))
+        return "";
+      Dir = std::string(D);
+    }
+    Id = NextId++;
+  }
+  llvm::SmallString<256> Prelude(Dir), Pch(Dir);
+  llvm::sys::path::append(Prelude, "prelude" + std::to_string(Id) + ".cu");
+  llvm::sys::path::append(Pch, "prelude" + std::to_string(Id) + ".pch");
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Prelude, EC);
+    if (EC)
+      return "";
+    Out << "// syncwatch: the implicit CUDA prelude, precompiled\n";
+  }
+  // The file's own command, its input replaced by the empty prelude, emitting a PCH.
+  std::vector<std::string> Args;
+  for (std::size_t I = 0; I < FinalArgs.size(); ++I) {
+    if (isInputOrOutput(FinalArgs, I, File) || FinalArgs[I] == "-fsyntax-only")
+      continue;
+    Args.push_back(FinalArgs[I]);
+  }
+  for (const char *A : {"-c", "-Xclang", "-emit-pch", "-o"})
+    Args.push_back(A);
+  Args.push_back(std::string(Pch));
+  Args.push_back(std::string(Prelude));
+  llvm::IntrusiveRefCntPtr<clang::FileManager> Files(
+      new clang::FileManager(clang::FileSystemOptions(), llvm::vfs::getRealFileSystem()));
+  clang::IgnoringDiagConsumer Quiet;
+  clang::tooling::ToolInvocation Invocation(Args, std::make_unique<clang::GeneratePCHAction>(),
+                                            Files.get());
+  Invocation.setDiagnosticConsumer(&Quiet);
+  if (!Invocation.run() || !llvm::sys::fs::exists(Pch))
+    return "";
+  ++Built;
+  return std::string(Pch);
+}
+
+} // namespace syncwatch

@@ -1,0 +1,58 @@
+// Parses the CUDA prelude once per distinct command and reuses it across files.
+//
+// Every .cu file starts with the same implicit include, clang's
+// __clang_cuda_runtime_wrapper.h (cuda_runtime.h, CUDA's math and device headers, <cmath>,
+// <cstdlib> ...): about 60% of a typical file's parse (docs/benchmarks.md). Files parsed
+// with the same command (a CMake target's files) get a precompiled header of exactly that
+// prelude - nothing the file would not have included anyway - built on first use and
+// passed with -include-pch; the wrapper's own include guard then skips it. A file whose
+// parse fails with the PCH is parsed again without it, so the PCH can cost time, never a
+// result.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+
+#include <atomic>
+#include <future>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace syncwatch {
+
+class PreludePchCache {
+public:
+  PreludePchCache() = default;
+  ~PreludePchCache();
+  PreludePchCache(const PreludePchCache &) = delete;
+  PreludePchCache &operator=(const PreludePchCache &) = delete;
+
+  // The key of a CUDA file's final clang command (the command without its input), or ""
+  // when the file is not parsed as CUDA.
+  static std::string keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File);
+
+  // Marks the keys two or more files share: only those get a PCH (one file gains nothing).
+  void plan(const std::vector<std::string> &Keys);
+
+  // The PCH for a planned key, built on first use (other workers wait for it); "" when the
+  // key was not planned or the prelude did not build.
+  std::string pchFor(const std::string &Key, const std::vector<std::string> &FinalArgs,
+                     llvm::StringRef File);
+
+  unsigned built() const { return Built; }
+  unsigned fallbacks() const { return Fallbacks; }
+  void noteFallback() { ++Fallbacks; }
+
+private:
+  std::string build(const std::vector<std::string> &FinalArgs, llvm::StringRef File);
+
+  std::mutex Lock;
+  std::map<std::string, unsigned> Shared;
+  std::map<std::string, std::shared_future<std::string>> Pchs;
+  std::string Dir;
+  unsigned NextId = 0;
+  std::atomic<unsigned> Built{0}, Fallbacks{0};
+};
+
+} // namespace syncwatch

@@ -1,0 +1,35 @@
+// Reads syncwatch's own SARIF back into a Report, and merges the reports of shards
+// (syncwatch-lint --shard=K/N) into the one an unsharded run writes, byte for byte.
+#pragma once
+
+#include "syncwatch/report.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace syncwatch {
+
+// The Report a SARIF file written by writeSarif() describes: writing it again with
+// writeSarif() gives the same text (evidence in key order, which is how syncwatch-lint
+// writes it).
+llvm::Expected<Report> readSarif(const std::string &Path);
+
+// One report from several: findings sorted and deduplicated exactly as one run does
+// (sortFindings), tool errors sorted, rules united. Fails when the inputs come from
+// different tools or versions.
+llvm::Expected<Report> mergeReports(std::vector<Report> Parts);
+
+// The order reports are written in: findingLess, then the whole finding, so that of two
+// findings at one place (a header reached from two files) the same one is kept whatever
+// order the files were analyzed in; duplicates by findingLess are removed.
+void sortFindings(std::vector<Finding> &Findings);
+void sortErrors(std::vector<ToolError> &Errors);
+// Evidence in key order (JSON objects are unordered; a fixed order keeps reports stable).
+void sortEvidence(std::vector<Finding> &Findings);
+
+// Inverse of pathToUri.
+std::string uriToPath(const std::string &Uri);
+
+} // namespace syncwatch
