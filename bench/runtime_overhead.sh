@@ -58,29 +58,29 @@ if ("launch", "plain") in rows:
     print("launch-bound loop, ns per iteration (median of %d interleaved runs):" % len(rows[("launch", "plain")]))
     base = med("launch", "plain", "ns_per_iter")[0]
     floor = med("launch", "floor", "ns_per_iter")[0]
-for m in ("plain", "floor", "syncwatch", "sw-kernels") if ("launch", "plain") in rows else ():
-    v, all_ = med("launch", m, "ns_per_iter")
-    if v is None: continue
-    extra = ""
-    if m != "plain":
-        extra = f"  added {v - base:7.1f} ns  total/floor {v / floor:.3f}"
-        if m != "floor" and floor > base:
-            extra += f"  added/floor-added {(v - base) / (floor - base):.2f}"
-    print(f"  {m:11s} {v:8.1f}  runs {', '.join('%.0f' % x for x in all_)}{extra}")
-if ("seed", "plain") in rows:
-    print("seed PyTorch scenario (non_blocking=True), ms per run inside the process (median of 3 x median of 5):")
-    sbase = med("seed", "plain", "streams_ms")[0]
-    for m in ("plain", "floor", "syncwatch", "sw-nopython", "sw-kernels"):
-        v, all_ = med("seed", m, "streams_ms")
+    for m in ("plain", "floor", "syncwatch", "sw-kernels"):
+        v, all_ = med("launch", m, "ns_per_iter")
         if v is None: continue
-        print(f"  {m:11s} {v:8.2f}  runs {', '.join('%.1f' % x for x in all_)}  vs plain {100 * (v / sbase - 1):+.1f}%")
-if ("train", "plain") in rows:
-    print("PyTorch training loop (bench/train_loop.py, .item() every step), ms per step inside the process (median of 3):")
-    tbase = med("train", "plain", "step_ms")[0]
+        extra = ""
+        if m != "plain":
+            extra = f"  added {v - base:7.1f} ns  total/floor {v / floor:.3f}"
+            if m != "floor" and floor > base:
+                extra += f"  added/floor-added {(v - base) / (floor - base):.2f}"
+        print(f"  {m:11s} {v:8.1f}  runs {', '.join('%.0f' % x for x in all_)}{extra}")
+
+def versus_plain(kind, key, title, digits):
+    """One PyTorch workload: each mode's median and its change against plain."""
+    if (kind, "plain") not in rows:
+        return
+    print(title)
+    base = med(kind, "plain", key)[0]
     for m in ("plain", "floor", "syncwatch", "sw-nopython", "sw-kernels"):
-        v, all_ = med("train", m, "step_ms")
+        v, all_ = med(kind, m, key)
         if v is None: continue
-        print(f"  {m:11s} {v:8.3f}  runs {', '.join('%.3f' % x for x in all_)}  vs plain {100 * (v / tbase - 1):+.1f}%")
+        print(f"  {m:11s} {v:8.{digits}f}  runs {', '.join(f'{x:.{digits}f}' for x in all_)}  vs plain {100 * (v / base - 1):+.1f}%")
+
+versus_plain("seed", "streams_ms", "seed PyTorch scenario (non_blocking=True), ms per run inside the process (median of 3 x median of 5):", 2)
+versus_plain("train", "step_ms", "PyTorch training loop (bench/train_loop.py, .item() every 10 steps), ms per step inside the process (median of 3):", 3)
 p = med("rss10M", "plain", "peak_rss_kb")[0]; s = med("rss10M", "syncwatch", "peak_rss_kb")[0]
 if p and s:
     print("10 million CUDA calls (8M launches + 2M copies): peak RSS")

@@ -8,7 +8,7 @@
 
 extern "C" __attribute__((visibility("default"))) int syncwatch_probe(char *Buf, int Len) {
   using namespace syncwatch::runtime;
-  preparePythonStacks(true);
+  preparePythonStacks();
   PyFrameRef Frames[kMaxPyFrames];
   int N = capturePythonFrames(Frames);
   std::string Out;

@@ -160,6 +160,35 @@ bool parseShard(StringRef Spec, unsigned &K, unsigned &N) {
 }
 
 // syncwatch-lint merge [--output=F] [--format=sarif|text] [--fail-on=L] A.sarif B.sarif ...
+// Exit code for a report: findings at or above the --fail-on level, then tool errors.
+int exitCodeFor(const std::vector<syncwatch::Finding> &Findings, const std::vector<syncwatch::ToolError> &Errors,
+                syncwatch::Severity FailLevel) {
+  syncwatch::writeToolErrorsText(std::cerr, "syncwatch-lint", Errors);
+  if (!Errors.empty())
+    return ExitToolError;
+  for (const syncwatch::Finding &F : Findings)
+    if (F.Level >= FailLevel)
+      return ExitFindings;
+  return ExitClean;
+}
+
+// Writes the report to --output, or stdout. Never loses it: when the file cannot be
+// written, it says so and the report goes to stdout instead (and false is returned).
+bool emitReport(const std::string &Text) {
+  if (OutputFile.empty()) {
+    std::cout << Text;
+    return true;
+  }
+  std::ofstream Out(OutputFile);
+  Out << Text;
+  Out.close();
+  if (Out)
+    return true;
+  errs() << "syncwatch-lint: error: cannot write '" << OutputFile << "'; the report follows on stdout\n";
+  std::cout << Text;
+  return false;
+}
+
 int runMerge() {
   if (Sources.empty())
     return toolError("merge: name the SARIF reports to merge");
@@ -191,26 +220,9 @@ int runMerge() {
     TO.ShowSource = !NoSource;
     syncwatch::writeText(Text, Merged->Findings, syncwatch::diskLineReader(), TO);
   }
-  int Exit = ExitClean;
-  for (const syncwatch::Finding &F : Merged->Findings)
-    if (F.Level >= *FailLevel)
-      Exit = ExitFindings;
-  syncwatch::writeToolErrorsText(std::cerr, "syncwatch-lint", Merged->Errors);
-  if (!Merged->Errors.empty())
-    Exit = ExitToolError;
-  if (!OutputFile.empty()) {
-    std::ofstream Out(OutputFile);
-    Out << Text.str();
-    Out.close();
-    if (!Out) {
-      errs() << "syncwatch-lint: error: cannot write '" << OutputFile
-             << "'; the report follows on stdout\n";
-      std::cout << Text.str();
-      return ExitToolError;
-    }
-  } else {
-    std::cout << Text.str();
-  }
+  int Exit = exitCodeFor(Merged->Findings, Merged->Errors, *FailLevel);
+  if (!emitReport(Text.str()))
+    return ExitToolError;
   errs() << "syncwatch-lint: merged " << Sources.size() << " report(s): "
          << Merged->Findings.size() << " finding(s), " << Merged->Errors.size()
          << " tool error(s)\n";
@@ -418,32 +430,14 @@ int main(int argc, const char **argv) {
     syncwatch::writeText(Text, Report.Findings, syncwatch::diskLineReader(), TO);
   }
 
-  int Exit = ExitClean;
-  for (const syncwatch::Finding &F : Report.Findings)
-    if (F.Level >= *FailLevel)
-      Exit = ExitFindings;
-
-  syncwatch::writeToolErrorsText(std::cerr, "syncwatch-lint", Report.Errors);
-  if (!Report.Errors.empty() || FixFailed)
+  int Exit = exitCodeFor(Report.Findings, Report.Errors, *FailLevel);
+  if (FixFailed)
     Exit = ExitToolError;
   // --write-baseline records; the run that writes it is not a failure.
   if (!WriteBaseline.empty() && Exit == ExitFindings)
     Exit = ExitClean;
-
-  if (!OutputFile.empty()) {
-    std::ofstream Out(OutputFile);
-    Out << Text.str();
-    Out.close();
-    if (!Out) {
-      // Never lose the report: it goes to stdout instead.
-      errs() << "syncwatch-lint: error: cannot write '" << OutputFile
-             << "'; the report follows on stdout\n";
-      std::cout << Text.str();
-      return ExitToolError;
-    }
-  } else {
-    std::cout << Text.str();
-  }
+  if (!emitReport(Text.str()))
+    return ExitToolError;
   if (Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
     errs() << "syncwatch-lint: " << Report.FilesAnalyzed << " file(s) analyzed, no findings\n";
   if (Stats || !StatsJson.empty()) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace syncwatch::runtime {
 namespace {
@@ -20,8 +21,10 @@ PointerGetAttributeFn PointerGetAttribute = nullptr;
 constexpr int kPointerAttributeMemoryType = 2;  // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
 constexpr unsigned kMemoryTypeHost = 1;         // CU_MEMORYTYPE_HOST: pinned host memory
 
-// Bumped whenever host memory is unpinned or freed: every thread's pinned cache is stale.
-std::atomic<std::uint64_t> HostMemoryEpoch{0};
+// Bumped whenever host memory is unpinned or freed (every thread's pinned cache is stale)
+// and whenever a stream is created (a destroyed stream's handle may come back with other
+// flags): the per-thread caches below are then dropped.
+std::atomic<std::uint64_t> HostMemoryEpoch{0}, StreamEpoch{0};
 
 struct FilterCache {
   // Stream handle -> what the driver says of it, asked once per stream and thread.
@@ -30,14 +33,20 @@ struct FilterCache {
     bool HighPriority = false;  // a launch there can be held behind lower-priority work
   };
   std::unordered_map<const void *, StreamFacts> Streams;
+  std::uint64_t StreamsEpoch = 0;
   // Host pointers known to be pinned. Only positive answers are kept: memory that is
   // pageable now may be registered later, pinned memory stays pinned until released.
-  std::unordered_map<const void *, bool> Pinned;
+  std::unordered_set<const void *> Pinned;
   std::uint64_t PinnedEpoch = 0;
 };
 thread_local FilterCache Cache;
 
 const FilterCache::StreamFacts &factsOf(const void *S) {
+  std::uint64_t Epoch = StreamEpoch.load(std::memory_order_acquire);
+  if (Cache.StreamsEpoch != Epoch) {
+    Cache.Streams.clear();
+    Cache.StreamsEpoch = Epoch;
+  }
   auto It = Cache.Streams.find(S);
   if (It == Cache.Streams.end()) {
     FilterCache::StreamFacts F;
@@ -76,7 +85,7 @@ bool pinned(const void *P) {
   bool Pinned = PointerGetAttribute(&Type, kPointerAttributeMemoryType, reinterpret_cast<unsigned long long>(P)) == 0 &&
                 Type == kMemoryTypeHost;
   if (Pinned)
-    Cache.Pinned.emplace(P, true);
+    Cache.Pinned.insert(P);
   return Pinned;
 }
 
@@ -126,5 +135,7 @@ bool cannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_
 }
 
 void hostMemoryReleased() { HostMemoryEpoch.fetch_add(1, std::memory_order_acq_rel); }
+
+void streamCreated() { StreamEpoch.fetch_add(1, std::memory_order_acq_rel); }
 
 } // namespace syncwatch::runtime

@@ -14,6 +14,7 @@ struct CallbackInfo {
   std::string_view Name;           // "" for ids syncwatch does not enable
   bool Launch = false;             // a kernel launch
   bool ReleasesHostMemory = false; // cudaFreeHost, cudaHostUnregister...: pinned may become pageable
+  bool CreatesStream = false;      // a new stream may reuse a destroyed one's handle
   bool CanWait = false;            // the truth table did not see it return at once
 };
 
@@ -30,5 +31,7 @@ bool cannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_
 
 // Called at the entry of a call that releases host memory: forget what was pinned.
 void hostMemoryReleased();
+// Called at the entry of a call that creates a stream: forget what streams were.
+void streamCreated();
 
 } // namespace syncwatch::runtime

@@ -59,7 +59,6 @@ thread_local ThreadState Thread;
 // and never stalls pays for none. Enabling happens at the launch's entry, before its
 // kernel exists, so every kernel that can take part in a serialization is traced.
 KernelTrace KernelMode = KernelTrace::Auto;
-bool PythonStacks = true;
 std::atomic<bool> KernelsOn{false};
 
 void traceKernels() {
@@ -84,12 +83,13 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     const CallbackInfo &Info = infoOf(Domain, Id);
     if (Info.ReleasesHostMemory)
       hostMemoryReleased();
+    if (Info.CreatesStream)
+      streamCreated();
     Thread.Skip = cannotMatter(Domain, Id, Cb);
     if (Thread.Skip)
       return;
     if (KernelMode == KernelTrace::Auto && Info.Launch)
       traceKernels();
-    preparePythonStacks(PythonStacks);
     captureStack(Thread.Stack);
     cuptiGetTimestamp(&Thread.Enter);
     return;
@@ -263,6 +263,7 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
       Ids[Id].Name = Api->Name;
       Ids[Id].Launch = Api->Family == ApiFamily::Launch;
       Ids[Id].ReleasesHostMemory = Api->Family == ApiFamily::HostFree || Api->Family == ApiFamily::HostUnregister;
+      Ids[Id].CreatesStream = Api->Family == ApiFamily::StreamCreate;
       Ids[Id].CanWait = Api->Measured != MeasuredSync::ReturnsAtOnce && !Ids[Id].Launch;
       cuptiEnableCallback(1, Sub, Domain, Id);
     }
@@ -304,8 +305,7 @@ void start() {
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
   KernelMode = Cfg.Kernels;
-  PythonStacks = Cfg.Python;
-  watchForPython(PythonStacks);
+  watchForPython(Cfg.Python);
   if (KernelMode == KernelTrace::Always)
     traceKernels();
   else

@@ -32,7 +32,12 @@ struct CPython {
   void *(*CallNoArgs)(void *) = nullptr;  // PyObject_CallNoArgs (3.9+)
   void *None = nullptr;                   // &_Py_NoneStruct
 
+  bool Loaded = false;
+
+  // Looks the API up once; true when all of it is there (a CPython process).
   bool load() {
+    if (Loaded)
+      return true;
     auto Get = [](const char *Name) { return dlsym(RTLD_DEFAULT, Name); };
 #define SW_PY(Field, Name) Field = reinterpret_cast<decltype(Field)>(Get(Name))
     SW_PY(IsInitialized, "Py_IsInitialized");
@@ -51,8 +56,9 @@ struct CPython {
     SW_PY(CallNoArgs, "PyObject_CallNoArgs");
     None = Get("_Py_NoneStruct");
 #undef SW_PY
-    return IsInitialized && AddPendingCall && (SetProfileAllThreads || SetProfile) && FrameGetCode && FrameGetBack &&
-           FrameGetLineNumber && GetAttrString && UnicodeAsUTF8 && IncRef && DecRef && ErrClear;
+    Loaded = IsInitialized && AddPendingCall && (SetProfileAllThreads || SetProfile) && FrameGetCode && FrameGetBack &&
+             FrameGetLineNumber && GetAttrString && UnicodeAsUTF8 && IncRef && DecRef && ErrClear;
+    return Loaded;
   }
 };
 CPython Py;
@@ -208,10 +214,10 @@ int installHook(void *) {
 
 } // namespace
 
-void preparePythonStacks(bool Enabled) {
+void preparePythonStacks() {
   if (Status.load(std::memory_order_relaxed) != State::Unknown)
     return;
-  if (!Enabled || !Py.load()) {
+  if (!Py.load()) {
     Status = State::NoPython;
     return;
   }
@@ -229,15 +235,16 @@ void watchForPython(bool Enabled) {
     return;
   // Under LD_PRELOAD syncwatch starts before the interpreter does. Waiting for the first
   // CUDA call to schedule the hook would miss every call made inside that first Python->C
-  // call (an extension that loops over CUDA calls). So a short-lived thread waits for the
-  // interpreter to come up (at most a minute) and schedules the hook at once.
+  // call (an extension that loops over CUDA calls), and asking at every CUDA call would put
+  // the question on the hot path. So one thread waits for the interpreter to come up -
+  // polling often at first (python3 is up within milliseconds), then rarely (a program
+  // that embeds Python may start it late, or never) - and schedules the hook.
   std::thread([] {
-    for (int I = 0; I < 30000 && Status.load() == State::Unknown; ++I) {
-      if (Py.IsInitialized()) {
-        preparePythonStacks(true);
+    for (int Ms = 1;; Ms = Ms < 1000 ? Ms * 2 : Ms) {
+      preparePythonStacks();
+      if (Status.load() != State::Unknown)
         return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::this_thread::sleep_for(std::chrono::milliseconds(Ms));
     }
   }).detach();
 }

@@ -29,9 +29,9 @@ struct PyFrameRef {
 // Python->C call, innermost first. Returns how many were written (0 outside Python).
 int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]);
 
-// Where Python is present and SYNCWATCH_PYTHON is not 0: arranges for the hook to be
-// installed (once; cheap after the first call).
-void preparePythonStacks(bool Enabled);
+// Where Python is present and its interpreter is up: schedules the hook's installation
+// (once; cheap after that). The watcher started by watchForPython calls it.
+void preparePythonStacks();
 
 // At library load: in a Python process, schedule the hook as soon as the interpreter is up.
 void watchForPython(bool Enabled);

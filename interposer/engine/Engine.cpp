@@ -37,16 +37,6 @@ SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Co
   return A;
 }
 
-// "nonblocking stream 13 (priority -5)": the priority matters when a high-priority stream
-// waits (CUDA: lower numbers are higher priorities; 0 is the default and the lowest).
-static std::string streamName(std::uint32_t Id, const std::map<std::uint32_t, StreamInfo> &Streams) {
-  auto It = Streams.find(Id);
-  if (It == Streams.end())
-    return "stream " + std::to_string(Id);
-  return std::string(streamFlagName(It->second.Flag)) + " stream " + std::to_string(Id) + " (priority " +
-         std::to_string(It->second.Priority) + ")";
-}
-
 // Why a call of this API waits, in the catalogue's words.
 static std::string causeOf(const ApiInfo &Api) {
   switch (Api.Family) {
@@ -144,7 +134,7 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     if (isDeviceWide(*Api) && runningAcross(I.ByStart, C.Exit, Config.SlackNs))
       continue;
     std::string Cause = "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) +
-                        " waiting for " + Last->describe() + " on " + streamName(Last->Stream, Streams) +
+                        " waiting for " + Last->describe() + " on " + streamLabel(Last->Stream, Streams) +
                         " (" + causeOf(*Api) + ")";
     record(Api->Rule, C, C.duration(), Cause, Last);
   }
@@ -163,7 +153,7 @@ void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {
     std::string Cause = "'" + std::string(C.Api) + "' took " + formatDuration(C.duration()) + " of host time for a " +
                         G.describe() + " with " +
                         (G.Src == MemoryKind::Pageable ? "a pageable source" : "a pageable destination") +
-                        " on " + streamName(G.Stream, Streams);
+                        " on " + streamLabel(G.Stream, Streams);
     SiteAggregate &A = record(RuleId::PageableAsyncCopy, C, C.duration(), Cause, &G);
     const ApiCall *Next = I.next(W, C);
     const ApiInfo *NextApi = Next ? findApi(Next->Api) : nullptr;
@@ -212,9 +202,9 @@ void Engine::serialization(const EventLog &W, const WindowIndex &I) {
     if (!Blocker || OwnStream)
       continue;
     std::uint64_t Held = A.Start - std::max(C.Exit, Blocker->Start);
-    std::string Cause = A.describe() + " on the " + streamName(A.Stream, Streams) + " was held " +
+    std::string Cause = A.describe() + " on the " + streamLabel(A.Stream, Streams) + " was held " +
                         formatDuration(Held) + " until " + Blocker->describe() + " on " +
-                        streamName(Blocker->Stream, Streams) + " ended";
+                        streamLabel(Blocker->Stream, Streams) + " ended";
     record(Flag == StreamFlag::Legacy ? RuleId::DefaultStream : RuleId::BlockingStream, C, Held, Cause, Blocker);
   }
 }
@@ -254,9 +244,9 @@ void Engine::priorityInversion(const EventLog &W, const WindowIndex &I) {
     if (!Holder || OwnStream)
       continue;
     std::uint64_t Held = A.Start - C.Exit;
-    std::string Cause = A.describe() + " on the " + streamName(A.Stream, Streams) + " started " +
+    std::string Cause = A.describe() + " on the " + streamLabel(A.Stream, Streams) + " started " +
                         formatDuration(Held) + " after it was issued, behind " + Holder->describe() + " on " +
-                        streamName(Holder->Stream, Streams) + " (priorities do not preempt running blocks)";
+                        streamLabel(Holder->Stream, Streams) + " (priorities do not preempt running blocks)";
     record(RuleId::PriorityInversion, C, Held, Cause, Holder);
   }
 }

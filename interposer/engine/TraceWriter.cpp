@@ -55,24 +55,15 @@ void TraceBuilder::trim() {
 
 namespace {
 
-const char *memoryName(MemoryKind K) {
-  switch (K) {
-  case MemoryKind::Pageable: return "Pageable";
-  case MemoryKind::Pinned: return "Pinned";
-  case MemoryKind::Device: return "Device";
-  default: return "Unknown";
-  }
-}
-
 // Kineto's names: "Memcpy DtoH (Device -> Pageable)", "Memset (Device)".
 std::string workName(const GpuWork &W) {
   if (W.Kind == GpuKind::Kernel)
     return W.Name.empty() ? "kernel" : W.Name;
   if (W.Kind == GpuKind::Memset)
     return "Memset (Device)";
-  static const char *Kinds[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-  const char *K = W.CopyKind < sizeof Kinds / sizeof *Kinds ? Kinds[W.CopyKind] : "Unknown";
-  return std::string("Memcpy ") + K + " (" + memoryName(W.Src) + " -> " + memoryName(W.Dst) + ")";
+  std::string_view K = copyKindName(W.CopyKind);
+  return "Memcpy " + std::string(K.empty() ? "Unknown" : K) + " (" + std::string(memoryKindName(W.Src)) + " -> " +
+         std::string(memoryKindName(W.Dst)) + ")";
 }
 
 constexpr std::uint64_t kFindingFlowBase = 1ull << 40;  // ids apart from correlation ids
@@ -105,14 +96,8 @@ void TraceBuilder::write(std::ostream &Out, const std::function<bool(RuleId, std
   std::unordered_set<std::uint32_t> StreamsUsed;
   for (const GpuWork &W : Work)
     StreamsUsed.insert(W.Stream);
-  for (std::uint32_t S : StreamsUsed) {
-    auto It = Streams.find(S);
-    std::string Name = "stream " + std::to_string(S);
-    if (It != Streams.end())
-      Name += std::string(" (") + std::string(streamFlagName(It->second.Flag)) + ", priority " +
-              std::to_string(It->second.Priority) + ")";
-    Meta("thread_name", 0, S, Name);
-  }
+  for (std::uint32_t S : StreamsUsed)
+    Meta("thread_name", 0, S, streamLabel(S, Streams));
 
   for (const ApiCall &C : Calls) {
     const ApiInfo *Api = findApi(C.Api);

@@ -89,16 +89,7 @@ static std::string kernelCoverage(const UtilizationFigures &F, std::uint64_t Ker
   return "from " + ms(KernelsTracedFrom - F.FirstNs) + " ms on";
 }
 
-static std::string streamLabel(std::uint32_t S, const std::map<std::uint32_t, StreamInfo> &Streams) {
-  auto It = Streams.find(S);
-  std::string L = "stream " + std::to_string(S);
-  if (It != Streams.end())
-    L += " (" + std::string(streamFlagName(It->second.Flag)) + ", priority " + std::to_string(It->second.Priority) + ")";
-  return L;
-}
-
 std::vector<std::pair<std::string, std::string>> utilizationProperties(const UtilizationFigures &F,
-                                                                       const std::map<std::uint32_t, StreamInfo> &Streams,
                                                                        std::uint64_t HostLostNs,
                                                                        std::uint64_t KernelsTracedFrom) {
   char Pct[32];
@@ -111,7 +102,6 @@ std::vector<std::pair<std::string, std::string>> utilizationProperties(const Uti
       {"gpuRecords", std::to_string(F.Records)}};
   for (const auto &[S, Ns] : F.StreamBusyNs)
     P.push_back({"streamBusyMs." + std::to_string(S), ms(Ns)});
-  (void)Streams;
   P.push_back({"kernelsTraced", kernelCoverage(F, KernelsTracedFrom)});
   return P;
 }

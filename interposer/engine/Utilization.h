@@ -57,7 +57,6 @@ private:
 // KernelsTracedFrom as the engine has it: with kernels traced only part of the run
 // (SYNCWATCH_KERNELS=auto), compute and overlap figures cover only that part, and say so.
 std::vector<std::pair<std::string, std::string>> utilizationProperties(const UtilizationFigures &F,
-                                                                       const std::map<std::uint32_t, StreamInfo> &Streams,
                                                                        std::uint64_t HostLostNs,
                                                                        std::uint64_t KernelsTracedFrom);
 std::string utilizationText(const UtilizationFigures &F, const std::map<std::uint32_t, StreamInfo> &Streams,

@@ -46,13 +46,32 @@ std::string GpuWork::describe() const {
   switch (Kind) {
   case GpuKind::Kernel: return "kernel '" + Name + "'";
   case GpuKind::Memset: return "memset of " + humanBytes(Bytes);
-  case GpuKind::Memcpy: {
-    static const char *Kinds[] = {"", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-    const char *K = CopyKind < sizeof(Kinds) / sizeof(*Kinds) ? Kinds[CopyKind] : "";
-    return std::string("memcpy ") + K + " of " + humanBytes(Bytes);
-  }
+  case GpuKind::Memcpy:
+    return "memcpy " + std::string(copyKindName(CopyKind)) + " of " + humanBytes(Bytes);
   }
   return "";
+}
+
+std::string_view copyKindName(std::uint8_t CopyKind) {
+  static const char *Kinds[] = {"", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+  return CopyKind < sizeof(Kinds) / sizeof(*Kinds) ? Kinds[CopyKind] : "";
+}
+
+std::string_view memoryKindName(MemoryKind K) {
+  switch (K) {
+  case MemoryKind::Pageable: return "Pageable";
+  case MemoryKind::Pinned: return "Pinned";
+  case MemoryKind::Device: return "Device";
+  default: return "Unknown";
+  }
+}
+
+std::string streamLabel(std::uint32_t Id, const std::map<std::uint32_t, StreamInfo> &Streams) {
+  auto It = Streams.find(Id);
+  if (It == Streams.end())
+    return "stream " + std::to_string(Id);
+  return std::string(streamFlagName(It->second.Flag)) + " stream " + std::to_string(Id) + " (priority " +
+         std::to_string(It->second.Priority) + ")";
 }
 
 const StreamInfo *EventLog::stream(std::uint32_t Id) const {
@@ -211,23 +230,19 @@ ParseResult readEventLog(std::istream &In) {
         W.Async = A != 0;
       }
       R.Log.Work.push_back(W);
-    } else if (T == "F") {
-      std::uint32_t Id;
-      SiteFrame Frame;
-      if (F.size() < 5 || !toU(F[1], Id) || !toU(F[4], Frame.Line))
-        return Fail("malformed call-site record");
-      Frame.Function = unfield(F[2]);
-      Frame.File = unfield(F[3]);
-      Frame.Python = std::move(R.Log.Sites[Id].Python);  // P records may come first
-      R.Log.Sites[Id] = Frame;
-    } else if (T == "P") {
+    } else if (T == "F" || T == "P") {
+      // site function file line: the site's native frame (F) or one of its Python frames (P)
       std::uint32_t Id;
       SourceFrame Frame;
       if (F.size() < 5 || !toU(F[1], Id) || !toU(F[4], Frame.Line))
-        return Fail("malformed Python frame record");
+        return Fail(T == "F" ? "malformed call-site record" : "malformed Python frame record");
       Frame.Function = unfield(F[2]);
       Frame.File = unfield(F[3]);
-      R.Log.Sites[Id].Python.push_back(Frame);
+      SiteFrame &Site = R.Log.Sites[Id];
+      if (T == "F")
+        static_cast<SourceFrame &>(Site) = Frame;  // its Python frames may have come first
+      else
+        Site.Python.push_back(Frame);
     }
     // other record types: written by a newer recorder, skipped
   }

@@ -94,6 +94,14 @@ ParseResult readEventLog(std::istream &In);
 
 std::string_view streamFlagName(StreamFlag F);
 
+// "nonblocking stream 13 (priority -5)", or "stream 13" when its record is missing: how every
+// report, summary and trace names a stream.
+std::string streamLabel(std::uint32_t Id, const std::map<std::uint32_t, StreamInfo> &Streams);
+
+// CUPTI's copy kinds ("HtoD", ...; "" when unknown) and memory kinds ("Pageable", ...).
+std::string_view copyKindName(std::uint8_t CopyKind);
+std::string_view memoryKindName(MemoryKind K);
+
 // A stable view of an API name: the catalogue's own string, or an interned copy.
 std::string_view internApiName(std::string_view Name);
 

@@ -94,7 +94,7 @@ void Recorder::finish(const char *Why) {
   R.ToolVersion = "0.1.0";
   R.Findings = Analysis.findings();
   UtilizationFigures Figures = Use.figures();
-  R.Figures = utilizationProperties(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
+  R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
   R.FilesAnalyzed = 0;
 
   std::string Pid = std::to_string(::getpid());

@@ -140,7 +140,7 @@ int replay(const std::vector<std::string> &Args) {
   R.Findings = E.findings();
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
-  R.Figures = utilizationProperties(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
+  R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
   if (!TraceFile.empty()) {
     std::ofstream T(TraceFile);
     Trace.write(T, [&](RuleId Rule, std::uint32_t Site) { return E.reported(Rule, Site); });
