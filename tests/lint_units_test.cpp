@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 using namespace syncwatch;
 
@@ -207,7 +208,10 @@ TEST(NvccTranslation, ArchitecturesAndSpellings) {
   auto T = translateCommand(std::vector<std::string>{"nvcc", "-c", "h.cpp"}, "/b", "h.cpp", translationConfig());
   EXPECT_FALSE(T.Cuda);
   EXPECT_FALSE(has(T.Args, "cuda"));
-  EXPECT_TRUE(has(T.Args, "/usr/local/cuda/include"));
+  // Where "nvcc" resolves depends on PATH (/usr/local/bin/nvcc beside a CUDA tree linked
+  // into /usr/local on some machines): the install it found, whichever that is.
+  ASSERT_FALSE(T.CudaPath.empty());
+  EXPECT_TRUE(has(T.Args, T.CudaPath + "/include"));
   T = translateCommand(std::vector<std::string>{"nvcc", "-x", "cu", "-c", "h.cpp"}, "/b", "h.cpp", translationConfig());
   EXPECT_TRUE(T.Cuda);
 }
@@ -266,6 +270,24 @@ TEST(NvccTranslation, CudaInstallAndVersion) {
   CudaVersion V = cudaVersionOf("/usr/local/cuda");
   EXPECT_TRUE(V.known());
   EXPECT_GE(V.Major, 12u);
+}
+
+// A wrapper nvcc beside links to CUDA's headers (/usr/local/bin/nvcc next to
+// /usr/local/include/cuda_runtime.h on our CI machines) is not a CUDA install.
+TEST(NvccTranslation, WrapperScriptIsNotAnInstall) {
+  namespace fs = std::filesystem;
+  fs::path Root = fs::temp_directory_path() / ("syncwatch-wrapper-" + std::to_string(::getpid()));
+  fs::create_directories(Root / "bin");
+  fs::create_directories(Root / "include");
+  std::ofstream(Root / "bin" / "nvcc") << "#!/bin/sh\nexec /usr/local/cuda/bin/nvcc \"$@\"\n";
+  std::ofstream(Root / "include" / "cuda_runtime.h") << "\n";
+  EXPECT_EQ(cudaPathOfNvcc((Root / "bin" / "nvcc").string()), "");
+  auto T = translateCommand(std::vector<std::string>{(Root / "bin" / "nvcc").string(), "-c", "h.cpp"},
+                            "/b", "h.cpp", translationConfig());
+  EXPECT_EQ(T.CudaPath, "/usr/local/cuda");
+  fs::create_directories(Root / "nvvm");
+  EXPECT_EQ(cudaPathOfNvcc((Root / "bin" / "nvcc").string()), Root.string());
+  fs::remove_all(Root);
 }
 
 TEST(Shards, DisjointCompleteAndDeterministic) {

@@ -806,6 +806,16 @@ CompilerKind detectCompiler(ArrayRef<std::string> Args, StringRef File) {
   return CompilerKind::Unknown;
 }
 
+// A CUDA install has its headers and its device compiler (nvvm/) side by side. Headers
+// alone are not one: /usr/local/bin/nvcc is often a wrapper script beside links to
+// CUDA's headers in /usr/local/include, and --cuda-path=/usr/local would lose libdevice.
+static bool isCudaInstall(StringRef Dir) {
+  SmallString<256> Header(Dir), Nvvm(Dir);
+  sys::path::append(Header, "include", "cuda_runtime.h");
+  sys::path::append(Nvvm, "nvvm");
+  return sys::fs::exists(Header) && sys::fs::is_directory(Nvvm);
+}
+
 std::string cudaPathOfNvcc(StringRef NvccPath) {
   std::string Path = NvccPath.str();
   if (!sys::path::has_parent_path(Path)) {
@@ -823,14 +833,10 @@ std::string cudaPathOfNvcc(StringRef NvccPath) {
   // Keep the spelling of the path the database used (/usr/local/cuda rather than the
   // cuda-13.0 it links to) when it is a CUDA install itself.
   SmallString<256> Written(sys::path::parent_path(sys::path::parent_path(Path)));
-  SmallString<256> Header(Written);
-  sys::path::append(Header, "include", "cuda_runtime.h");
-  if (!Written.empty() && sys::fs::exists(Header))
+  if (!Written.empty() && isCudaInstall(Written))
     return std::string(Written);
   std::string Install = sys::path::parent_path(Bin).str();
-  Header = Install;
-  sys::path::append(Header, "include", "cuda_runtime.h");
-  return sys::fs::exists(Header) ? Install : "";
+  return isCudaInstall(Install) ? Install : "";
 }
 
 CudaVersion cudaVersionOf(StringRef CudaPath) {
