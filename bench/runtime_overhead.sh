@@ -36,6 +36,7 @@ if want python && python3 -c "import torch; assert torch.cuda.is_available()" 2>
   for rep in $(seq 3); do
     for m in $modes sw-nopython; do
       echo "train $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" 2>/dev/null | grep step_ms)" >>"$log"
+      echo "train-side $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" side 2>/dev/null | grep step_ms)" >>"$log"
       echo "seed $m $(env $(mode_env $m) python3 "$root/tests/gpu/seed_streams.py" true 5 2>/dev/null | grep streams_ms)" >>"$log"
     done
   done
@@ -81,6 +82,7 @@ def versus_plain(kind, key, title, digits):
 
 versus_plain("seed", "streams_ms", "seed PyTorch scenario (non_blocking=True), ms per run inside the process (median of 3 x median of 5):", 2)
 versus_plain("train", "step_ms", "PyTorch training loop (bench/train_loop.py, .item() every 10 steps), ms per step inside the process (median of 3):", 3)
+versus_plain("train-side", "step_ms", "the same loop prefetching its input on a side stream (train_loop.py side: stream pools exist, kernels traced), ms per step (median of 3):", 3)
 p = med("rss10M", "plain", "peak_rss_kb")[0]; s = med("rss10M", "syncwatch", "peak_rss_kb")[0]
 if p and s:
     print("10 million CUDA calls (8M launches + 2M copies): peak RSS")

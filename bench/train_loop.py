@@ -1,7 +1,11 @@
 """Overhead benchmark: a small, Python- and launch-bound PyTorch training loop (the worst
 case for a per-call tool and for Python call-site capture), reading the loss with .item()
-every 10 steps. Prints the median time of one step, measured inside the process."""
+every 10 steps. Prints the median time of one step, measured inside the process.
+With the argument `side`, each step's input is prefetched from pinned memory on a side
+stream (a data loader's pattern): PyTorch then creates its stream pools, high-priority
+streams included, and syncwatch traces kernels (the cost of that, measured apart)."""
 import statistics
+import sys
 import time
 
 import torch
@@ -11,9 +15,18 @@ model = torch.nn.Sequential(*[m for _ in range(4) for m in (torch.nn.Linear(256,
 opt = torch.optim.Adam(model.parameters(), lr=1e-3)
 x = torch.randn(64, 256, device="cuda")
 y = torch.randn(64, 256, device="cuda")
+side = torch.cuda.Stream() if sys.argv[1:] == ["side"] else None
+host = torch.randn(64, 256).pin_memory()
 
 
 def step(i):
+    global x
+    if side is not None:
+        with torch.cuda.stream(side):
+            nxt = host.to("cuda", non_blocking=True)
+            nxt.record_stream(torch.cuda.current_stream())
+        torch.cuda.current_stream().wait_stream(side)
+        x = nxt
     opt.zero_grad(set_to_none=True)
     loss = torch.nn.functional.mse_loss(model(x), y)
     loss.backward()

@@ -12,12 +12,7 @@
 namespace syncwatch::runtime {
 namespace {
 
-using StreamGetFlagsFn = int (*)(const void *, unsigned *);
-using StreamGetPriorityFn = int (*)(const void *, int *);
-using PointerGetAttributeFn = int (*)(void *, int, unsigned long long);
-StreamGetFlagsFn StreamGetFlags = nullptr;
-StreamGetPriorityFn StreamGetPriority = nullptr;
-PointerGetAttributeFn PointerGetAttribute = nullptr;
+DriverQueries Driver;
 constexpr int kPointerAttributeMemoryType = 2;  // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
 constexpr unsigned kMemoryTypeHost = 1;         // CU_MEMORYTYPE_HOST: pinned host memory
 
@@ -25,6 +20,11 @@ constexpr unsigned kMemoryTypeHost = 1;         // CU_MEMORYTYPE_HOST: pinned ho
 // and whenever a stream is created (a destroyed stream's handle may come back with other
 // flags): the per-thread caches below are then dropped.
 std::atomic<std::uint64_t> HostMemoryEpoch{0}, StreamEpoch{0};
+
+// A blocking stream exists or has had work (cudaStreamPerThread and the per-thread default
+// stream are never created): from then on legacy-stream launches can take part in a
+// serialization and are recorded.
+std::atomic<bool> BlockingStreamsExist{false};
 
 struct FilterCache {
   // Stream handle -> what the driver says of it, asked once per stream and thread.
@@ -52,27 +52,34 @@ const FilterCache::StreamFacts &factsOf(const void *S) {
     FilterCache::StreamFacts F;
     unsigned Flags = 0;
     int Priority = 0;
-    F.NonBlocking = StreamGetFlags && StreamGetFlags(S, &Flags) == 0 && (Flags & kNonBlockingStreamFlag);
-    F.HighPriority = StreamGetPriority && StreamGetPriority(S, &Priority) == 0 && Priority < 0;
+    F.NonBlocking =
+        Driver.StreamGetFlags && Driver.StreamGetFlags(S, &Flags) == 0 && (Flags & kNonBlockingStreamFlag);
+    F.HighPriority = Driver.StreamGetPriority && Driver.StreamGetPriority(S, &Priority) == 0 && Priority < 0;
     It = Cache.Streams.emplace(S, F).first;
   }
   return It->second;
 }
 
-// 0, cudaStreamLegacy and cudaStreamPerThread are never non-blocking: they can serialize.
-bool isHandle(const void *S) { return reinterpret_cast<std::uintptr_t>(S) > 2; }
+enum class StreamClass { Legacy, Blocking, NonBlocking, HighPriority, Unknown };
 
-bool nonBlocking(const void *S) { return isHandle(S) && factsOf(S).NonBlocking; }
-
-bool launchSkippable(const void *S) {
-  if (!isHandle(S))
-    return false;
+// PerThreadApi: a _ptsz entry point, where the handle 0 means the calling thread's
+// per-thread default stream (a --default-stream per-thread build), not the legacy one.
+StreamClass classify(const void *S, bool PerThreadApi) {
+  auto Handle = reinterpret_cast<std::uintptr_t>(S);
+  if (Handle == 1 || (Handle == 0 && !PerThreadApi))  // cudaStreamLegacy, the NULL stream
+    return StreamClass::Legacy;
+  if (Handle <= 2)  // cudaStreamPerThread: blocking towards the legacy stream
+    return StreamClass::Blocking;
+  if (!Driver.StreamGetFlags)
+    return StreamClass::Unknown;
   const FilterCache::StreamFacts &F = factsOf(S);
-  return F.NonBlocking && !F.HighPriority;
+  if (!F.NonBlocking)
+    return StreamClass::Blocking;
+  return F.HighPriority ? StreamClass::HighPriority : StreamClass::NonBlocking;
 }
 
 bool pinned(const void *P) {
-  if (!PointerGetAttribute || !P)
+  if (!Driver.PointerGetAttribute || !P)
     return false;
   std::uint64_t Epoch = HostMemoryEpoch.load(std::memory_order_acquire);
   if (Cache.PinnedEpoch != Epoch || Cache.Pinned.size() > 4096) {
@@ -82,35 +89,126 @@ bool pinned(const void *P) {
   if (Cache.Pinned.count(P))
     return true;
   unsigned Type = 0;
-  bool Pinned = PointerGetAttribute(&Type, kPointerAttributeMemoryType, reinterpret_cast<unsigned long long>(P)) == 0 &&
+  bool Pinned = Driver.PointerGetAttribute(&Type, kPointerAttributeMemoryType, reinterpret_cast<unsigned long long>(P)) ==
+                    0 &&
                 Type == kMemoryTypeHost;
   if (Pinned)
     Cache.Pinned.insert(P);
   return Pinned;
 }
 
-bool launchCannotMatter(CUpti_CallbackId Id, const void *Params) {
-  switch (Id) {
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
-    const auto *P = static_cast<const cudaLaunchKernel_v7000_params *>(Params);
-    return P && launchSkippable(P->stream);
+// The stream a launch goes to, runtime or driver API; false when it cannot be read.
+bool launchStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params, const void **Stream,
+                  bool *PerThreadApi) {
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    switch (Id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+      *Stream = static_cast<const cudaLaunchKernel_v7000_params *>(Params)->stream;
+      *PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000;
+      return true;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+      const auto *P = static_cast<const cudaLaunchKernelExC_v11060_params *>(Params);
+      if (!P->config)
+        return false;
+      *Stream = P->config->stream;
+      *PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
+      return true;
+    }
+    default:
+      return false;
+    }
   }
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
-    const auto *P = static_cast<const cudaLaunchKernelExC_v11060_params *>(Params);
-    return P && P->config && launchSkippable(P->config->stream);
+  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+      (Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)) {
+    *Stream = static_cast<const cuLaunchKernel_params *>(Params)->hStream;
+    *PerThreadApi = Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz;
+    return true;
+  }
+  return false;
+}
+
+EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
+  const void *S = nullptr;
+  bool PerThreadApi = false;
+  if (!launchStream(Domain, Id, Params, &S, &PerThreadApi))
+    return {true, true};
+  switch (classify(S, PerThreadApi)) {
+  case StreamClass::NonBlocking:
+    return {false, false};
+  case StreamClass::Legacy: {
+    bool Matters = BlockingStreamsExist.load(std::memory_order_relaxed);
+    return {Matters, Matters};
+  }
+  case StreamClass::Blocking:
+    BlockingStreamsExist.store(true, std::memory_order_relaxed);
+    return {true, true};
+  case StreamClass::HighPriority:
+  case StreamClass::Unknown:
+    return {true, true};
+  }
+  return {true, true};
+}
+
+// What a stream being created will be: blocking (flags without cudaStreamNonBlocking) and
+// its priority (lower is more urgent, 0 the default).
+bool createdStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params, unsigned *Flags,
+                   int *Priority) {
+  *Flags = 0;
+  *Priority = 0;
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    switch (Id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020:
+      return true;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000:
+      *Flags = static_cast<const cudaStreamCreateWithFlags_v5000_params *>(Params)->flags;
+      return true;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050: {
+      const auto *P = static_cast<const cudaStreamCreateWithPriority_v5050_params *>(Params);
+      *Flags = P->flags;
+      *Priority = P->priority;
+      return true;
+    }
+    default:
+      return false;
+    }
+  }
+  switch (Id) {
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate:
+    *Flags = static_cast<const cuStreamCreate_params *>(Params)->Flags;
+    return true;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority: {
+    const auto *P = static_cast<const cuStreamCreateWithPriority_params *>(Params);
+    *Flags = P->flags;
+    *Priority = P->priority;
+    return true;
   }
   default:
     return false;
   }
 }
 
+EntryDecision streamCreationDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
+  StreamEpoch.fetch_add(1, std::memory_order_acq_rel);
+  unsigned Flags = 0;
+  int Priority = 0;
+  if (!createdStream(Domain, Id, Params, &Flags, &Priority))
+    return {true, false};
+  bool Blocking = !(Flags & kNonBlockingStreamFlag);
+  if (Blocking)
+    BlockingStreamsExist.store(true, std::memory_order_relaxed);
+  return {true, Blocking || Priority < 0};
+}
+
 bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
   if (Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 && Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000)
     return false;
   const auto *P = static_cast<const cudaMemcpyAsync_v3020_params *>(Params);
-  if (!P || !nonBlocking(P->stream))
+  // Priorities do not matter to copies: any non-blocking stream will do.
+  bool PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000;
+  StreamClass C = classify(P->stream, PerThreadApi);
+  if (C != StreamClass::NonBlocking && C != StreamClass::HighPriority)
     return false;
   if (P->kind == cudaMemcpyHostToDevice)
     return pinned(P->src);
@@ -121,21 +219,36 @@ bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
 
 } // namespace
 
-void bindDriver(void *Driver) {
-  StreamGetFlags = reinterpret_cast<StreamGetFlagsFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuStreamGetFlags"));
-  StreamGetPriority = reinterpret_cast<StreamGetPriorityFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuStreamGetPriority"));
-  PointerGetAttribute =
-      reinterpret_cast<PointerGetAttributeFn>(dlsym(Driver ? Driver : RTLD_DEFAULT, "cuPointerGetAttribute"));
+void bindDriver(void *Handle) {
+  void *H = Handle ? Handle : RTLD_DEFAULT;
+  DriverQueries Q;
+  Q.StreamGetFlags = reinterpret_cast<decltype(Q.StreamGetFlags)>(dlsym(H, "cuStreamGetFlags"));
+  Q.StreamGetPriority = reinterpret_cast<decltype(Q.StreamGetPriority)>(dlsym(H, "cuStreamGetPriority"));
+  Q.PointerGetAttribute = reinterpret_cast<decltype(Q.PointerGetAttribute)>(dlsym(H, "cuPointerGetAttribute"));
+  bindDriverQueries(Q);
 }
 
-bool cannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
-  if (Domain != CUPTI_CB_DOMAIN_RUNTIME_API || !Cb->functionParams)
-    return false;
-  return launchCannotMatter(Id, Cb->functionParams) || copyCannotMatter(Id, Cb->functionParams);
+void bindDriverQueries(const DriverQueries &Queries) { Driver = Queries; }
+
+EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
+                            const CallbackInfo &Info) {
+  if (Info.ReleasesHostMemory)
+    HostMemoryEpoch.fetch_add(1, std::memory_order_acq_rel);
+  if (!Cb->functionParams)
+    return {true, Info.Launch};
+  if (Info.CreatesStream)
+    return streamCreationDecision(Domain, Id, Cb->functionParams);
+  if (Info.Launch)
+    return launchDecision(Domain, Id, Cb->functionParams);
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && copyCannotMatter(Id, Cb->functionParams))
+    return {false, false};
+  return {true, false};
 }
 
-void hostMemoryReleased() { HostMemoryEpoch.fetch_add(1, std::memory_order_acq_rel); }
-
-void streamCreated() { StreamEpoch.fetch_add(1, std::memory_order_acq_rel); }
+void resetCallFilter() {
+  BlockingStreamsExist.store(false);
+  HostMemoryEpoch.fetch_add(1);
+  StreamEpoch.fetch_add(1);
+}
 
 } // namespace syncwatch::runtime

@@ -1,6 +1,7 @@
-// Decides, at a call's entry, whether it can matter to any rule. A call that cannot is not
-// recorded at all - no stack, no timestamps, no lock - which is what keeps launch-bound
-// programs near the floor of a bare CUPTI subscriber (bench/runtime_overhead.sh).
+// Decides, at a call's entry, whether it can matter to any rule and whether kernel
+// activity must be traced from now on. A call that cannot matter is not recorded at all -
+// no stack, no timestamps, no lock - which is what keeps launch-bound programs near the
+// floor of a bare CUPTI subscriber (bench/runtime_overhead.sh).
 #pragma once
 
 #include <cupti.h>
@@ -18,20 +19,41 @@ struct CallbackInfo {
   bool CanWait = false;            // the truth table did not see it return at once
 };
 
-// Looks up the two driver entry points it needs (not linked: libsyncwatch.so must load
-// where there is no driver). Without them nothing is filtered.
+// The three driver queries the filter asks (looked up, not linked: libsyncwatch.so must
+// load where there is no driver). Without them nothing is filtered.
+struct DriverQueries {
+  int (*StreamGetFlags)(const void *Stream, unsigned *Flags) = nullptr;
+  int (*StreamGetPriority)(const void *Stream, int *Priority) = nullptr;
+  int (*PointerGetAttribute)(void *Value, int Attribute, unsigned long long Pointer) = nullptr;
+};
 void bindDriver(void *DriverHandle);
+void bindDriverQueries(const DriverQueries &Queries);  // tests bind fakes
 
-// True when the call can neither make the host wait nor take part in a serialization:
-//  - a launch onto a stream created non-blocking, of the default priority (a launch onto a
-//    high-priority stream is kept for the priority-inversion rule);
-//  - a cudaMemcpyAsync between device memory and PINNED host memory on such a stream
-//    (a pageable one is exactly what the pageable-async-copy rule is about).
-bool cannotMatter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb);
+struct EntryDecision {
+  bool Record = true;         // false: the call cannot matter, record nothing of it
+  bool TraceKernels = false;  // kernel activity is needed from this call on
+};
 
-// Called at the entry of a call that releases host memory: forget what was pinned.
-void hostMemoryReleased();
-// Called at the entry of a call that creates a stream: forget what streams were.
-void streamCreated();
+// Kernel launches, by where they go:
+//  - a non-blocking stream of the default priority: never recorded (nothing waits for it
+//    implicitly, and it is nobody's priority inversion);
+//  - a high-priority stream: recorded, kernels traced (the priority-inversion rule);
+//  - a blocking stream, cudaStreamPerThread, or the per-thread default stream of a
+//    --default-stream per-thread build: recorded, kernels traced, and from then on...
+//  - the legacy default stream: recorded only once a blocking stream exists or has had
+//    work. Before that nothing can hold it or be held by it, and PyTorch - which launches
+//    everything onto the legacy stream and creates only non-blocking streams - pays for
+//    none of its launches;
+//  - a launch whose stream cannot be read (cuLaunchKernelEx, graphs): recorded, traced.
+// Stream creation turns kernel tracing on for a blocking stream (its work can serialize
+// with the legacy stream's) and for a stream of higher than default priority (the work it
+// will wait behind is issued before it, so must be traced before it).
+// cudaMemcpyAsync between device and PINNED host memory on a non-blocking stream is not
+// recorded either (a pageable one is exactly what the pageable-async-copy rule is about).
+EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
+                            const CallbackInfo &Info);
+
+// Forget everything learned (tests; one process runs several scenarios).
+void resetCallFilter();
 
 } // namespace syncwatch::runtime

@@ -50,14 +50,17 @@ struct ThreadState {
 thread_local ThreadState Thread;
 
 // Kernel activity records are what a CUPTI tool pays most for on launch-bound programs
-// (shared/facts/gpu-truth-table.md: +2.8 us per launch). The engine needs them for two
-// things only: serialization (work on the legacy or a blocking stream held by another
-// stream) and naming the kernel a slow call waited for. So in the default `auto` mode they
-// are turned on at the first launch that could serialize (legacy, per-thread or blocking
-// stream; any launch syncwatch cannot classify, such as a driver-API launch) and at the
-// first call that stalled the host; a program that only launches onto non-blocking streams
-// and never stalls pays for none. Enabling happens at the launch's entry, before its
-// kernel exists, so every kernel that can take part in a serialization is traced.
+// (bench/runtime_overhead.sh: 0.3-0.8 us per launch on an H200). The engine needs them
+// for three things only: serialization (work on the legacy or a blocking stream held by
+// another stream), priority inversion, and naming the kernel a slow call waited for. So in
+// the default `auto` mode they are turned on when the program creates a blocking or a
+// high-priority stream, at the first launch onto one (or onto a stream syncwatch cannot
+// read), and at the first call that stalled the host (CallFilter.h has the details). A
+// program that launches only onto the legacy stream and non-blocking streams and never
+// stalls - a PyTorch training loop without .item() - pays for none. Enabling happens at
+// the call's entry, before its kernel exists; a legacy-stream kernel already running when
+// the first per-thread default stream launch comes (never created, so not seen coming)
+// is the one kind of holder that can go untraced.
 KernelTrace KernelMode = KernelTrace::Auto;
 std::atomic<bool> KernelsOn{false};
 
@@ -81,15 +84,12 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     if (Thread.Depth++ > 0)
       return;
     const CallbackInfo &Info = infoOf(Domain, Id);
-    if (Info.ReleasesHostMemory)
-      hostMemoryReleased();
-    if (Info.CreatesStream)
-      streamCreated();
-    Thread.Skip = cannotMatter(Domain, Id, Cb);
+    EntryDecision D = decideAtEntry(Domain, Id, Cb, Info);
+    if (KernelMode == KernelTrace::Auto && D.TraceKernels)
+      traceKernels();
+    Thread.Skip = !D.Record;
     if (Thread.Skip)
       return;
-    if (KernelMode == KernelTrace::Auto && Info.Launch)
-      traceKernels();
     captureStack(Thread.Stack);
     cuptiGetTimestamp(&Thread.Enter);
     return;

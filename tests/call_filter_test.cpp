@@ -1,0 +1,233 @@
+// What libsyncwatch.so decides at a call's entry - record it or not, trace kernels from now
+// or not - with a fake driver standing in for cuStreamGetFlags / cuStreamGetPriority /
+// cuPointerGetAttribute. The parameter blocks are CUPTI's own, filled as the CUDA runtime
+// fills them, for the programs the decisions were made for: a PyTorch training loop
+// (legacy stream + non-blocking pool streams), a CUDA C++ program with cudaStreamCreate,
+// a --default-stream per-thread build and the seed's priority streams.
+#include "../interposer/capture/CallFilter.h"
+
+#include "syncwatch/catalogue.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace syncwatch::runtime;
+
+namespace {
+
+struct FakeStream {
+  unsigned Flags;
+  int Priority;
+};
+std::map<const void *, FakeStream> Streams;
+std::set<const void *> PinnedMemory;
+int FlagQueries = 0;
+
+int fakeGetFlags(const void *S, unsigned *Flags) {
+  ++FlagQueries;
+  auto It = Streams.find(S);
+  if (It == Streams.end())
+    return 400;  // CUDA_ERROR_INVALID_HANDLE
+  *Flags = It->second.Flags;
+  return 0;
+}
+int fakeGetPriority(const void *S, int *Priority) {
+  auto It = Streams.find(S);
+  if (It == Streams.end())
+    return 400;
+  *Priority = It->second.Priority;
+  return 0;
+}
+int fakePointerAttribute(void *Value, int, unsigned long long P) {
+  *static_cast<unsigned *>(Value) = PinnedMemory.count(reinterpret_cast<const void *>(P)) ? 1 : 0;
+  return 0;
+}
+
+const void *handle(std::uintptr_t H) { return reinterpret_cast<const void *>(H); }
+cudaStream_t stream(std::uintptr_t H) { return reinterpret_cast<cudaStream_t>(H); }
+
+class CallFilterTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Streams.clear();
+    PinnedMemory.clear();
+    FlagQueries = 0;
+    DriverQueries Q;
+    Q.StreamGetFlags = fakeGetFlags;
+    Q.StreamGetPriority = fakeGetPriority;
+    Q.PointerGetAttribute = fakePointerAttribute;
+    bindDriverQueries(Q);
+    resetCallFilter();
+    Launch.Launch = true;
+    Create.CreatesStream = true;
+    FreeHost.ReleasesHostMemory = true;
+  }
+
+  EntryDecision call(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params, const CallbackInfo &Info) {
+    CUpti_CallbackData Cb{};
+    Cb.callbackSite = CUPTI_API_ENTER;
+    Cb.functionParams = Params;
+    return decideAtEntry(Domain, Id, &Cb, Info);
+  }
+  EntryDecision launch(std::uintptr_t S, bool PerThread = false) {
+    cudaLaunchKernel_v7000_params P{};
+    P.stream = stream(S);
+    return call(CUPTI_CB_DOMAIN_RUNTIME_API,
+                PerThread ? CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 : CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                &P, Launch);
+  }
+  EntryDecision driverLaunch(std::uintptr_t S) {
+    cuLaunchKernel_params P{};
+    P.hStream = reinterpret_cast<CUstream>(S);
+    return call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &P, Launch);
+  }
+  // cudaStreamCreateWithPriority as PyTorch's stream pools and the user call it; the fake
+  // driver learns the stream so later launches onto it can be classified.
+  EntryDecision create(std::uintptr_t S, unsigned Flags, int Priority) {
+    cudaStream_t Out = nullptr;
+    cudaStreamCreateWithPriority_v5050_params P{&Out, Flags, Priority};
+    EntryDecision D = call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, &P, Create);
+    Streams[handle(S)] = {Flags, Priority};
+    return D;
+  }
+  EntryDecision copyAsync(void *Dst, const void *Src, cudaMemcpyKind Kind, std::uintptr_t S) {
+    cudaMemcpyAsync_v3020_params P{Dst, Src, 64, Kind, stream(S)};
+    return call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, &P, Other);
+  }
+
+  CallbackInfo Launch, Create, FreeHost, Other;
+  static constexpr unsigned NonBlocking = syncwatch::kNonBlockingStreamFlag;
+};
+
+// PyTorch: everything on the legacy stream, copies and side work on non-blocking pool
+// streams of the default priority. Nothing can serialize: no launch is recorded and kernel
+// tracing stays off (the training-loop benchmark's +60-88% came from recording them).
+TEST_F(CallFilterTest, PyTorchLegacyAndNonBlockingLaunchesAreNotRecorded) {
+  EXPECT_FALSE(launch(0).Record);
+  EXPECT_FALSE(launch(0).TraceKernels);
+  EXPECT_FALSE(create(0x1000, NonBlocking, 0).TraceKernels);
+  EXPECT_FALSE(launch(0x1000).Record);
+  EXPECT_FALSE(launch(0x1000).TraceKernels);
+  EXPECT_FALSE(launch(0).Record);  // still nothing that could hold it
+  // Handles are asked about once per thread, not once per launch.
+  int Queries = FlagQueries;
+  for (int I = 0; I < 100; ++I)
+    launch(0x1000);
+  EXPECT_EQ(FlagQueries, Queries);
+}
+
+// CUDA C++: a blocking stream is created; from then on legacy launches can be held by it
+// (or hold it), so they are recorded and kernels traced from the creation on - before the
+// legacy kernel that may hold the first blocking-stream launch is issued.
+TEST_F(CallFilterTest, BlockingStreamCreationMakesLegacyLaunchesMatter) {
+  EXPECT_FALSE(launch(0).Record);
+  EntryDecision C = create(0x2000, 0, 0);
+  EXPECT_TRUE(C.Record);
+  EXPECT_TRUE(C.TraceKernels);
+  EXPECT_TRUE(launch(0).Record);
+  EXPECT_TRUE(launch(0x2000).Record);
+  EXPECT_TRUE(launch(1).Record);  // cudaStreamLegacy spelled out
+}
+
+TEST_F(CallFilterTest, EveryCreationSpellingIsRead) {
+  cudaStream_t Out = nullptr;
+  cudaStreamCreate_v3020_params Plain{&Out};
+  EXPECT_TRUE(call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, &Plain, Create).TraceKernels);
+  resetCallFilter();
+  cudaStreamCreateWithFlags_v5000_params NB{&Out, NonBlocking};
+  EXPECT_FALSE(call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, &NB, Create).TraceKernels);
+  EXPECT_FALSE(launch(0).Record);
+  CUstream DOut = nullptr;
+  cuStreamCreate_params Driver{&DOut, 0};
+  EXPECT_TRUE(call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, &Driver, Create).TraceKernels);
+  EXPECT_TRUE(launch(0).Record);
+  resetCallFilter();
+  cuStreamCreateWithPriority_params DriverPriority{&DOut, NonBlocking, -1};
+  EXPECT_TRUE(call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority, &DriverPriority, Create)
+                  .TraceKernels);
+  EXPECT_FALSE(launch(0).Record);  // a high-priority stream is non-blocking: no serialization
+}
+
+// A blocking stream made before syncwatch was loaded (or by a library it missed) is
+// learned from its first launch.
+TEST_F(CallFilterTest, FirstLaunchOntoAnUnseenBlockingStream) {
+  Streams[handle(0x3000)] = {0, 0};
+  EXPECT_FALSE(launch(0).Record);
+  EntryDecision D = launch(0x3000);
+  EXPECT_TRUE(D.Record);
+  EXPECT_TRUE(D.TraceKernels);
+  EXPECT_TRUE(launch(0).Record);
+}
+
+// --default-stream per-thread: cudaLaunchKernel_ptsz with the handle 0 is the thread's own
+// default stream, blocking towards the legacy one; cudaStreamPerThread likewise.
+TEST_F(CallFilterTest, PerThreadDefaultStreamIsBlocking) {
+  EntryDecision D = launch(0, /*PerThread=*/true);
+  EXPECT_TRUE(D.Record);
+  EXPECT_TRUE(D.TraceKernels);
+  EXPECT_TRUE(launch(0).Record);
+  resetCallFilter();
+  EXPECT_TRUE(launch(2).Record);  // cudaStreamPerThread
+  EXPECT_TRUE(launch(0).Record);
+}
+
+// The seed's priority puzzle: the high-priority stream is created before the bulk work is
+// issued; the bulk work must be traced to be named as what the urgent kernel waited behind.
+TEST_F(CallFilterTest, HighPriorityStreamsAreTracedFromCreation) {
+  EXPECT_FALSE(create(0x4000, NonBlocking, 0).TraceKernels);
+  EntryDecision High = create(0x5000, NonBlocking, -1);
+  EXPECT_TRUE(High.TraceKernels);
+  EXPECT_FALSE(launch(0x4000).Record);  // the bulk work: its kernels traced, calls not needed
+  EntryDecision Urgent = launch(0x5000);
+  EXPECT_TRUE(Urgent.Record);
+  EXPECT_TRUE(Urgent.TraceKernels);
+}
+
+// A launch whose stream cannot be read, and one syncwatch reads through the driver API
+// (Triton, CUTLASS' driver launches).
+TEST_F(CallFilterTest, DriverAndUnreadableLaunches) {
+  create(0x6000, NonBlocking, 0);
+  EXPECT_FALSE(driverLaunch(0x6000).Record);
+  EXPECT_FALSE(driverLaunch(0).Record);
+  cudaLaunchKernelExC_v11060_params NoConfig{};
+  EntryDecision D = call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, &NoConfig, Launch);
+  EXPECT_TRUE(D.Record);
+  EXPECT_TRUE(D.TraceKernels);
+  // Without the driver's queries nothing is filtered.
+  bindDriverQueries(DriverQueries{});
+  resetCallFilter();
+  EXPECT_TRUE(launch(0x6000).Record);
+}
+
+// Copies: only pinned<->device on a non-blocking stream can be left out; a pageable one is
+// the pageable-async-copy rule's, and memory released is asked about again.
+TEST_F(CallFilterTest, PinnedCopiesOnNonBlockingStreamsOnly) {
+  create(0x7000, NonBlocking, 0);
+  create(0x7100, NonBlocking, -1);
+  char Pinned[64], Pageable[64];
+  void *Device = reinterpret_cast<void *>(0x7f0000000000ull);
+  PinnedMemory.insert(Pinned);
+  EXPECT_FALSE(copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0x7000).Record);
+  EXPECT_FALSE(copyAsync(Pinned, Device, cudaMemcpyDeviceToHost, 0x7000).Record);
+  EXPECT_FALSE(copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0x7100).Record);
+  EXPECT_TRUE(copyAsync(Device, Pageable, cudaMemcpyHostToDevice, 0x7000).Record);
+  EXPECT_TRUE(copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0).Record);
+  EXPECT_TRUE(copyAsync(Device, Pinned, cudaMemcpyDefault, 0x7000).Record);
+  // cudaFreeHost / cudaHostUnregister: what was pinned may now be pageable.
+  PinnedMemory.erase(Pinned);
+  cudaFreeHost_v3020_params Free{Pinned};
+  call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, &Free, FreeHost);
+  EXPECT_TRUE(copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0x7000).Record);
+}
+
+// A destroyed stream's handle can come back with other flags: creation forgets streams.
+TEST_F(CallFilterTest, ReusedHandleIsAskedAgain) {
+  create(0x8000, NonBlocking, 0);
+  EXPECT_FALSE(launch(0x8000).Record);
+  create(0x8000, 0, 0);  // destroyed, then the same handle created blocking
+  EXPECT_TRUE(launch(0x8000).Record);
+}
+
+} // namespace
