@@ -118,36 +118,52 @@ TEST_F(CallFilterTest, PyTorchLegacyAndNonBlockingLaunchesAreNotRecorded) {
   EXPECT_EQ(FlagQueries, Queries);
 }
 
-// CUDA C++: a blocking stream is created; from then on legacy launches can be held by it
-// (or hold it), so they are recorded and kernels traced from the creation on - before the
-// legacy kernel that may hold the first blocking-stream launch is issued.
-TEST_F(CallFilterTest, BlockingStreamCreationMakesLegacyLaunchesMatter) {
+// cuBLAS creates a blocking stream inside PyTorch's first matmul and never uses it
+// (test_inputs/runtime/h200_train_item.swrec): creation alone changes nothing. The first
+// work onto a blocking stream does: legacy launches can be held by it (or hold it) from
+// then on, so they are recorded and kernels traced.
+TEST_F(CallFilterTest, BlockingStreamWorkMakesLegacyLaunchesMatter) {
   EXPECT_FALSE(launch(0).Record);
   EntryDecision C = create(0x2000, 0, 0);
   EXPECT_TRUE(C.Record);
-  EXPECT_TRUE(C.TraceKernels);
+  EXPECT_FALSE(C.TraceKernels);
+  EXPECT_FALSE(launch(0).Record);
+  EntryDecision First = launch(0x2000);
+  EXPECT_TRUE(First.Record);
+  EXPECT_TRUE(First.TraceKernels);
   EXPECT_TRUE(launch(0).Record);
-  EXPECT_TRUE(launch(0x2000).Record);
+  EXPECT_TRUE(launch(0).TraceKernels);
   EXPECT_TRUE(launch(1).Record);  // cudaStreamLegacy spelled out
+}
+
+// An async copy onto a blocking stream is work a legacy launch can wait behind.
+TEST_F(CallFilterTest, BlockingStreamCopyMakesLegacyLaunchesMatter) {
+  create(0x2100, 0, 0);
+  char Pinned[64];
+  PinnedMemory.insert(Pinned);
+  void *Device = reinterpret_cast<void *>(0x7f0000000000ull);
+  EXPECT_TRUE(copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0x2100).Record);
+  EXPECT_TRUE(launch(0).Record);
 }
 
 TEST_F(CallFilterTest, EveryCreationSpellingIsRead) {
   cudaStream_t Out = nullptr;
   cudaStreamCreate_v3020_params Plain{&Out};
-  EXPECT_TRUE(call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, &Plain, Create).TraceKernels);
-  resetCallFilter();
+  EXPECT_FALSE(call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, &Plain, Create).TraceKernels);
   cudaStreamCreateWithFlags_v5000_params NB{&Out, NonBlocking};
   EXPECT_FALSE(call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, &NB, Create).TraceKernels);
-  EXPECT_FALSE(launch(0).Record);
+  cudaStreamCreateWithPriority_v5050_params Low{&Out, NonBlocking, 0}, High{&Out, NonBlocking, -1};
+  EXPECT_FALSE(call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, &Low, Create)
+                   .TraceKernels);
+  EXPECT_TRUE(call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, &High, Create)
+                  .TraceKernels);
   CUstream DOut = nullptr;
   cuStreamCreate_params Driver{&DOut, 0};
-  EXPECT_TRUE(call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, &Driver, Create).TraceKernels);
-  EXPECT_TRUE(launch(0).Record);
-  resetCallFilter();
+  EXPECT_FALSE(call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, &Driver, Create).TraceKernels);
   cuStreamCreateWithPriority_params DriverPriority{&DOut, NonBlocking, -1};
   EXPECT_TRUE(call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority, &DriverPriority, Create)
                   .TraceKernels);
-  EXPECT_FALSE(launch(0).Record);  // a high-priority stream is non-blocking: no serialization
+  EXPECT_FALSE(launch(0).Record);  // no stream creation makes legacy launches matter
 }
 
 // A blocking stream made before syncwatch was loaded (or by a library it missed) is

@@ -21,10 +21,11 @@ constexpr unsigned kMemoryTypeHost = 1;         // CU_MEMORYTYPE_HOST: pinned ho
 // flags): the per-thread caches below are then dropped.
 std::atomic<std::uint64_t> HostMemoryEpoch{0}, StreamEpoch{0};
 
-// A blocking stream exists or has had work (cudaStreamPerThread and the per-thread default
-// stream are never created): from then on legacy-stream launches can take part in a
-// serialization and are recorded.
-std::atomic<bool> BlockingStreamsExist{false};
+// Work has gone to a blocking stream: from then on legacy-stream launches can take part
+// in a serialization and are recorded. Creating one is not enough: cuBLAS creates a
+// blocking stream inside PyTorch's first matmul and never uses it (h200_train_item.swrec:
+// one cudaStreamCreate, every kernel on the legacy stream).
+std::atomic<bool> BlockingWorkSeen{false};
 
 struct FilterCache {
   // Stream handle -> what the driver says of it, asked once per stream and thread.
@@ -138,11 +139,11 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   case StreamClass::NonBlocking:
     return {false, false};
   case StreamClass::Legacy: {
-    bool Matters = BlockingStreamsExist.load(std::memory_order_relaxed);
+    bool Matters = BlockingWorkSeen.load(std::memory_order_relaxed);
     return {Matters, Matters};
   }
   case StreamClass::Blocking:
-    BlockingStreamsExist.store(true, std::memory_order_relaxed);
+    BlockingWorkSeen.store(true, std::memory_order_relaxed);
     return {true, true};
   case StreamClass::HighPriority:
   case StreamClass::Unknown:
@@ -151,54 +152,22 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   return {true, true};
 }
 
-// What a stream being created will be: blocking (flags without cudaStreamNonBlocking) and
-// its priority (lower is more urgent, 0 the default).
-bool createdStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params, unsigned *Flags,
-                   int *Priority) {
-  *Flags = 0;
-  *Priority = 0;
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    switch (Id) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020:
-      return true;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000:
-      *Flags = static_cast<const cudaStreamCreateWithFlags_v5000_params *>(Params)->flags;
-      return true;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050: {
-      const auto *P = static_cast<const cudaStreamCreateWithPriority_v5050_params *>(Params);
-      *Flags = P->flags;
-      *Priority = P->priority;
-      return true;
-    }
-    default:
-      return false;
-    }
-  }
-  switch (Id) {
-  case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate:
-    *Flags = static_cast<const cuStreamCreate_params *>(Params)->Flags;
-    return true;
-  case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority: {
-    const auto *P = static_cast<const cuStreamCreateWithPriority_params *>(Params);
-    *Flags = P->flags;
-    *Priority = P->priority;
-    return true;
-  }
-  default:
-    return false;
-  }
+// The priority of a stream being created (lower is more urgent, 0 the default).
+int createdPriority(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050)
+    return static_cast<const cudaStreamCreateWithPriority_v5050_params *>(Params)->priority;
+  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API && Id == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority)
+    return static_cast<const cuStreamCreateWithPriority_params *>(Params)->priority;
+  return 0;
 }
 
+// A stream of higher than default priority is created before the bulk work it will wait
+// behind is issued, so kernels are traced from its creation (the seed's priority puzzle).
+// PyTorch creates its high-priority pool streams as soon as any side stream is asked for:
+// such programs pay for kernel tracing (bench/train_loop.py side measures it).
 EntryDecision streamCreationDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
   StreamEpoch.fetch_add(1, std::memory_order_acq_rel);
-  unsigned Flags = 0;
-  int Priority = 0;
-  if (!createdStream(Domain, Id, Params, &Flags, &Priority))
-    return {true, false};
-  bool Blocking = !(Flags & kNonBlockingStreamFlag);
-  if (Blocking)
-    BlockingStreamsExist.store(true, std::memory_order_relaxed);
-  return {true, Blocking || Priority < 0};
+  return {true, createdPriority(Domain, Id, Params) < 0};
 }
 
 bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
@@ -208,6 +177,8 @@ bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
   // Priorities do not matter to copies: any non-blocking stream will do.
   bool PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000;
   StreamClass C = classify(P->stream, PerThreadApi);
+  if (C == StreamClass::Blocking)
+    BlockingWorkSeen.store(true, std::memory_order_relaxed);
   if (C != StreamClass::NonBlocking && C != StreamClass::HighPriority)
     return false;
   if (P->kind == cudaMemcpyHostToDevice)
@@ -246,7 +217,7 @@ EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
 }
 
 void resetCallFilter() {
-  BlockingStreamsExist.store(false);
+  BlockingWorkSeen.store(false);
   HostMemoryEpoch.fetch_add(1);
   StreamEpoch.fetch_add(1);
 }

@@ -40,14 +40,16 @@ struct EntryDecision {
 //  - a high-priority stream: recorded, kernels traced (the priority-inversion rule);
 //  - a blocking stream, cudaStreamPerThread, or the per-thread default stream of a
 //    --default-stream per-thread build: recorded, kernels traced, and from then on...
-//  - the legacy default stream: recorded only once a blocking stream exists or has had
-//    work. Before that nothing can hold it or be held by it, and PyTorch - which launches
-//    everything onto the legacy stream and creates only non-blocking streams - pays for
-//    none of its launches;
+//  - the legacy default stream: recorded only once work (a launch or an async copy) has
+//    gone to a blocking stream. Before that nothing can hold it or be held by it, and
+//    PyTorch - which launches everything onto the legacy stream and uses only
+//    non-blocking streams of its own - pays for none of its launches;
 //  - a launch whose stream cannot be read (cuLaunchKernelEx, graphs): recorded, traced.
-// Stream creation turns kernel tracing on for a blocking stream (its work can serialize
-// with the legacy stream's) and for a stream of higher than default priority (the work it
-// will wait behind is issued before it, so must be traced before it).
+// Creating a stream of higher than default priority turns kernel tracing on: the work
+// its kernels will wait behind is issued before them, so must be traced from before.
+// What this misses: a legacy-stream kernel issued before any blocking-stream work and
+// still running when the first one is launched is not traced, so that first serialization
+// goes unreported (a loop's later iterations are reported).
 // cudaMemcpyAsync between device and PINNED host memory on a non-blocking stream is not
 // recorded either (a pageable one is exactly what the pageable-async-copy rule is about).
 EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,

@@ -53,14 +53,11 @@ thread_local ThreadState Thread;
 // (bench/runtime_overhead.sh: 0.3-0.8 us per launch on an H200). The engine needs them
 // for three things only: serialization (work on the legacy or a blocking stream held by
 // another stream), priority inversion, and naming the kernel a slow call waited for. So in
-// the default `auto` mode they are turned on when the program creates a blocking or a
-// high-priority stream, at the first launch onto one (or onto a stream syncwatch cannot
-// read), and at the first call that stalled the host (CallFilter.h has the details). A
-// program that launches only onto the legacy stream and non-blocking streams and never
-// stalls - a PyTorch training loop without .item() - pays for none. Enabling happens at
-// the call's entry, before its kernel exists; a legacy-stream kernel already running when
-// the first per-thread default stream launch comes (never created, so not seen coming)
-// is the one kind of holder that can go untraced.
+// the default `auto` mode they are turned on at the first work onto a blocking stream (or
+// onto a stream syncwatch cannot read), at the creation of a high-priority stream, and at
+// the first call that stalled the host (CallFilter.h has the details and what it misses).
+// A program that launches only onto the legacy stream and non-blocking streams and never
+// stalls - a PyTorch training loop without side streams - pays for none.
 KernelTrace KernelMode = KernelTrace::Auto;
 std::atomic<bool> KernelsOn{false};
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace syncwatch::runtime {
@@ -27,6 +28,42 @@ void EventWindow::flush() {
   Pending.KernelsTracedFrom = From;
 }
 
+namespace {
+
+// Work sorted by end time, with the questions the carry policy asks of it.
+struct WorkByEnd {
+  std::vector<GpuWork *> Sorted;
+  explicit WorkByEnd(std::vector<GpuWork> &Work) {
+    for (GpuWork &W : Work)
+      Sorted.push_back(&W);
+    std::sort(Sorted.begin(), Sorted.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
+  }
+  std::vector<GpuWork *>::iterator firstEndingAtOrAfter(std::uint64_t T) {
+    return std::lower_bound(Sorted.begin(), Sorted.end(), T, [](const GpuWork *G, std::uint64_t V) { return G->End < V; });
+  }
+  // The work that ended last at or before T (what a call returning at T waited for).
+  GpuWork *lastEndingBy(std::uint64_t T) {
+    auto It = std::upper_bound(Sorted.begin(), Sorted.end(), T, [](std::uint64_t V, const GpuWork *G) { return V < G->End; });
+    return It == Sorted.begin() ? nullptr : *std::prev(It);
+  }
+  // Work running across T: started before it, ends after it. Few things run at once, so
+  // the scan looks at a bounded number of the works that end after T.
+  template <typename Keep> void runningAcross(std::uint64_t T, Keep &&K) {
+    constexpr std::size_t Scan = 64;
+    std::size_t N = 0;
+    for (auto It = firstEndingAtOrAfter(T); It != Sorted.end() && N < Scan; ++It, ++N)
+      if ((*It)->Start <= T)
+        K(*It);
+  }
+  // Work that ended within [Lo, Hi] (what held a launch whose kernel started at Hi).
+  template <typename Keep> void endingWithin(std::uint64_t Lo, std::uint64_t Hi, Keep &&K) {
+    for (auto It = firstEndingAtOrAfter(Lo); It != Sorted.end() && (*It)->End <= Hi; ++It)
+      K(*It);
+  }
+};
+
+} // namespace
+
 void EventWindow::analyzeOlderHalf() {
   // Calls arrive in the order they returned; all but the newest quarter-window of them are
   // analyzed now. At most a quarter of the window is carried as calls and a quarter as
@@ -38,39 +75,53 @@ void EventWindow::analyzeOlderHalf() {
   EventLog Next;
   Next.KernelsTracedFrom = Pending.KernelsTracedFrom;
   Next.Calls.assign(Pending.Calls.begin() + static_cast<std::ptrdiff_t>(InScope), Pending.Calls.end());
-  // Work the carried calls may still need: their own records, and anything that ended
-  // after the earliest of them started (what a wait waited for, what held a launch).
-  std::uint64_t Since = UINT64_MAX;
+
+  // The carried calls' own records always stay. Other work stays only where a rule will
+  // ask about it for a carried call - not "everything since the oldest carried call",
+  // which a program whose few recorded calls each wait for many kernels (a PyTorch step
+  // read with .item(), once launches are not recorded) overflows, losing exactly the work
+  // the oldest carried calls waited for. What the engine asks (Engine.cpp):
+  //  - of a wait returning at Exit: the work that ended last before Exit + SlackNs, and
+  //    work running across Exit (a device-wide wait returns to an idle device);
+  //  - of a launch or copy whose record A is here: work of another stream that ended in
+  //    the SlackNs before A started (what held it), and work running across the middle of
+  //    its delay (what a high-priority kernel waited behind).
+  // Oldest carried calls first: they are the next to be judged.
   std::unordered_set<std::uint32_t> Carried;
-  for (const ApiCall &C : Next.Calls) {
-    Since = std::min(Since, C.Enter);
+  for (const ApiCall &C : Next.Calls)
     Carried.insert(C.Correlation);
+  std::unordered_map<std::uint32_t, std::uint64_t> OwnStart;  // earliest own record per carried call
+  for (const GpuWork &W : Pending.Work)
+    if (Carried.count(W.Correlation)) {
+      auto [It, New] = OwnStart.try_emplace(W.Correlation, W.Start);
+      if (!New)
+        It->second = std::min(It->second, W.Start);
+    }
+  WorkByEnd Index(Pending.Work);
+  const std::size_t MaxContext = Capacity / 4;
+  std::vector<GpuWork *> Context;
+  std::unordered_set<const GpuWork *> Kept;
+  auto Keep = [&](GpuWork *W) {
+    if (Context.size() < MaxContext && !Carried.count(W->Correlation) && Kept.insert(W).second)
+      Context.push_back(W);
+  };
+  for (const ApiCall &C : Next.Calls) {
+    if (GpuWork *Last = Index.lastEndingBy(C.Exit + Cfg.SlackNs))
+      Keep(Last);
+    Index.runningAcross(C.Exit, Keep);
+    auto Own = OwnStart.find(C.Correlation);
+    if (Own != OwnStart.end() && Own->second > C.Exit) {
+      std::uint64_t A = Own->second;
+      Index.endingWithin(A > Cfg.SlackNs ? A - Cfg.SlackNs : 0, A, Keep);
+      Index.runningAcross(C.Exit + (A - C.Exit) / 2, Keep);
+    }
   }
-  if (Next.Calls.empty()) {
-    // No call to wait for: keep only the latest work, as context for calls still running.
-    std::uint64_t Latest = 0;
-    for (const GpuWork &W : Pending.Work)
-      Latest = std::max(Latest, W.End);
-    Since = Latest;
-  }
-  Since = Since > WaitSlackNs ? Since - WaitSlackNs : 0;
-  // The carried calls' own records always stay; other work stays as context, bounded even
-  // when one long call (a 10 s synchronize) overlaps a flood of kernels: the newest is kept.
-  std::vector<GpuWork> Context;
-  for (GpuWork &W : Pending.Work) {
-    if (Carried.count(W.Correlation))
+  // Then, as context for calls not seen yet (a synchronize still running), the newest work.
+  for (auto It = Index.Sorted.rbegin(); It != Index.Sorted.rend() && Context.size() < MaxContext; ++It)
+    Keep(*It);
+  for (GpuWork &W : Pending.Work)
+    if (Carried.count(W.Correlation) || Kept.count(&W))
       Next.Work.push_back(std::move(W));
-    else if (W.End >= Since)
-      Context.push_back(std::move(W));
-  }
-  std::size_t MaxContext = Capacity / 4 > Next.Work.size() ? Capacity / 4 - Next.Work.size() : 0;
-  if (Context.size() > MaxContext) {
-    auto Keep = Context.begin() + static_cast<std::ptrdiff_t>(Context.size() - MaxContext);
-    std::nth_element(Context.begin(), Keep, Context.end(),
-                     [](const GpuWork &A, const GpuWork &B) { return A.End < B.End; });
-    Context.erase(Context.begin(), Keep);
-  }
-  std::move(Context.begin(), Context.end(), std::back_inserter(Next.Work));
   Pending = std::move(Next);
 }
 

@@ -16,8 +16,9 @@ namespace syncwatch::runtime {
 
 class EventWindow {
 public:
-  EventWindow(Engine &E, std::size_t Capacity, std::uint64_t WaitSlackNs = EngineConfig().WaitSlackNs)
-      : Analysis(E), Capacity(Capacity < 16 ? 16 : Capacity), WaitSlackNs(WaitSlackNs) {}
+  // Cfg: the engine's own slacks, which say what work a carried call can still need.
+  EventWindow(Engine &E, std::size_t Capacity, const EngineConfig &Cfg = EngineConfig())
+      : Analysis(E), Capacity(Capacity < 16 ? 16 : Capacity), Cfg(Cfg) {}
 
   void addCall(ApiCall C);
   void addWork(GpuWork W);
@@ -31,7 +32,7 @@ private:
   void analyzeOlderHalf();
   Engine &Analysis;
   std::size_t Capacity;
-  std::uint64_t WaitSlackNs;
+  EngineConfig Cfg;
   EventLog Pending;
 };
 

@@ -12,7 +12,7 @@
 namespace syncwatch::runtime {
 
 Recorder::Recorder(const Config &C)
-    : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, C.WindowEvents) {
+    : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, C.WindowEvents, EngineConfig{C.ThresholdNs}) {
   if (Cfg.Trace) {
     Trace = std::make_unique<TraceBuilder>(TraceOptions{Cfg.TraceEvents, static_cast<std::uint64_t>(::getpid()), processName()});
     Analysis.onOccurrence([this](const Occurrence &O) { Trace->addOccurrence(O); });

@@ -54,8 +54,8 @@ std::string selfDir() {
 // Feeds a recording in the order libsyncwatch.so would have seen it: a call when it
 // returned, a GPU record LagNs after its work ended.
 void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, std::uint64_t LagNs,
-                         std::uint64_t WaitSlackNs) {
-  EventWindow W(E, Capacity, WaitSlackNs);
+                         const EngineConfig &Cfg) {
+  EventWindow W(E, Capacity, Cfg);
   if (Log.KernelsTracedFrom)
     W.setKernelsTracedFrom(*Log.KernelsTracedFrom);
   for (const StreamInfo &S : Log.Streams)
@@ -132,7 +132,7 @@ int replay(const std::vector<std::string> &Args) {
   for (const GpuWork &W : P.Log.Work)
     Use.add(W);
   if (Window)
-    replayThroughWindow(P.Log, E, Window, LagNs, Cfg.WaitSlackNs);
+    replayThroughWindow(P.Log, E, Window, LagNs, Cfg);
   else
     E.consume(P.Log);
   Report R;
