@@ -67,6 +67,16 @@ check_py "$out"/seed-false/syncwatch-*.json "$here/seed_streams.py" SEED-HTOD sy
 mkdir -p "$out/train"
 SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/train LD_PRELOAD=$lib python3 "$here/train_item.py" 2>&1 | tail -6
 check_py "$out"/train/syncwatch-*.json "$here/train_item.py" TRAIN-ITEM syncwatch-sync-in-loop
+# PyTorch launches only onto the legacy stream and works on no blocking stream: none of
+# its launches may be recorded (CallFilter.h), yet the .item() waits are.
+python3 - "$out"/train/syncwatch-*.swrec <<'PY' || fail=1
+import sys
+apis = [l.split("\t")[3] for l in open(sys.argv[1]) if l.startswith("C\t")]
+launches = sum("Launch" in a for a in apis)
+ok = launches == 0 and apis.count("cudaStreamSynchronize") > 0
+print(("PASS" if ok else "FAIL") + f"  train_item: {launches} launch calls recorded (expected 0), {len(apis)} calls in all")
+sys.exit(0 if ok else 1)
+PY
 g++ -O2 -g -shared -fPIC -I/usr/include/python3.12 -I/usr/local/cuda/include "$here/swext.cpp" \
   -L/usr/local/cuda/lib64 -lcudart -o "$build/swext$(python3-config --extension-suffix 2>/dev/null || echo .so)" || fail=1
 mkdir -p "$out/ext"
