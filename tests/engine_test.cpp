@@ -1,13 +1,16 @@
 // The runtime engine on hand-built event streams: each case is a situation from
 // shared/facts/gpu-truth-table.md, with times in microseconds for readability.
+#include "../interposer/engine/CalibrationProfile.h"
 #include "../interposer/engine/Engine.h"
 #include "../interposer/engine/EventWindow.h"
 #include "../interposer/engine/TraceWriter.h"
+#include "../interposer/engine/JsonValue.h"
 #include "../interposer/engine/Utilization.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 using namespace syncwatch;
@@ -418,4 +421,74 @@ TEST(Engine, HighPriorityKernelHeldBehindLowPriorityWork) {
   EXPECT_TRUE(Same.call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 16, 6, 30'000)
                   .call(2, "cudaLaunchKernel", 1'000, 1'005, 2).kernel(2, 14, 30'002, 30'100)
                   .run().empty());
+}
+
+// The JSON reader the runtime half uses for calibration profiles: strict, with a reason.
+TEST(JsonValue, ReadsWhatCalibrateWritesAndRejectsWhatIsNotJson) {
+  JsonValue V;
+  std::string Error;
+  ASSERT_TRUE(JsonValue::parse(R"( {"a": [1, -2.5e3, 0.25, true, false, null],
+    "s": "tab\there \"q\" \u00e9 \ud83d\ude00 \/", "o": {"n": {}}, "e": []} )", V, Error)) << Error;
+  EXPECT_EQ(V["a"].array().size(), 6u);
+  EXPECT_DOUBLE_EQ(V["a"].array()[1].number(), -2500);
+  EXPECT_TRUE(V["a"].array()[3].boolean());
+  EXPECT_EQ(V["a"].array()[5].kind(), JsonValue::Kind::Null);
+  EXPECT_EQ(V["s"].string(), "tab\there \"q\" \xc3\xa9 \xf0\x9f\x98\x80 /");
+  EXPECT_TRUE(V["o"]["n"].isObject());
+  EXPECT_EQ(V["missing"]["deeper"].kind(), JsonValue::Kind::Null);  // absent reads as null
+  EXPECT_EQ(V["a"].string(), "");                                   // mistyped reads as default
+  for (const char *Bad : {"", "{", "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "01", "1.", "-", "\"abc", "\"a\\x\"",
+                          "\"\\ud800\"", "tru", "{} x", "\"a\nb\"", "[1e]"}) {
+    EXPECT_FALSE(JsonValue::parse(Bad, V, Error)) << Bad;
+    EXPECT_NE(Error.find("at offset"), std::string::npos) << Bad << ": " << Error;
+  }
+  std::string Deep(100, '[');
+  EXPECT_FALSE(JsonValue::parse(Deep + std::string(100, ']'), V, Error));
+  EXPECT_NE(Error.find("nested too deeply"), std::string::npos);
+}
+
+TEST(CalibrationProfile, ReadsAProfileAndAnnotatesFindingsAboutCalibratedCalls) {
+  CalibrationProfile P;
+  std::string Error;
+  ASSERT_TRUE(readCalibrationProfile(SYNCWATCH_TEST_INPUTS "/profiles/frees_do_not_block.json", P, Error)) << Error;
+  EXPECT_EQ(P.Device, "Example GPU (9.0), driver 13000");
+  EXPECT_FALSE(P.LegacyWaitsForBlockingStream);
+  ASSERT_TRUE(P.Calls.count("cudaFree"));
+  EXPECT_FALSE(P.Calls["cudaFree"].BlocksDevice);
+  EXPECT_EQ(P.Calls["cudaFree"].Case, "1 MB");
+  EXPECT_TRUE(P.Calls["cudaMalloc"].BlocksDevice);
+  EXPECT_FALSE(P.Calls.count("cudaDeviceSetLimit"));  // "ok": false measured nothing
+
+  std::vector<Finding> Findings(3);
+  Findings[0].Rule = "syncwatch-implicit-sync";
+  Findings[0].Evidence = {{"api", "cudaFree"}};
+  Findings[1].Rule = "syncwatch-sync-in-loop";
+  Findings[1].Evidence = {{"api", "cudaStreamSynchronize"}};  // not calibrated: left alone
+  Findings[2].Rule = "syncwatch-default-stream";
+  Findings[2].Evidence = {{"api", "cudaLaunchKernel"}};
+  annotateWithCalibration(Findings, P);
+  ASSERT_EQ(Findings[0].Evidence.size(), 2u);
+  EXPECT_EQ(Findings[0].Evidence[1].second,
+            "cudaFree did not block the host in calibration on Example GPU (9.0), driver 13000 (longest case '1 MB': 0.12 ms)");
+  EXPECT_EQ(Findings[1].Evidence.size(), 1u);
+  EXPECT_NE(Findings[2].Evidence.back().second.find("did not wait for a blocking stream"), std::string::npos);
+  EXPECT_EQ(calibrationFigures(P).back().second, P.Device);
+}
+
+TEST(CalibrationProfile, SaysWhyAFileIsNoProfile) {
+  CalibrationProfile P;
+  std::string Error;
+  EXPECT_FALSE(readCalibrationProfile("/nonexistent/profile.json", P, Error));
+  EXPECT_EQ(Error, "cannot read '/nonexistent/profile.json'");
+  // A SARIF file is JSON but no profile.
+  std::string Sarif = ::testing::TempDir() + "/not_a_profile.json";
+  std::ofstream(Sarif) << R"({"version": "2.1.0", "runs": []})";
+  EXPECT_FALSE(readCalibrationProfile(Sarif, P, Error));
+  EXPECT_NE(Error.find("is not a syncwatch profile"), std::string::npos) << Error;
+  std::ofstream(Sarif) << R"({"schema": "syncwatch-profile-1", "device": {}})";
+  EXPECT_FALSE(readCalibrationProfile(Sarif, P, Error));
+  EXPECT_NE(Error.find("has no \"calls\""), std::string::npos) << Error;
+  std::ofstream(Sarif) << R"({"schema": "syncwatch-profile-1", "calls": [)";
+  EXPECT_FALSE(readCalibrationProfile(Sarif, P, Error));
+  EXPECT_NE(Error.find("is not JSON"), std::string::npos) << Error;
 }

@@ -68,6 +68,8 @@ Config readConfig(std::string &Messages) {
   C.Trace = parseBool("SYNCWATCH_TRACE", C.Trace, Messages);
   C.TraceEvents = parsePositive("SYNCWATCH_TRACE_EVENTS", C.TraceEvents, 1, Messages);
   C.WindowEvents = parsePositive("SYNCWATCH_WINDOW", C.WindowEvents, 1, Messages);
+  if (const char *P = std::getenv("SYNCWATCH_PROFILE"))
+    C.ProfilePath = P;
   return C;
 }
 

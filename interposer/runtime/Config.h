@@ -16,10 +16,11 @@ struct Config {
   bool Record = false;                // SYNCWATCH_RECORD=1: also write the raw event stream
   KernelTrace Kernels = KernelTrace::Auto;  // SYNCWATCH_KERNELS=auto|1|0
   std::size_t WindowEvents = 65536;  // SYNCWATCH_WINDOW: events kept before analysis
-  bool Quiet = false;
+  bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
   bool Python = true;                 // SYNCWATCH_PYTHON=0: no Python call sites
   bool Trace = false;                 // SYNCWATCH_TRACE=1: write a Chrome/Perfetto trace
-  std::size_t TraceEvents = 500'000;  // SYNCWATCH_TRACE_EVENTS: newest events kept in it                 // SYNCWATCH_QUIET=1: no summary on stderr
+  std::size_t TraceEvents = 500'000;  // SYNCWATCH_TRACE_EVENTS: newest events kept in it
+  std::string ProfilePath;            // SYNCWATCH_PROFILE: a `syncwatch calibrate` profile
 };
 
 // Reads the environment; Messages receives one line per rejected value.

@@ -13,6 +13,10 @@ namespace syncwatch::runtime {
 
 Recorder::Recorder(const Config &C)
     : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, C.WindowEvents, EngineConfig{C.ThresholdNs}) {
+  // Read at start-up, so a bad file is said before the program's own output, once.
+  std::string Error;
+  if (!Cfg.ProfilePath.empty() && !readCalibrationProfile(Cfg.ProfilePath, Profile, Error))
+    std::cerr << "syncwatch: SYNCWATCH_PROFILE: " << Error << "; the report will not include a profile\n";
   if (Cfg.Trace) {
     Trace = std::make_unique<TraceBuilder>(TraceOptions{Cfg.TraceEvents, static_cast<std::uint64_t>(::getpid()), processName()});
     Analysis.onOccurrence([this](const Occurrence &O) { Trace->addOccurrence(O); });
@@ -95,6 +99,11 @@ void Recorder::finish(const char *Why) {
   R.Findings = Analysis.findings();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
+  if (!Profile.Path.empty()) {
+    annotateWithCalibration(R.Findings, Profile);
+    for (auto &F : calibrationFigures(Profile))
+      R.Figures.push_back(F);
+  }
   R.FilesAnalyzed = 0;
 
   std::string Pid = std::to_string(::getpid());
@@ -104,6 +113,8 @@ void Recorder::finish(const char *Why) {
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
     writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
     Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
+    if (!Profile.Path.empty())
+      Err << "syncwatch: calibration profile " << Profile.Path << " (" << Profile.Device << ")\n";
   }
   // The trace goes to SYNCWATCH_OUT, or to the working directory when there is none.
   if (Trace)

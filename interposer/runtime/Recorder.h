@@ -4,6 +4,7 @@
 
 #include "../capture/CallSites.h"
 #include "../engine/Engine.h"
+#include "../engine/CalibrationProfile.h"
 #include "../engine/EventWindow.h"
 #include "../engine/TraceWriter.h"
 #include "../engine/Utilization.h"
@@ -33,6 +34,7 @@ private:
   static std::string processName();
   void writeTrace(const std::string &Dir, std::ostream &Err);
   Config Cfg;
+  CalibrationProfile Profile;  // SYNCWATCH_PROFILE, when it could be read
   std::mutex M;
   EventLog Recorded;            // all events, only with SYNCWATCH_RECORD=1
   SiteTable Sites;

@@ -10,6 +10,7 @@
 //       feeds it the way libsyncwatch.so does - through a bounded window, GPU records
 //       arriving L ms after their work ended (CUPTI's buffering) - to test the windowing
 #include "../engine/Engine.h"
+#include "../engine/CalibrationProfile.h"
 #include "../engine/EventWindow.h"
 #include "../engine/TraceWriter.h"
 #include "../engine/Utilization.h"
@@ -34,10 +35,10 @@ using namespace syncwatch::runtime;
 namespace {
 
 int usage() {
-  std::cerr << "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] -- cmd args...\n"
+  std::cerr << "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] [--profile FILE] -- cmd args...\n"
                "       syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
                "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
-               "                        [--trace OUT.json] FILE.swrec\n";
+               "                        [--trace OUT.json] [--profile FILE] FILE.swrec\n";
   return 2;
 }
 
@@ -88,7 +89,7 @@ int replay(const std::vector<std::string> &Args) {
   EngineConfig Cfg;
   std::size_t Window = 0;
   std::uint64_t LagNs = 0;
-  std::string TraceFile;
+  std::string TraceFile, ProfileFile;
   for (std::size_t I = 0; I < Args.size(); ++I) {
     if (Args[I] == "--format" && I + 1 < Args.size())
       Format = Args[++I];
@@ -100,6 +101,8 @@ int replay(const std::vector<std::string> &Args) {
       TraceFile = Args[++I];
     else if (Args[I] == "--lag-ms" && I + 1 < Args.size())
       LagNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
+    else if (Args[I] == "--profile" && I + 1 < Args.size())
+      ProfileFile = Args[++I];
     else if (File.empty())
       File = Args[I];
     else
@@ -116,6 +119,14 @@ int replay(const std::vector<std::string> &Args) {
   if (!P.Error.empty()) {
     std::cerr << "syncwatch: error: " << File << ": " << P.Error << "\n";
     return 2;
+  }
+  CalibrationProfile Profile;
+  if (!ProfileFile.empty()) {
+    std::string Error;
+    if (!readCalibrationProfile(ProfileFile, Profile, Error)) {
+      std::cerr << "syncwatch: error: --profile: " << Error << "\n";
+      return 2;
+    }
   }
   Engine E(Cfg);
   TraceBuilder Trace(TraceOptions{SIZE_MAX, 1, File});
@@ -141,6 +152,11 @@ int replay(const std::vector<std::string> &Args) {
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
+  if (!Profile.Path.empty()) {
+    annotateWithCalibration(R.Findings, Profile);
+    for (auto &F : calibrationFigures(Profile))
+      R.Figures.push_back(F);
+  }
   if (!TraceFile.empty()) {
     std::ofstream T(TraceFile);
     Trace.write(T, [&](RuleId Rule, std::uint32_t Site) { return E.reported(Rule, Site); });
@@ -158,6 +174,8 @@ int replay(const std::vector<std::string> &Args) {
               << E.callsSeen() << " CUDA calls recorded)\n";
     writeText(std::cout, R.Findings, diskLineReader(), TextOptions{false, false});
     std::cout << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
+    if (!Profile.Path.empty())
+      std::cout << "calibration profile: " << Profile.Path << " (" << Profile.Device << ")\n";
   }
   return R.Findings.empty() ? 0 : 1;
 }
@@ -166,7 +184,7 @@ int run(const std::vector<std::string> &Args) {
   std::string Out = "syncwatch-reports";
   std::vector<char *> Cmd;
   bool Record = false;
-  std::string Threshold;
+  std::string Threshold, Profile;
   std::size_t I = 0;
   for (; I < Args.size() && Args[I] != "--"; ++I) {
     if (Args[I] == "--out" && I + 1 < Args.size())
@@ -175,6 +193,8 @@ int run(const std::vector<std::string> &Args) {
       Threshold = Args[++I];
     else if (Args[I] == "--record")
       Record = true;
+    else if (Args[I] == "--profile" && I + 1 < Args.size())
+      Profile = Args[++I];
     else
       return usage();
   }
@@ -198,6 +218,17 @@ int run(const std::vector<std::string> &Args) {
     setenv("SYNCWATCH_RECORD", "1", 1);
   if (!Threshold.empty())
     setenv("SYNCWATCH_THRESHOLD_MS", Threshold.c_str(), 1);
+  if (!Profile.empty()) {
+    // Read here too, so a bad file stops the run before the program starts.
+    CalibrationProfile P;
+    std::string Error;
+    if (!readCalibrationProfile(Profile, P, Error)) {
+      std::cerr << "syncwatch: error: --profile: " << Error << "\n";
+      return 2;
+    }
+    char Abs[PATH_MAX];
+    setenv("SYNCWATCH_PROFILE", realpath(Profile.c_str(), Abs) ? Abs : Profile.c_str(), 1);
+  }
   pid_t Pid = fork();
   if (Pid == 0) {
     execvp(Cmd[0], Cmd.data());

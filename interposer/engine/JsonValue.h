@@ -1,0 +1,42 @@
+// A small strict JSON reader (RFC 8259) for the one JSON input the runtime half reads: a
+// calibration profile. The runtime half links neither LLVM (whose llvm::json the analyzer
+// uses) nor any other library beyond CUPTI, because it is built on GPU machines that have
+// no package manager; this reader is what that costs. It is not used for anything else.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace syncwatch::runtime {
+
+class JsonValue {
+public:
+  enum class Kind { Null, Bool, Number, String, Array, Object };
+
+  Kind kind() const { return K; }
+  bool isObject() const { return K == Kind::Object; }
+  // Accessors answer a default when the value is of another kind: a profile with a missing
+  // or mistyped field reads as "not measured", never as a crash.
+  bool boolean(bool Default = false) const { return K == Kind::Bool ? B : Default; }
+  double number(double Default = 0) const { return K == Kind::Number ? N : Default; }
+  const std::string &string() const;
+  const std::vector<JsonValue> &array() const;
+  // A member of an object (a Null value when absent).
+  const JsonValue &operator[](const std::string &Key) const;
+
+  // Parses a whole document; on failure returns false and says where and why in Error.
+  static bool parse(const std::string &Text, JsonValue &Out, std::string &Error);
+
+private:
+  friend class JsonParser;
+  Kind K = Kind::Null;
+  bool B = false;
+  double N = 0;
+  std::string S;
+  std::vector<JsonValue> A;
+  std::map<std::string, JsonValue> O;
+};
+
+} // namespace syncwatch::runtime
