@@ -49,13 +49,6 @@ llvm::Expected<MeasuredProfile> readProfile(const std::string &Path) {
 
 namespace {
 
-const std::string *evidence(const Finding &F, const char *Key) {
-  for (const auto &[K, V] : F.Evidence)
-    if (K == Key)
-      return &V;
-  return nullptr;
-}
-
 bool setLevel(Finding &F, Severity Level, const std::string &Why) {
   F.Evidence.push_back({"profile", Why});
   if (F.Level == Level)
@@ -69,7 +62,7 @@ bool setLevel(Finding &F, Severity Level, const std::string &Why) {
 unsigned applyProfile(std::vector<Finding> &Findings, const MeasuredProfile &P) {
   unsigned Changed = 0;
   for (Finding &F : Findings) {
-    const std::string *Api = evidence(F, "api");
+    const std::string *Api = evidenceOf(F, "api");
     if (F.Rule == "syncwatch-default-stream" || F.Rule == "syncwatch-blocking-stream") {
       Changed += setLevel(F, P.LegacyWaitsForBlockingStream ? Severity::Warning : Severity::Note,
                           std::string("legacy-stream work ") +

@@ -60,12 +60,6 @@ bool readCalibrationProfile(const std::string &Path, CalibrationProfile &Out, st
 }
 
 namespace {
-const std::string *evidence(const Finding &F, const char *Key) {
-  for (const auto &[K, V] : F.Evidence)
-    if (K == Key)
-      return &V;
-  return nullptr;
-}
 std::string millis(double Ms) {
   char Buf[32];
   std::snprintf(Buf, sizeof Buf, "%.3g ms", Ms);
@@ -81,7 +75,7 @@ void annotateWithCalibration(std::vector<Finding> &Findings, const CalibrationPr
                                                " for a blocking stream in calibration on " + P.Device});
       continue;
     }
-    const std::string *Api = evidence(F, "api");
+    const std::string *Api = evidenceOf(F, "api");
     if (!Api)
       continue;
     auto It = P.Calls.find(*Api);

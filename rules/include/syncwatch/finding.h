@@ -55,4 +55,7 @@ struct ToolError {
 // Sort order for stable reports: file, line, column, rule, message.
 bool findingLess(const Finding &A, const Finding &B);
 
+// The value of one evidence key, or nullptr when the finding has none.
+const std::string *evidenceOf(const Finding &F, const std::string &Key);
+
 } // namespace syncwatch
