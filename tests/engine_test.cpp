@@ -4,8 +4,9 @@
 #include "../interposer/engine/Engine.h"
 #include "../interposer/engine/EventWindow.h"
 #include "../interposer/engine/TraceWriter.h"
-#include "../interposer/engine/JsonValue.h"
 #include "../interposer/engine/Utilization.h"
+
+#include "syncwatch/json_value.h"
 
 #include <gtest/gtest.h>
 
@@ -479,7 +480,7 @@ TEST(CalibrationProfile, SaysWhyAFileIsNoProfile) {
   CalibrationProfile P;
   std::string Error;
   EXPECT_FALSE(readCalibrationProfile("/nonexistent/profile.json", P, Error));
-  EXPECT_EQ(Error, "cannot read '/nonexistent/profile.json'");
+  EXPECT_EQ(Error, "cannot read profile '/nonexistent/profile.json'");
   // A SARIF file is JSON but no profile.
   std::string Sarif = ::testing::TempDir() + "/not_a_profile.json";
   std::ofstream(Sarif) << R"({"version": "2.1.0", "runs": []})";

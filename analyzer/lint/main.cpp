@@ -354,12 +354,11 @@ int main(int argc, const char **argv) {
       return toolError(toString(Loaded.takeError()));
     Known = std::move(*Loaded);
   }
-  std::optional<syncwatch::MeasuredProfile> Measured;
+  std::optional<syncwatch::CalibrationProfile> Measured;
   if (!ProfileFile.empty()) {
-    auto Loaded = syncwatch::readProfile(ProfileFile);
-    if (!Loaded)
-      return toolError(toString(Loaded.takeError()));
-    Measured = std::move(*Loaded);
+    std::string Error;
+    if (!syncwatch::readCalibrationProfile(ProfileFile, Measured.emplace(), Error))
+      return toolError(Error);
   }
 
   if (PrintCommands) {

@@ -27,6 +27,13 @@ std::atomic<std::uint64_t> HostMemoryEpoch{0}, StreamEpoch{0};
 // one cudaStreamCreate, every kernel on the legacy stream).
 std::atomic<bool> BlockingWorkSeen{false};
 
+// Written once: a store on every blocking-stream launch would bounce the flag's cache line
+// between the threads that launch.
+void noteBlockingWork() {
+  if (!BlockingWorkSeen.load(std::memory_order_relaxed))
+    BlockingWorkSeen.store(true, std::memory_order_relaxed);
+}
+
 struct FilterCache {
   // Stream handle -> what the driver says of it, asked once per stream and thread.
   struct StreamFacts {
@@ -143,7 +150,7 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
     return {Matters, Matters};
   }
   case StreamClass::Blocking:
-    BlockingWorkSeen.store(true, std::memory_order_relaxed);
+    noteBlockingWork();
     return {true, true};
   case StreamClass::HighPriority:
   case StreamClass::Unknown:
@@ -178,7 +185,7 @@ bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
   bool PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000;
   StreamClass C = classify(P->stream, PerThreadApi);
   if (C == StreamClass::Blocking)
-    BlockingWorkSeen.store(true, std::memory_order_relaxed);
+    noteBlockingWork();
   if (C != StreamClass::NonBlocking && C != StreamClass::HighPriority)
     return false;
   if (P->kind == cudaMemcpyHostToDevice)

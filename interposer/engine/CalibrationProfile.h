@@ -6,29 +6,13 @@
 #pragma once
 
 #include "syncwatch/finding.h"
+#include "syncwatch/profile.h"
 
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace syncwatch::runtime {
-
-struct CalibrationProfile {
-  std::string Path;
-  std::string Device;  // "NVIDIA H200 (9.0), driver 13000"
-  struct Measured {
-    bool BlocksDevice = false;
-    bool BlocksBehindBlockingStreams = false;
-    double MaxMs = 0;  // the longest host time of its cases, either stream kind
-    std::string Case;  // that case
-  };
-  std::map<std::string, Measured> Calls;  // by API; calls that failed to run are left out
-  bool LegacyWaitsForBlockingStream = true;
-};
-
-// Reads a syncwatch-profile-1 file; on failure returns false with a one-line reason.
-bool readCalibrationProfile(const std::string &Path, CalibrationProfile &Out, std::string &Error);
 
 // Adds to each finding about a calibrated API (or a legacy-stream serialization) what
 // calibration measured, as evidence "calibration".

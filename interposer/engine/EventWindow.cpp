@@ -106,6 +106,8 @@ void EventWindow::analyzeOlderHalf() {
       Context.push_back(W);
   };
   for (const ApiCall &C : Next.Calls) {
+    if (Context.size() >= MaxContext)
+      break;
     if (GpuWork *Last = Index.lastEndingBy(C.Exit + Cfg.SlackNs))
       Keep(Last);
     Index.runningAcross(C.Exit, Keep);

@@ -1,7 +1,7 @@
-// A small strict JSON reader (RFC 8259) for the one JSON input the runtime half reads: a
-// calibration profile. The runtime half links neither LLVM (whose llvm::json the analyzer
-// uses) nor any other library beyond CUPTI, because it is built on GPU machines that have
-// no package manager; this reader is what that costs. It is not used for anything else.
+// A small strict JSON reader (RFC 8259) for the one JSON input both halves read: a
+// calibration profile (syncwatch/profile.h). It lives here, beside the JSON writer, because
+// the runtime half links neither LLVM (whose llvm::json the analyzer uses elsewhere) nor any
+// other library beyond CUPTI: it is built on GPU machines that have no package manager.
 #pragma once
 
 #include <map>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace syncwatch::runtime {
+namespace syncwatch {
 
 class JsonValue {
 public:
@@ -39,4 +39,4 @@ private:
   std::map<std::string, JsonValue> O;
 };
 
-} // namespace syncwatch::runtime
+} // namespace syncwatch

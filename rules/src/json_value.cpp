@@ -1,8 +1,8 @@
-#include "JsonValue.h"
+#include "syncwatch/json_value.h"
 
 #include <cstdlib>
 
-namespace syncwatch::runtime {
+namespace syncwatch {
 
 namespace {
 const std::string EmptyString;
@@ -263,4 +263,4 @@ bool JsonValue::parse(const std::string &Text, JsonValue &Out, std::string &Erro
   return JsonParser(Text).document(Out, Error);
 }
 
-} // namespace syncwatch::runtime
+} // namespace syncwatch
