@@ -4,10 +4,14 @@ onto the legacy stream issued before any work went to a blocking stream (CallFil
 Kernel records stay (the run's .item() stalls turn kernel tracing on at the first step).
 Used for test_inputs/runtime/h200_train_item_launches_unrecorded.swrec until the GPU
 machine re-records it. Usage: drop_unrecorded_launches.py IN.swrec OUT.swrec"""
+import os
+import re
 import sys
 
-LAUNCHES = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchKernelEx", "cudaLaunchCooperativeKernel",
-            "cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel"}
+# The launch APIs, from the catalogue (rules/cuda_api.def: family Launch).
+CATALOGUE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rules", "cuda_api.def")
+LAUNCHES = set(re.findall(r'^SYNCWATCH_API\("(\w+)",\s*\w+,\s*Launch,', open(CATALOGUE).read(), re.M))
+assert "cudaLaunchKernel" in LAUNCHES and "cuLaunchKernel" in LAUNCHES, LAUNCHES
 lines = open(sys.argv[1]).read().split("\n")
 stream_of = {}  # correlation -> stream of its GPU record
 flag_of = {}    # stream -> legacy / blocking / nonblocking
