@@ -184,12 +184,23 @@ int main(int argc, char **argv) {
       (Mode == 0 ? R.NonBlockingMs : R.BlockingMs) = Ms;
     }
     // GPU-side serialization: does a tiny kernel on the legacy stream wait for s1's spin?
+    // Two things besides serialization can make the host wait here (an H200 once read
+    // SERIALIZED for a non-blocking s1 too): the first launch of `tiny` loads its module
+    // (CUDA_MODULE_LOADING=LAZY, the default), which waits for running kernels; and what
+    // cudaStreamSynchronize(cudaStreamLegacy) waits for is not what is measured. So
+    // `tiny` is launched once before, and the wait is for an event recorded right after it
+    // on the legacy stream: that event completes when the tiny kernel has run.
+    tiny<<<1, 1>>>(nullptr);
     cudaDeviceSynchronize();
+    cudaEvent_t TinyDone;
+    cudaEventCreateWithFlags(&TinyDone, cudaEventDisableTiming);
     spin<<<1, 1, 0, S1>>>(Cycles);
     double T0 = nowMs();
     tiny<<<1, 1>>>(nullptr);
-    cudaStreamSynchronize(cudaStreamLegacy);
+    cudaEventRecord(TinyDone, cudaStreamLegacy);
+    cudaEventSynchronize(TinyDone);
     LegacyMs[Mode] = nowMs() - T0;
+    cudaEventDestroy(TinyDone);
     LegacyWaits[Mode] = LegacyMs[Mode] > 0.8 * SpinMs;
     cudaDeviceSynchronize();
     cudaStreamDestroy(S1);

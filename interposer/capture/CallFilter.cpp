@@ -159,13 +159,32 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   return {true, true};
 }
 
-// The priority of a stream being created (lower is more urgent, 0 the default).
-int createdPriority(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050)
-    return static_cast<const cudaStreamCreateWithPriority_v5050_params *>(Params)->priority;
-  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API && Id == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority)
-    return static_cast<const cuStreamCreateWithPriority_params *>(Params)->priority;
-  return 0;
+// The flags and priority of a stream being created (lower is more urgent, 0 the default).
+struct CreatedStream {
+  unsigned Flags = 0;
+  int Priority = 0;
+  bool blocking() const { return !(Flags & kNonBlockingStreamFlag); }
+};
+CreatedStream createdStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    switch (Id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000:
+      return {static_cast<const cudaStreamCreateWithFlags_v5000_params *>(Params)->flags, 0};
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050: {
+      const auto *P = static_cast<const cudaStreamCreateWithPriority_v5050_params *>(Params);
+      return {P->flags, P->priority};
+    }
+    default:
+      return {};  // cudaStreamCreate: blocking
+    }
+  }
+  if (Id == CUPTI_DRIVER_TRACE_CBID_cuStreamCreate)
+    return {static_cast<const cuStreamCreate_params *>(Params)->Flags, 0};
+  if (Id == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority) {
+    const auto *P = static_cast<const cuStreamCreateWithPriority_params *>(Params);
+    return {P->flags, P->priority};
+  }
+  return {};
 }
 
 // A stream of higher than default priority is created before the bulk work it will wait
@@ -174,7 +193,8 @@ int createdPriority(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void
 // such programs pay for kernel tracing (bench/train_loop.py side measures it).
 EntryDecision streamCreationDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
   StreamEpoch.fetch_add(1, std::memory_order_acq_rel);
-  return {true, createdPriority(Domain, Id, Params) < 0};
+  CreatedStream S = createdStream(Domain, Id, Params);
+  return {true, S.Priority < 0, S.blocking() || S.Priority < 0};
 }
 
 bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
@@ -220,7 +240,15 @@ EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     return launchDecision(Domain, Id, Cb->functionParams);
   if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && copyCannotMatter(Id, Cb->functionParams))
     return {false, false};
-  return {true, false};
+  // Any other call that sent work to a blocking stream (an async copy, a memset) makes
+  // launches matter.
+  return {true, false, BlockingWorkSeen.load(std::memory_order_relaxed)};
+}
+
+bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    return Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 || Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060;
+  return Domain == CUPTI_CB_DOMAIN_DRIVER_API && Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
 }
 
 void resetCallFilter() {

@@ -17,6 +17,7 @@ struct CallbackInfo {
   bool ReleasesHostMemory = false; // cudaFreeHost, cudaHostUnregister...: pinned may become pageable
   bool CreatesStream = false;      // a new stream may reuse a destroyed one's handle
   bool CanWait = false;            // the truth table did not see it return at once
+  bool Copy = false;               // a copy: judged by its activity record (pageable host memory)
 };
 
 // The three driver queries the filter asks (looked up, not linked: libsyncwatch.so must
@@ -30,9 +31,21 @@ void bindDriver(void *DriverHandle);
 void bindDriverQueries(const DriverQueries &Queries);  // tests bind fakes
 
 struct EntryDecision {
-  bool Record = true;         // false: the call cannot matter, record nothing of it
-  bool TraceKernels = false;  // kernel activity is needed from this call on
+  bool Record = true;          // false: the call cannot matter, record nothing of it
+  bool TraceKernels = false;   // kernel activity is needed from this call on
+  bool EnableLaunches = false; // launches can matter from now on: turn their callbacks on
 };
+
+// The launch entry points whose stream decideAtEntry can read (cudaLaunchKernel,
+// cudaLaunchKernelExC, cuLaunchKernel): capture leaves their callbacks off until a call's
+// EntryDecision says EnableLaunches - the creation of a blocking or high-priority stream,
+// or work sent to a blocking stream (cudaStreamPerThread included) by another call. Until
+// then each of them would be a launch onto the legacy stream or a non-blocking stream of
+// the default priority, which no rule can use. Other launch APIs (graphs, cuLaunchKernelEx,
+// the _ptsz entry points of per-thread default stream builds) are always on.
+// What this misses: launches onto cudaStreamPerThread through the plain entry points,
+// before any other blocking-stream work, are not seen.
+bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
 
 // Kernel launches, by where they go:
 //  - a non-blocking stream of the default priority: never recorded (nothing waits for it

@@ -1,5 +1,7 @@
 #include "CallSites.h"
 
+#include "ElfSymbols.h"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -157,7 +159,8 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
       F.Python.push_back({N.Function, N.File, static_cast<unsigned>(S.Python[I].Line)});
   }
   // Frames outside vendor modules, as module-relative call addresses (a return address
-  // points after the call instruction: step back one byte to the call itself).
+  // points after the call instruction: step back one byte to the call itself). A non-PIE
+  // executable's symbols and line tables use run-time addresses.
   struct Candidate {
     const char *Module;
     std::uintptr_t Offset;
@@ -167,8 +170,10 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
     Dl_info Info;
     if (!dladdr(S.Frames[I], &Info) || isVendorModule(Info.dli_fname))
       continue;
-    Frames.push_back({Info.dli_fname, reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1 -
-                                          reinterpret_cast<std::uintptr_t>(Info.dli_fbase)});
+    std::uintptr_t Pc = reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1;
+    Frames.push_back({Info.dli_fname, elfIsFixedAddress(Info.dli_fname)
+                                          ? Pc
+                                          : Pc - reinterpret_cast<std::uintptr_t>(Info.dli_fbase)});
   }
   std::map<std::string, std::vector<std::size_t>> ByModule;
   for (std::size_t I = 0; I < Frames.size(); ++I)
@@ -202,6 +207,21 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
       F.Line = N.Line;
       return F;
     }
+  }
+  // No line tables (a release build: nvcc -O3 without -g or -lineinfo): the first frame
+  // outside vendor code, as module, function and offset from the symbol table. Line 0
+  // marks such a site.
+  for (const Candidate &C : Frames) {
+    ElfSymbol Sym;
+    if (!elfSymbolAt(C.Module, C.Offset, Sym) || isVendorName(Sym.Name) ||
+        Sym.Name.find("__device_stub__") != std::string::npos)
+      continue;
+    char Off[32];
+    std::snprintf(Off, sizeof Off, "+0x%llx", static_cast<unsigned long long>(Sym.Offset));
+    F.Function = Sym.Name + Off;
+    F.File = C.Module;
+    F.Line = 0;
+    return F;
   }
   return F;
 }

@@ -5,6 +5,7 @@
 // libsyncwatch.so starts here, from a constructor under LD_PRELOAD or from CUDA's injection
 // entry point (CUDA_INJECTION64_PATH -> InitializeInjection).
 #include "../runtime/Recorder.h"
+#include "../runtime/Stderr.h"
 #include "CallFilter.h"
 
 #include "syncwatch/catalogue.h"
@@ -15,39 +16,58 @@
 #include <unordered_map>
 
 #include <cxxabi.h>
+#include <fcntl.h>
+#include <link.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <memory>
 #include <mutex>
 
 namespace syncwatch::runtime {
 namespace {
 
-Recorder *TheRecorder = nullptr;
+// The library lives inside other people's processes, and starts from a load-time
+// constructor: nothing here may depend on the order in which static objects of this or any
+// other library are constructed or destroyed. So every global is either constant-initialized
+// (pointers, atomics, PODs) or created on the heap by start() and never destroyed (callbacks
+// on other threads, and the program's own static destructors freeing CUDA memory, can come
+// after exit() began). Nothing runs at load but reading the environment and subscribing to
+// CUPTI; the Recorder, the signal handlers and the Python hook come with the first CUDA call
+// (a shell or `ls` under LD_PRELOAD gets nothing else), and all output is write(2).
+
+// What start() learned, kept for the whole process.
+struct Startup {
+  Config Cfg;
+  std::string ConfigMessages;   // bad SYNCWATCH_* values: said at the first CUDA call
+  std::string NotActive;        // why CUPTI could not be used ("" when it could)
+  CUpti_SubscriberHandle Subscriber = nullptr;
+  // What syncwatch knows of each callback id; empty names for ids it does not enable.
+  std::vector<CallbackInfo> RuntimeIds, DriverIds;
+  // Launch callbacks are off until a launch can matter (see enableLaunchCallbacks).
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> DeferredLaunchIds;
+};
+Startup *Start = nullptr;
 std::atomic<bool> Started{false};
 
-// What syncwatch knows of each callback id; empty names for ids it does not enable.
-std::vector<CallbackInfo> RuntimeIds, DriverIds;
+Recorder *TheRecorder = nullptr;
+std::once_flag RecorderOnce;
+// Set in the child of a fork(): it inherits the parent's events but not its CUPTI state
+// or threads, and must neither report them again nor call into CUPTI at exit.
+std::atomic<bool> InForkedChild{false};
 
 const CallbackInfo &infoOf(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
   static const CallbackInfo None;
-  const std::vector<CallbackInfo> &Ids = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? RuntimeIds : DriverIds;
+  const std::vector<CallbackInfo> &Ids = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? Start->RuntimeIds : Start->DriverIds;
   return Id < Ids.size() ? Ids[Id] : None;
 }
-
-struct ThreadState {
-  int Depth = 0;                 // a driver call inside a runtime call is not a second call
-  bool Skip = false;             // this call cannot matter: not recorded at all
-  std::uint64_t Enter = 0;
-  RawStack Stack;
-};
-thread_local ThreadState Thread;
 
 // Kernel activity records are what a CUPTI tool pays most for on launch-bound programs
 // (bench/runtime_overhead.sh: 0.3-0.8 us per launch on an H200). The engine needs them
@@ -60,6 +80,30 @@ thread_local ThreadState Thread;
 // stalls - a PyTorch training loop without side streams - pays for none.
 KernelTrace KernelMode = KernelTrace::Auto;
 std::atomic<bool> KernelsOn{false};
+std::atomic<std::uint64_t> KernelsOnSince{UINT64_MAX};  // CUPTI time; 0: from the start
+
+void installSignalHandlers();
+void startPythonWatch();
+
+// The Recorder, created at the first CUDA event, on the thread that made it.
+Recorder &recorder() {
+  std::call_once(RecorderOnce, [] {
+    writeStderr(Start->ConfigMessages);
+    TheRecorder = new Recorder(Start->Cfg);
+    TheRecorder->kernelsTracedFrom(KernelsOnSince.load());
+    installSignalHandlers();
+    startPythonWatch();
+  });
+  return *TheRecorder;
+}
+
+struct ThreadState {
+  int Depth = 0;                 // a driver call inside a runtime call is not a second call
+  bool Skip = false;             // this call cannot matter: not recorded at all
+  std::uint64_t Enter = 0;
+  RawStack Stack;
+};
+thread_local ThreadState Thread;
 
 void traceKernels() {
   if (KernelsOn.load(std::memory_order_relaxed) || KernelsOn.exchange(true))
@@ -67,7 +111,21 @@ void traceKernels() {
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   std::uint64_t Now = 0;
   cuptiGetTimestamp(&Now);
-  TheRecorder->kernelsTracedFrom(Now);
+  KernelsOnSince.store(Now);
+  recorder().kernelsTracedFrom(Now);
+}
+
+// Launches are most of a launch-bound program's CUDA calls, and a CUPTI callback costs
+// even when it does nothing (the floor in bench/runtime_overhead.sh). Launches onto the
+// legacy stream and non-blocking streams of the default priority cannot matter to any
+// rule until a blocking or high-priority stream exists (CallFilter.h): their callbacks are
+// off until then. Turned on once and left on.
+std::atomic<bool> LaunchCallbacksOn{false};
+void enableLaunchCallbacks() {
+  if (LaunchCallbacksOn.load(std::memory_order_relaxed) || LaunchCallbacksOn.exchange(true))
+    return;
+  for (auto [Domain, Id] : Start->DeferredLaunchIds)
+    cuptiEnableCallback(1, Start->Subscriber, Domain, Id);
 }
 
 std::uint64_t threadId() {
@@ -76,18 +134,21 @@ std::uint64_t threadId() {
 }
 
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
+  if (InForkedChild.load(std::memory_order_relaxed))
+    return;
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
   if (Cb->callbackSite == CUPTI_API_ENTER) {
     if (Thread.Depth++ > 0)
       return;
     const CallbackInfo &Info = infoOf(Domain, Id);
     EntryDecision D = decideAtEntry(Domain, Id, Cb, Info);
+    if (D.EnableLaunches)
+      enableLaunchCallbacks();
     if (KernelMode == KernelTrace::Auto && D.TraceKernels)
       traceKernels();
     Thread.Skip = !D.Record;
     if (Thread.Skip)
       return;
-    captureStack(Thread.Stack);
     cuptiGetTimestamp(&Thread.Enter);
     return;
   }
@@ -96,16 +157,26 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   std::uint64_t Exit = 0;
   cuptiGetTimestamp(&Exit);
   const CallbackInfo &Info = infoOf(Domain, Id);
+  Recorder &Rec = recorder();
   ApiCall C;
   C.Correlation = Cb->correlationId;
   C.Thread = threadId();
   C.Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
   C.Enter = Thread.Enter;
   C.Exit = Exit;
+  bool Slow = C.duration() >= Rec.config().ThresholdNs;
+  // The stack is taken here, at the exit, where the call's frames are still live and its
+  // cost is known: only for calls that were slow, or that a rule judges later from GPU
+  // records whatever their host time (launches that may be held, copies that may be
+  // pageable). A fast explicit synchronization needs no call site. SYNCWATCH_RECORD keeps
+  // every site, for replays.
+  bool NeedsSite = Slow || Info.Launch || Info.Copy || Rec.config().Record;
+  if (NeedsSite)
+    captureStack(Thread.Stack);
   // A slow cudaMallocHost or first cudaStreamCreate is busy on the host, not waiting for
   // kernels: only calls that can wait turn kernel tracing on.
-  bool Stalled = KernelMode == KernelTrace::Auto && Info.CanWait && C.duration() >= TheRecorder->config().ThresholdNs;
-  TheRecorder->addCall(std::move(C), Thread.Stack);
+  bool Stalled = KernelMode == KernelTrace::Auto && Info.CanWait && Slow;
+  Rec.addCall(std::move(C), NeedsSite ? &Thread.Stack : nullptr);
   if (Stalled)
     traceKernels();
 }
@@ -208,49 +279,118 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
     }
     case CUPTI_ACTIVITY_KIND_STREAM: {
       const auto *R = reinterpret_cast<const CUpti_ActivityStream *>(Record);
-      TheRecorder->addStream({R->streamId, flagOf(R->flag), static_cast<std::int32_t>(R->priority)});
+      recorder().addStream({R->streamId, flagOf(R->flag), static_cast<std::int32_t>(R->priority)});
       break;
     }
     default:
       break;
     }
   }
-  TheRecorder->addWork(std::move(Work));
+  if (!Work.empty())
+    recorder().addWork(std::move(Work));
   std::free(Buffer);
 }
 
+// Whether this process loaded CUDA itself (the shared runtime or the driver): a shell
+// or `ls` under LD_PRELOAD did not, and hears nothing from syncwatch.
+bool usedCuda() {
+  return dl_iterate_phdr(
+             [](dl_phdr_info *Info, size_t, void *) {
+               const char *Base = Info->dlpi_name ? std::strrchr(Info->dlpi_name, '/') : nullptr;
+               Base = Base ? Base + 1 : Info->dlpi_name;
+               return Base && (std::strncmp(Base, "libcuda.so", 10) == 0 || std::strncmp(Base, "libcudart.so", 12) == 0)
+                          ? 1
+                          : 0;
+             },
+             nullptr) != 0;
+}
+
+std::atomic<bool> Finishing{false};
+
 void finishOnce(const char *Why) {
-  if (!TheRecorder)
+  if (InForkedChild.load() || Finishing.exchange(true))
     return;
+  if (!TheRecorder) {
+    // No CUDA event reached syncwatch. Say why only where CUDA was used.
+    if (!Start->NotActive.empty() && usedCuda())
+      writeStderr(Start->ConfigMessages + Start->NotActive);
+    return;
+  }
   cuptiActivityFlushAll(1);
   TheRecorder->finish(Why);
 }
 
+// SIGINT/SIGTERM: the report is written by a thread of its own, woken through a pipe - a
+// signal handler may only make async-signal-safe calls, and the interrupted thread may
+// hold any lock (malloc's, the Recorder's). The handler waits for that thread a bounded
+// time, then lets the signal do what it would have done. Installed with the first CUDA
+// call, and only where the program left the signal's default action: a program that
+// handles or ignores the signal itself keeps doing so (it exits through atexit, where the
+// report is written anyway).
+int WakePipe[2] = {-1, -1}, DonePipe[2] = {-1, -1};
 struct sigaction PreviousInt, PreviousTerm;
+constexpr int kReportWaitMs = 10'000;
 
-// Reports, then lets the program's own handling of the signal go on.
 void onSignal(int Sig) {
-  finishOnce(Sig == SIGINT ? "interrupted by SIGINT" : "terminated by SIGTERM");
+  if (!InForkedChild.load() && WakePipe[1] >= 0) {
+    unsigned char S = static_cast<unsigned char>(Sig);
+    if (::write(WakePipe[1], &S, 1) == 1) {
+      pollfd P{DonePipe[0], POLLIN, 0};
+      if (::poll(&P, 1, kReportWaitMs) <= 0)
+        writeStderr("syncwatch: the report could not be written in time after the signal; no report\n");
+    }
+  }
   sigaction(Sig, Sig == SIGINT ? &PreviousInt : &PreviousTerm, nullptr);
   raise(Sig);
 }
 
+void *reportOnSignal(void *) {
+  unsigned char Sig = 0;
+  while (::read(WakePipe[0], &Sig, 1) < 0 && errno == EINTR) {
+  }
+  finishOnce(Sig == SIGINT ? "interrupted by SIGINT" : "terminated by SIGTERM");
+  unsigned char Done = 1;
+  (void)!::write(DonePipe[1], &Done, 1);
+  return nullptr;
+}
+
 void installSignalHandlers() {
+  sigaction(SIGINT, nullptr, &PreviousInt);
+  sigaction(SIGTERM, nullptr, &PreviousTerm);
+  bool Int = PreviousInt.sa_handler == SIG_DFL && !(PreviousInt.sa_flags & SA_SIGINFO);
+  bool Term = PreviousTerm.sa_handler == SIG_DFL && !(PreviousTerm.sa_flags & SA_SIGINFO);
+  if ((!Int && !Term) || ::pipe2(WakePipe, O_CLOEXEC) != 0)
+    return;
+  if (::pipe2(DonePipe, O_CLOEXEC) != 0) {
+    ::close(WakePipe[0]);
+    ::close(WakePipe[1]);
+    WakePipe[0] = WakePipe[1] = -1;
+    return;
+  }
+  // The reporting thread never takes the signals itself.
+  sigset_t All, Old;
+  sigfillset(&All);
+  pthread_sigmask(SIG_SETMASK, &All, &Old);
+  pthread_t T;
+  bool Made = pthread_create(&T, nullptr, reportOnSignal, nullptr) == 0;
+  pthread_sigmask(SIG_SETMASK, &Old, nullptr);
+  if (!Made)
+    return;
+  pthread_detach(T);
   struct sigaction A;
   std::memset(&A, 0, sizeof A);
   A.sa_handler = onSignal;
   sigemptyset(&A.sa_mask);
-  sigaction(SIGINT, nullptr, &PreviousInt);
-  sigaction(SIGTERM, nullptr, &PreviousTerm);
-  // A program that ignores a signal keeps ignoring it.
-  if (PreviousInt.sa_handler != SIG_IGN)
+  if (Int)
     sigaction(SIGINT, &A, nullptr);
-  if (PreviousTerm.sa_handler != SIG_IGN)
+  if (Term)
     sigaction(SIGTERM, &A, nullptr);
 }
 
+void startPythonWatch() { watchForPython(Start->Cfg.Python); }
+
 void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, CUpti_CallbackId Count,
-                      std::vector<CallbackInfo> &Ids) {
+                      std::vector<CallbackInfo> &Ids, bool DeferLaunches) {
   Ids.assign(Count, CallbackInfo());
   for (CUpti_CallbackId Id = 1; Id < Count; ++Id) {
     const char *Name = nullptr;
@@ -262,6 +402,11 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
       Ids[Id].ReleasesHostMemory = Api->Family == ApiFamily::HostFree || Api->Family == ApiFamily::HostUnregister;
       Ids[Id].CreatesStream = Api->Family == ApiFamily::StreamCreate;
       Ids[Id].CanWait = Api->Measured != MeasuredSync::ReturnsAtOnce && !Ids[Id].Launch;
+      Ids[Id].Copy = Api->Family == ApiFamily::Copy;
+      if (DeferLaunches && launchCallbackDeferrable(Domain, Id)) {
+        Start->DeferredLaunchIds.push_back({Domain, Id});
+        continue;
+      }
       cuptiEnableCallback(1, Sub, Domain, Id);
     }
   }
@@ -270,29 +415,33 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
 void start() {
   if (Started.exchange(true))
     return;
-  std::string Messages;
-  Config Cfg = readConfig(Messages);
-  std::cerr << Messages;
+  Start = new Startup;
+  Start->Cfg = readConfig(Start->ConfigMessages);
+  // A fork()ed child keeps the parent's memory, not its CUPTI session or threads.
+  pthread_atfork(nullptr, nullptr, [] {
+    InForkedChild.store(true);
+    WakePipe[1] = -1;
+  });
+  std::atexit([] { finishOnce("at exit"); });
   const char *FloorEnv = std::getenv("SYNCWATCH_FLOOR");
   bool Floor = FloorEnv && *FloorEnv == '1';
-  CUpti_SubscriberHandle Sub;
-  CUptiResult R = cuptiSubscribe(&Sub, Floor ? onApiFloor : onApi, nullptr);
+  CUptiResult R = cuptiSubscribe(&Start->Subscriber, Floor ? onApiFloor : onApi, nullptr);
   if (R != CUPTI_SUCCESS) {
     const char *Text = nullptr;
     cuptiGetResultString(R, &Text);
-    std::cerr << "syncwatch: not active: "
-              << (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                      ? "another profiler (Nsight Systems, torch.profiler...) already holds CUPTI"
-                      : std::string("CUPTI is unavailable (") + (Text ? Text : "unknown error") +
-                            "; no GPU or no CUDA driver?)")
-              << "; the program runs without it\n";
+    Start->NotActive = std::string("syncwatch: not active: ") +
+                       (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                            ? "another profiler (Nsight Systems, torch.profiler...) already holds CUPTI"
+                            : std::string("CUPTI is unavailable (") + (Text ? Text : "unknown error") +
+                                  "; no GPU or no CUDA driver?)") +
+                       "; the program ran without it\n";
     return;
   }
-  enableCatalogued(Sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, RuntimeIds);
-  enableCatalogued(Sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, DriverIds);
+  // The floor measures what any CUPTI tool pays: every catalogued callback, launches too.
+  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, Start->RuntimeIds, !Floor);
+  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, !Floor);
   if (Floor)
     return;
-  TheRecorder = new Recorder(Cfg);
   // The driver is loaded by now (CUPTI needs it); looked up, not linked, so that
   // libsyncwatch.so loads on machines without a driver.
   bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
@@ -301,14 +450,13 @@ void start() {
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
-  KernelMode = Cfg.Kernels;
-  watchForPython(Cfg.Python);
-  if (KernelMode == KernelTrace::Always)
-    traceKernels();
-  else
-    TheRecorder->kernelsTracedFrom(UINT64_MAX);
-  std::atexit([] { finishOnce("at exit"); });
-  installSignalHandlers();
+  KernelMode = Start->Cfg.Kernels;
+  if (KernelMode == KernelTrace::Always) {
+    enableLaunchCallbacks();
+    KernelsOn.store(true);
+    KernelsOnSince.store(0);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  }
 }
 
 } // namespace

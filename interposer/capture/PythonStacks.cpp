@@ -30,6 +30,8 @@ struct CPython {
   void (*ErrClear)() = nullptr;
   void *(*ImportModule)(const char *) = nullptr;
   void *(*CallNoArgs)(void *) = nullptr;  // PyObject_CallNoArgs (3.9+)
+  int (*GILStateCheck)() = nullptr;       // PyGILState_Check
+  void *(*EvalGetFrame)() = nullptr;      // PyEval_GetFrame: borrowed, needs the GIL
   void *None = nullptr;                   // &_Py_NoneStruct
 
   bool Loaded = false;
@@ -54,6 +56,8 @@ struct CPython {
     SW_PY(ErrClear, "PyErr_Clear");
     SW_PY(ImportModule, "PyImport_ImportModule");
     SW_PY(CallNoArgs, "PyObject_CallNoArgs");
+    SW_PY(GILStateCheck, "PyGILState_Check");
+    SW_PY(EvalGetFrame, "PyEval_GetFrame");
     None = Get("_Py_NoneStruct");
 #undef SW_PY
     Loaded = IsInitialized && AddPendingCall && (SetProfileAllThreads || SetProfile) && FrameGetCode && FrameGetBack &&
@@ -145,29 +149,34 @@ thread_local std::vector<CCall> *Calls = nullptr;
 // __call__ and _call_impl, are a few deep); each hop costs two C-API calls.
 constexpr int kMaxHops = 10;
 
+// The user frames from Frame outwards (the GIL held).
+CCall userFramesFrom(void *Frame) {
+  CCall C;
+  void *F = Frame;
+  Py.IncRef(F);
+  for (int Hop = 0; F && Hop < kMaxHops && C.Depth < kMaxPyFrames; ++Hop) {
+    void *Code = Py.FrameGetCode(F);
+    if (Code) {
+      if (codeInfo(Code).User) {
+        C.Frames[C.Depth] = F;
+        C.Codes[C.Depth++] = Code;
+      }
+      Py.DecRef(Code);  // the cache holds its own reference
+    }
+    void *Back = Py.FrameGetBack(F);
+    Py.DecRef(F);  // an executing frame is kept alive by its interpreter frame
+    F = Back;
+  }
+  if (F)
+    Py.DecRef(F);
+  return C;
+}
+
 int onPythonEvent(void *, void *Frame, int What, void *) {
   if (What == PyTraceCCall) {
     if (!Calls)
       Calls = new std::vector<CCall>;
-    CCall C;
-    void *F = Frame;
-    Py.IncRef(F);
-    for (int Hop = 0; F && Hop < kMaxHops && C.Depth < kMaxPyFrames; ++Hop) {
-      void *Code = Py.FrameGetCode(F);
-      if (Code) {
-        if (codeInfo(Code).User) {
-          C.Frames[C.Depth] = F;
-          C.Codes[C.Depth++] = Code;
-        }
-        Py.DecRef(Code);  // the cache holds its own reference
-      }
-      void *Back = Py.FrameGetBack(F);
-      Py.DecRef(F);  // an executing frame is kept alive by its interpreter frame
-      F = Back;
-    }
-    if (F)
-      Py.DecRef(F);
-    Calls->push_back(C);
+    Calls->push_back(userFramesFrom(Frame));
   } else if (What == PyTraceCReturn || What == PyTraceCException) {
     if (Calls && !Calls->empty())
       Calls->pop_back();
@@ -231,14 +240,20 @@ void preparePythonStacks() {
 }
 
 void watchForPython(bool Enabled) {
-  if (!Enabled || !Py.load())
+  if (!Enabled || !Py.load()) {
+    Status = State::NoPython;
     return;
-  // Under LD_PRELOAD syncwatch starts before the interpreter does. Waiting for the first
-  // CUDA call to schedule the hook would miss every call made inside that first Python->C
-  // call (an extension that loops over CUDA calls), and asking at every CUDA call would put
-  // the question on the hot path. So one thread waits for the interpreter to come up -
-  // polling often at first (python3 is up within milliseconds), then rarely (a program
-  // that embeds Python may start it late, or never) - and schedules the hook.
+  }
+  // Called at the process's first CUDA call, not at load: a Python process that never uses
+  // CUDA (pip, a build script under `syncwatch run`) gets no hook and no thread. The CUDA
+  // calls made before the hook is in - inside the Python->C call that was running - walk
+  // their own thread's frames instead (capturePythonFrames). Interpreter up: scheduled at
+  // once. Not yet (a C++ program that embeds Python): one thread waits for it, polling
+  // often at first, then rarely, and schedules the hook; asking at every CUDA call would
+  // put the question on the hot path.
+  preparePythonStacks();
+  if (Status.load() != State::Unknown)
+    return;
   std::thread([] {
     for (int Ms = 1;; Ms = Ms < 1000 ? Ms * 2 : Ms) {
       preparePythonStacks();
@@ -250,11 +265,25 @@ void watchForPython(bool Enabled) {
 }
 
 int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {
-  if (Status.load(std::memory_order_relaxed) != State::Installed || !Calls || Calls->empty())
+  State St = Status.load(std::memory_order_relaxed);
+  if (St == State::Installed && Calls && !Calls->empty()) {
+    const CCall &C = Calls->back();
+    // The frames are suspended in this very call, so their line numbers are stable; reading
+    // them needs no GIL (PyFrame_GetLineNumber only decodes the code's line table).
+    for (int I = 0; I < C.Depth; ++I)
+      Out[I] = {C.Codes[I], Py.FrameGetLineNumber(C.Frames[I])};
+    return C.Depth;
+  }
+  // Before the hook is in (CUDA calls made inside the Python->C call that was running when
+  // it was scheduled), or on a thread it does not see: a thread that holds the GIL can walk
+  // its own frames.
+  if (St == State::NoPython || !Py.Loaded || !Py.GILStateCheck || !Py.EvalGetFrame || !Py.IsInitialized() ||
+      !Py.GILStateCheck())
     return 0;
-  const CCall &C = Calls->back();
-  // The frames are suspended in this very call, so their line numbers are stable; reading
-  // them needs no GIL (PyFrame_GetLineNumber only decodes the code's line table).
+  void *Frame = Py.EvalGetFrame();
+  if (!Frame)
+    return 0;
+  CCall C = userFramesFrom(Frame);
   for (int I = 0; I < C.Depth; ++I)
     Out[I] = {C.Codes[I], Py.FrameGetLineNumber(C.Frames[I])};
   return C.Depth;

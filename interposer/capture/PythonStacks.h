@@ -25,15 +25,17 @@ struct PyFrameRef {
   int Line = 0;
 };
 
-// At a CUDA call's entry: the user's Python frames of this thread's innermost active
-// Python->C call, innermost first. Returns how many were written (0 outside Python).
+// At a CUDA call: the user's Python frames of this thread's innermost active Python->C
+// call, innermost first (before the hook is installed: the frames of a thread that holds
+// the GIL). Returns how many were written (0 outside Python).
 int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]);
 
 // Where Python is present and its interpreter is up: schedules the hook's installation
 // (once; cheap after that). The watcher started by watchForPython calls it.
 void preparePythonStacks();
 
-// At library load: in a Python process, schedule the hook as soon as the interpreter is up.
+// At the process's first CUDA call: in a Python process, schedule the hook as soon as the
+// interpreter is up. Enabled=false (SYNCWATCH_PYTHON=0): no Python call sites at all.
 void watchForPython(bool Enabled);
 
 struct PyCodeName {

@@ -1,7 +1,10 @@
 #include "Config.h"
 
+#include <climits>
 #include <cstdlib>
 #include <string_view>
+
+#include <unistd.h>
 
 namespace syncwatch::runtime {
 namespace {
@@ -58,8 +61,13 @@ KernelTrace parseKernelTrace(const char *Name, KernelTrace Default, std::string 
 
 Config readConfig(std::string &Messages) {
   Config C;
+  char Cwd[PATH_MAX];
+  if (::getcwd(Cwd, sizeof Cwd))
+    C.StartDir = Cwd;
+  else
+    C.StartDir = ".";
   if (const char *Out = env("SYNCWATCH_OUT"))
-    C.OutDir = Out;
+    C.OutDir = Out[0] == '/' || C.StartDir == "." ? std::string(Out) : C.StartDir + "/" + Out;
   C.ThresholdNs = parsePositive("SYNCWATCH_THRESHOLD_MS", C.ThresholdNs, 1e6, Messages);
   C.Record = parseBool("SYNCWATCH_RECORD", C.Record, Messages);
   C.Kernels = parseKernelTrace("SYNCWATCH_KERNELS", C.Kernels, Messages);

@@ -11,7 +11,9 @@ namespace syncwatch::runtime {
 enum class KernelTrace { Off, Auto, Always };
 
 struct Config {
-  std::string OutDir;                 // SYNCWATCH_OUT: where JSON/SARIF (and recordings) go
+  std::string OutDir;                 // SYNCWATCH_OUT: where JSON/SARIF (and recordings) go,
+                                      // made absolute at start (the program may chdir)
+  std::string StartDir;               // the working directory at start: the trace's default
   std::uint64_t ThresholdNs = 1'000'000;  // SYNCWATCH_THRESHOLD_MS (default 1)
   bool Record = false;                // SYNCWATCH_RECORD=1: also write the raw event stream
   KernelTrace Kernels = KernelTrace::Auto;  // SYNCWATCH_KERNELS=auto|1|0
@@ -23,7 +25,8 @@ struct Config {
   std::string ProfilePath;            // SYNCWATCH_PROFILE: a `syncwatch calibrate` profile
 };
 
-// Reads the environment; Messages receives one line per rejected value.
+// Reads the environment; Messages receives one line per rejected value. Uses getenv and
+// getcwd only: it runs at library load.
 Config readConfig(std::string &Messages);
 
 } // namespace syncwatch::runtime

@@ -1,12 +1,13 @@
 #include "Recorder.h"
 
+#include "Stderr.h"
+
 #include "syncwatch/report.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
-#include <iostream>
 #include <sstream>
 
 namespace syncwatch::runtime {
@@ -16,7 +17,7 @@ Recorder::Recorder(const Config &C)
   // Read at start-up, so a bad file is said before the program's own output, once.
   std::string Error;
   if (!Cfg.ProfilePath.empty() && !readCalibrationProfile(Cfg.ProfilePath, Profile, Error))
-    std::cerr << "syncwatch: SYNCWATCH_PROFILE: " << Error << "; the report will not include a profile\n";
+    writeStderr("syncwatch: SYNCWATCH_PROFILE: " + Error + "; the report will not include a profile\n");
   if (Cfg.Trace) {
     Trace = std::make_unique<TraceBuilder>(TraceOptions{Cfg.TraceEvents, static_cast<std::uint64_t>(::getpid()), processName()});
     Analysis.onOccurrence([this](const Occurrence &O) { Trace->addOccurrence(O); });
@@ -25,9 +26,13 @@ Recorder::Recorder(const Config &C)
 
 // SYNCWATCH_RECORD=1 keeps every event as it arrives (unbounded by design: a recording is
 // for short reproductions); the analysis itself only ever holds one window.
-void Recorder::addCall(ApiCall Call, const RawStack &Stack) {
+// After finish() (exit() called on one thread while others still make CUDA calls, or the
+// program's own static destructors freeing memory) events are dropped: the report is out.
+void Recorder::addCall(ApiCall Call, const RawStack *Stack) {
   std::lock_guard<std::mutex> L(M);
-  Call.Site = Sites.intern(Stack);
+  if (Finished)
+    return;
+  Call.Site = Stack ? Sites.intern(*Stack) : 0;
   if (Cfg.Record)
     Recorded.Calls.push_back(Call);
   if (Trace)
@@ -37,6 +42,8 @@ void Recorder::addCall(ApiCall Call, const RawStack &Stack) {
 
 void Recorder::addWork(std::vector<GpuWork> Work) {
   std::lock_guard<std::mutex> L(M);
+  if (Finished)
+    return;
   if (Cfg.Record)
     Recorded.Work.insert(Recorded.Work.end(), Work.begin(), Work.end());
   for (GpuWork &W : Work) {
@@ -49,6 +56,8 @@ void Recorder::addWork(std::vector<GpuWork> Work) {
 
 void Recorder::addStream(const StreamInfo &S) {
   std::lock_guard<std::mutex> L(M);
+  if (Finished)
+    return;
   if (Cfg.Record)
     Recorded.Streams.push_back(S);
   if (Trace)
@@ -107,7 +116,8 @@ void Recorder::finish(const char *Why) {
   R.FilesAnalyzed = 0;
 
   std::string Pid = std::to_string(::getpid());
-  std::ostream &Err = std::cerr;
+  // Composed in memory and written with write(2): see Stderr.h.
+  std::ostringstream Err;
   if (!Cfg.Quiet) {
     Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
@@ -116,34 +126,41 @@ void Recorder::finish(const char *Why) {
     if (!Profile.Path.empty())
       Err << "syncwatch: calibration profile " << Profile.Path << " (" << Profile.Device << ")\n";
   }
-  // The trace goes to SYNCWATCH_OUT, or to the working directory when there is none.
+  writeStderr(Err.str());
+  Err.str("");
+  // The trace goes to SYNCWATCH_OUT, or to the directory the process started in.
   if (Trace)
-    writeTrace(Cfg.OutDir.empty() ? "." : Cfg.OutDir, Err);
-  if (Cfg.OutDir.empty())
+    writeTrace(Cfg.OutDir.empty() ? Cfg.StartDir : Cfg.OutDir, Err);
+  if (Cfg.OutDir.empty()) {
+    writeStderr(Err.str());
     return;
+  }
   if (!writable(Cfg.OutDir)) {
-    Err << "syncwatch: cannot write to SYNCWATCH_OUT='" << Cfg.OutDir
-        << "'; the report is on stderr only\n";
+    Err << "syncwatch: cannot write to SYNCWATCH_OUT='" << Cfg.OutDir << "'; the report is on stderr only\n";
     if (Cfg.Quiet)
       writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
+    writeStderr(Err.str());
     return;
   }
   std::string Base = Cfg.OutDir + "/syncwatch-" + Pid;
-  {
-    std::ofstream J(Base + ".json");
-    writeJson(J, R);
-  }
-  {
-    std::ofstream S(Base + ".sarif");
-    writeSarif(S, R);
-  }
-  if (Cfg.Record) {
-    std::ofstream E(Base + ".swrec");
-    writeEventLog(E, Recorded);
-  }
-  if (!Cfg.Quiet)
+  std::vector<std::string> Failed;
+  auto Write = [&](const std::string &Path, auto &&Body) {
+    std::ofstream F(Path);
+    Body(F);
+    F.close();
+    if (!F)
+      Failed.push_back(Path);
+  };
+  Write(Base + ".json", [&](std::ostream &O) { writeJson(O, R); });
+  Write(Base + ".sarif", [&](std::ostream &O) { writeSarif(O, R); });
+  if (Cfg.Record)
+    Write(Base + ".swrec", [&](std::ostream &O) { writeEventLog(O, Recorded); });
+  for (const std::string &F : Failed)
+    Err << "syncwatch: writing '" << F << "' failed (disk full?); the findings are on stderr above\n";
+  if (!Cfg.Quiet && Failed.empty())
     Err << "syncwatch: report written to " << Base << ".json and .sarif"
         << (Cfg.Record ? " (events: " + Base + ".swrec)" : std::string()) << "\n";
+  writeStderr(Err.str());
 }
 
 void Recorder::writeTrace(const std::string &Dir, std::ostream &Err) {

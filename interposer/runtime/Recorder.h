@@ -20,7 +20,8 @@ class Recorder {
 public:
   explicit Recorder(const Config &C);
 
-  void addCall(ApiCall Call, const RawStack &Stack);
+  // Stack: null for a call whose site no rule can need (a fast explicit sync, say).
+  void addCall(ApiCall Call, const RawStack *Stack);
   void addWork(std::vector<GpuWork> Work);
   void addStream(const StreamInfo &S);
   // Kernel activity records exist from this CUPTI time on (UINT64_MAX: not traced).

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""LD_PRELOAD=libsyncwatch.so must never change what a program does.
+
+Runs each program below with and without the preloaded library, also with bad SYNCWATCH_*
+values, and requires the same stdout bytes and the same exit status. Stderr may differ only
+by lines that start with 'syncwatch: ': none at all for a process that never touched CUDA
+(a shell, ls, python3), at most the one 'syncwatch: not active: ...' line for a CUDA
+program on a machine where CUPTI cannot run, and syncwatch's report lines for a CUDA
+program on a GPU. Runs in CI (no GPU, GCC 12's libstdc++) and on the GPU machine.
+
+  preload_test.py LIBSYNCWATCH PROGRAM_DIR [NVCC]
+PROGRAM_DIR holds the built fork_exec and iostream_static_thread; NVCC (optional) builds
+tests/preload/cuda_static.cu with nvcc's default static cudart.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+lib, progs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+nvcc = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
+gpu = os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl")
+
+work = tempfile.mkdtemp(prefix="syncwatch-preload-")
+cases = [
+    ("shell", ["/bin/sh", "-c", "echo shell; ls / >/dev/null; (exit 7)"]),
+    ("shell exit code", ["/bin/sh", "-c", "exit 7"]),
+    ("ls", ["ls", "-la", "/"]),
+    ("C fork and exec", [os.path.join(progs, "fork_exec")]),
+    ("C++ iostreams, static constructor, thread", [os.path.join(progs, "iostream_static_thread")]),
+    ("C++ exit() from a thread", [os.path.join(progs, "iostream_static_thread"), "exit-from-thread"]),
+    ("python3 with subprocesses and fork", [sys.executable, os.path.join(here, "preload", "python_subprocess.py")]),
+    ("python3 print", [sys.executable, "-c", "print(1)"]),
+]
+cuda_case = None
+if nvcc:
+    exe = os.path.join(work, "cuda_static")
+    r = subprocess.run([nvcc, "-O2", "-o", exe, os.path.join(here, "preload", "cuda_static.cu")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print("FAIL: nvcc could not build cuda_static.cu:\n" + r.stderr)
+        sys.exit(1)
+    cuda_case = "nvcc-built CUDA program (static cudart)"
+    cases.append((cuda_case, [exe]))
+else:
+    print("note: no nvcc given: the nvcc-built program is not tested")
+
+clean_env = {k: v for k, v in os.environ.items() if not k.startswith("SYNCWATCH_") and k != "LD_PRELOAD"}
+bad_values = {
+    "SYNCWATCH_THRESHOLD_MS": "fast",
+    "SYNCWATCH_KERNELS": "sometimes",
+    "SYNCWATCH_WINDOW": "-5",
+    "SYNCWATCH_RECORD": "maybe",
+    "SYNCWATCH_OUT": "/nonexistent/syncwatch/reports",
+    "SYNCWATCH_PROFILE": "/nonexistent/profile.json",
+}
+variants = [("", {}), (" + bad SYNCWATCH_* values", bad_values)]
+
+
+def run(argv, env):
+    return subprocess.run(argv, env=env, capture_output=True, timeout=120, cwd=work)
+
+
+failures = 0
+for name, argv in cases:
+    for suffix, extra in variants:
+        env = dict(clean_env, **extra)
+        base = run(argv, env)
+        pre = run(argv, dict(env, LD_PRELOAD=lib))
+        label = name + suffix
+        problems = []
+        if pre.returncode != base.returncode:
+            problems.append(f"exit status {pre.returncode}, without syncwatch {base.returncode}")
+        if pre.stdout != base.stdout:
+            problems.append("stdout differs:\n--- without\n%s--- with\n%s" % (base.stdout.decode(errors="replace"),
+                                                                              pre.stdout.decode(errors="replace")))
+        ours = [l for l in pre.stderr.decode(errors="replace").splitlines(True) if l.startswith("syncwatch: ")]
+        rest = [l for l in pre.stderr.decode(errors="replace").splitlines(True) if not l.startswith("syncwatch: ")]
+        if "".join(rest) != base.stderr.decode(errors="replace"):
+            problems.append("stderr differs beyond syncwatch's lines:\n--- without\n%s--- with\n%s" %
+                            (base.stderr.decode(errors="replace"), pre.stderr.decode(errors="replace")))
+        is_cuda = name == cuda_case
+        if is_cuda and gpu:
+            allowed = None  # the report itself
+        elif is_cuda:
+            allowed = 1 + len(extra)  # 'not active', and one line per bad value
+        else:
+            allowed = 0
+        if allowed is not None and len(ours) > allowed:
+            problems.append("stderr gained %d syncwatch line(s), at most %d allowed:\n%s" %
+                            (len(ours), allowed, "".join(ours)))
+        if problems:
+            failures += 1
+            print(f"FAIL {label}: " + "\n  ".join(problems))
+        else:
+            print(f"ok   {label}: exit {pre.returncode}, {len(pre.stdout)} stdout bytes identical"
+                  + (f", stderr +{len(ours)} syncwatch line(s)" if ours else ""))
+            for l in ours:
+                print("       " + l.rstrip())
+
+shutil.rmtree(work, ignore_errors=True)
+print(f"{failures} failure(s) over {len(cases) * len(variants)} runs" + (" (GPU present)" if gpu else " (no GPU)"))
+sys.exit(1 if failures else 0)
