@@ -493,3 +493,94 @@ TEST(CalibrationProfile, SaysWhyAFileIsNoProfile) {
   EXPECT_FALSE(readCalibrationProfile(Sarif, P, Error));
   EXPECT_NE(Error.find("is not JSON"), std::string::npos) << Error;
 }
+
+// HeCBench streamCreateCopyDestroy's main.cu:75 came out as two findings, one per stack
+// that ends at that line (the loop's copies, and one more copy reached another way, each
+// followed by a synchronize): one finding, the stacks' shares as evidence.
+TEST(Engine, StacksThatEndAtOneLineAreOneFinding) {
+  Stream S;
+  S.Log.Sites[4] = {"main", "/src/main.cu", 75};
+  S.Log.Sites[5] = {"main", "/src/main.cu", 75};  // another stack, same line
+  std::uint32_t Corr = 1;
+  std::uint64_t T = 0;
+  for (int I = 0; I < 6; ++I, T += 100)  // the loop's pageable copies
+    S.call(Corr, "cudaMemcpyAsync", T, T + 50, 4).copy(Corr, 13, T + 10, T + 60, 1, MemoryKind::Pageable, MemoryKind::Device, true), ++Corr;
+  for (int I = 0; I < 2; ++I, T += 100) {  // copies followed at once by a synchronize
+    S.call(Corr, "cudaMemcpyAsync", T, T + 40, 5).copy(Corr, 13, T + 5, T + 45, 1, MemoryKind::Pageable, MemoryKind::Device, true), ++Corr;
+    S.call(Corr++, "cudaStreamSynchronize", T + 41, T + 42, 3);
+  }
+  auto F = S.run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.Line, 75u);
+  auto Ev = [&](const char *K) {
+    for (auto &[Key, V] : F[0].Evidence)
+      if (Key == K)
+        return V;
+    return std::string();
+  };
+  EXPECT_EQ(Ev("count"), "8");
+  EXPECT_EQ(Ev("stacks"), "2");
+  EXPECT_NE(Ev("variants").find("6 x 300 us"), std::string::npos) << Ev("variants");
+  EXPECT_NE(Ev("variants").find("2 x 80 us, each followed at once by 'cudaStreamSynchronize'"), std::string::npos)
+      << Ev("variants");
+  EXPECT_EQ(F[0].Level, Severity::Warning);  // eight times: a hot path
+}
+
+// A release build has no line table: the site is module and function+offset (line 0), and
+// the finding says so and how to get lines.
+TEST(Engine, ReleaseBuildSitesNameModuleFunctionAndOffset) {
+  Stream S;
+  S.Log.Sites[6] = {"streamOrderedAllocation+0x1a4", "/opt/app/streamOrderedAllocation", 0};
+  auto F = S.kernel(1, 13, 0, 20'000).call(2, "cudaFree", 10, 20'010, 6).run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.File, "/opt/app/streamOrderedAllocation");
+  EXPECT_EQ(F[0].Where.Line, 0u);
+  EXPECT_NE(F[0].Message.find("'cudaFree' in streamOrderedAllocation+0x1a4 cost"), std::string::npos) << F[0].Message;
+  EXPECT_NE(F[0].Message.find("build with -lineinfo"), std::string::npos);
+  bool Symbol = false;
+  for (auto &[K, V] : F[0].Evidence)
+    Symbol = Symbol || (K == "callSite" && V == "symbol");
+  EXPECT_TRUE(Symbol);
+}
+
+// A synchronous cudaMemcpy at start-up that waited only for its own transfer (a HecBench
+// benchmark's one 16 MB upload, 2.6 ms) is the cost of a synchronous API: a note with the
+// time. Waiting for other work first, or repeating, makes it a warning.
+TEST(Engine, WaitingForItsOwnWorkOnlyIsANoteUnlessHot) {
+  Stream Upload;
+  Upload.call(1, "cudaMemcpy", 0, 2'600, 3).copy(1, 7, 5, 2'590, 1, MemoryKind::Pageable, MemoryKind::Device, false);
+  Upload.call(2, "cudaLaunchKernel", 2'700, 2'710, 3).call(3, "cudaDeviceSynchronize", 2'720, 100'000, 3);
+  auto F = Upload.run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-sync-memcpy");
+  EXPECT_EQ(F[0].Level, Severity::Note);
+  EXPECT_NE(F[0].Message.find("waited for its own memcpy HtoD of 64 MB only"), std::string::npos) << F[0].Message;
+  EXPECT_NE(F[0].Message.find("2.6 ms"), std::string::npos);
+
+  // The same copy issued while a blocking stream's kernel ran: it waited for that first.
+  Stream Held;
+  Held.call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 15, 6, 20'000);
+  Held.call(2, "cudaMemcpy", 10, 22'600, 3).copy(2, 7, 20'005, 22'590, 1, MemoryKind::Pageable, MemoryKind::Device, false);
+  Held.call(3, "cudaDeviceSynchronize", 22'700, 200'000, 2);
+  auto G = Held.run();
+  ASSERT_FALSE(G.empty());
+  auto Copy = std::find_if(G.begin(), G.end(), [](const Finding &X) { return X.Rule == "syncwatch-sync-memcpy"; });
+  ASSERT_NE(Copy, G.end());
+  EXPECT_EQ(Copy->Level, Severity::Warning);
+
+  // Two uploads from one line: a loop, a warning.
+  Stream Twice;
+  Twice.call(1, "cudaMemcpy", 0, 2'600, 3).copy(1, 7, 5, 2'590, 1, MemoryKind::Pageable, MemoryKind::Device, false);
+  Twice.call(2, "cudaMemcpy", 3'000, 5'600, 3).copy(2, 7, 3'005, 5'590, 1, MemoryKind::Pageable, MemoryKind::Device, false);
+  Twice.call(3, "cudaDeviceSynchronize", 5'700, 100'000, 2);
+  auto H = Twice.run();
+  ASSERT_EQ(H.size(), 1u);
+  EXPECT_EQ(H[0].Level, Severity::Warning);
+
+  // A single upload that is most of the run: a warning.
+  Stream Big;
+  Big.call(1, "cudaMemcpy", 0, 2'600, 3).copy(1, 7, 5, 2'590, 1, MemoryKind::Pageable, MemoryKind::Device, false);
+  auto B = Big.run();
+  ASSERT_EQ(B.size(), 1u);
+  EXPECT_EQ(B[0].Level, Severity::Warning);
+}

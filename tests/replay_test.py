@@ -5,6 +5,10 @@
     ! <file basename>:<line>           a line that must have no finding
     !rule <rule>                       no finding of that rule at all
     message <rule> <text>              a finding of that rule whose message has <text>
+    level <rule> <file>:<line> <severity>  that finding's severity (warning or note)
+    evidence <rule> <file>:<line> <key> <text>  its evidence <key> contains <text>
+Every recording: at most one finding per (rule, file, line) - stacks that end at one line
+are one finding.
 Each recording is also replayed the way libsyncwatch.so meets it on a long run - through
 small bounded windows, GPU records arriving late - and must give the same findings.
 Usage: replay_test.py <syncwatch> <test_inputs/runtime>"""
@@ -47,8 +51,17 @@ for rec in recs:
         print(f"FAIL {rec}: {e}")
         failed += 1
         continue
-    found = {(f["rule"], os.path.basename(f["location"]["file"]), f["location"]["line"])
-             for f in findings}
+    keys = [(f["rule"], os.path.basename(f["location"]["file"]), f["location"]["line"]) for f in findings]
+    found = set(keys)
+    ok = len(found) == len(keys)
+    print(("ok  " if ok else "FAIL") + f" {rec}: one finding per (rule, line)"
+          + ("" if ok else ": " + str(sorted(k for k in found if keys.count(k) > 1))))
+    passed += ok
+    failed += not ok
+    def finding_at(rule, loc):
+        base, ln = loc.rsplit(":", 1)
+        return next((f for f in findings if f["rule"] == rule and os.path.basename(f["location"]["file"]) == base
+                     and f["location"]["line"] == int(ln)), None)
     at = {(b, l) for _, b, l in found}
     with open(os.path.join(folder, rec[:-6] + ".expect")) as fh:
         for line in fh:
@@ -58,6 +71,14 @@ for rec in recs:
             if line.startswith("message "):
                 _, rule, text = line.split(None, 2)
                 ok = any(f["rule"] == rule and text in f["message"] for f in findings)
+            elif line.startswith("level "):
+                _, rule, loc, level = line.split()
+                f = finding_at(rule, loc)
+                ok = f is not None and f["severity"] == level
+            elif line.startswith("evidence "):
+                _, rule, loc, key, text = line.split(None, 4)
+                f = finding_at(rule, loc)
+                ok = f is not None and text in dict(f["evidence"]).get(key, "")
             elif line.startswith("!rule"):
                 rule = line.split()[1]
                 ok = all(r != rule for r, _, _ in found)

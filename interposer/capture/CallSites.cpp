@@ -5,6 +5,7 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,19 @@ std::uint32_t SiteTable::intern(const RawStack &S) {
 }
 
 namespace {
+
+// dladdr names the main program as it was started (argv[0], maybe relative to a working
+// directory the program has left since): its real path is /proc/self/exe.
+const char *modulePath(const char *Name) {
+  if (Name && Name[0] == '/')
+    return Name;
+  static const char *Exe = [] {
+    char Buf[4096];
+    ssize_t N = ::readlink("/proc/self/exe", Buf, sizeof Buf - 1);
+    return N > 0 ? strdup(std::string(Buf, static_cast<std::size_t>(N)).c_str()) : nullptr;
+  }();
+  return Exe ? Exe : Name;
+}
 
 // Modules whose frames are never the user's call site.
 bool isVendorModule(const char *Path) {
@@ -171,7 +185,8 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
     if (!dladdr(S.Frames[I], &Info) || isVendorModule(Info.dli_fname))
       continue;
     std::uintptr_t Pc = reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1;
-    Frames.push_back({Info.dli_fname, elfIsFixedAddress(Info.dli_fname)
+    const char *Module = modulePath(Info.dli_fname);
+    Frames.push_back({Module, elfIsFixedAddress(Module)
                                           ? Pc
                                           : Pc - reinterpret_cast<std::uintptr_t>(Info.dli_fbase)});
   }

@@ -21,7 +21,7 @@ std::string formatDuration(std::uint64_t Ns) {
 }
 
 SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause,
-                              const GpuWork *Waited) {
+                              const GpuWork *Waited, bool OwnWorkOnly) {
   if (Observer)
     Observer({Rule, &Call, Waited, Cost, &Cause});
   SiteAggregate &A = Aggregates[{Rule, Call.Site}];
@@ -29,6 +29,7 @@ SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Co
   A.Site = Call.Site;
   A.Api = std::string(Call.Api);
   ++A.Count;
+  A.OwnWorkOnly += OwnWorkOnly;
   A.TotalNs += Cost;
   if (Cost >= A.MaxNs) {
     A.MaxNs = Cost;
@@ -63,11 +64,16 @@ struct Engine::WindowIndex {
   std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;  // in-scope calls only
   std::vector<const GpuWork *> ByEnd, ByStart;
   std::vector<const ApiCall *> NextOnThread;  // per call: the same thread's next call
+  std::unordered_map<std::uint32_t, std::uint64_t> FirstStartOf;  // a call's own work's first start
   WindowIndex(const EventLog &W, std::size_t Scope) : InScope(std::min(Scope, W.Calls.size())) {
     for (std::size_t I = 0; I < InScope; ++I)
       ByCorrelation[W.Calls[I].Correlation] = &W.Calls[I];
-    for (const GpuWork &G : W.Work)
+    for (const GpuWork &G : W.Work) {
       ByEnd.push_back(&G);
+      auto [It, New] = FirstStartOf.try_emplace(G.Correlation, G.Start);
+      if (!New)
+        It->second = std::min(It->second, G.Start);
+    }
     ByStart = ByEnd;
     std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
     std::sort(ByStart.begin(), ByStart.end(), [](const GpuWork *A, const GpuWork *B) { return A->Start < B->Start; });
@@ -83,6 +89,24 @@ struct Engine::WindowIndex {
     }
   }
   const ApiCall *next(const EventLog &W, const ApiCall &C) const { return NextOnThread[&C - W.Calls.data()]; }
+
+  // Whether C waited for nothing but its own GPU work: its work started as soon as it
+  // was issued, or no other work ended between its entry and its work's start. False
+  // when C issued no recorded work.
+  bool ownWorkOnly(const ApiCall &C, std::uint64_t SlackNs) const {
+    auto Own = FirstStartOf.find(C.Correlation);
+    if (Own == FirstStartOf.end())
+      return false;
+    std::uint64_t Start = Own->second;
+    if (Start <= C.Enter + SlackNs)
+      return true;
+    auto It = std::lower_bound(ByEnd.begin(), ByEnd.end(), C.Enter,
+                               [](const GpuWork *G, std::uint64_t T) { return G->End < T; });
+    for (; It != ByEnd.end() && (*It)->End <= Start + SlackNs; ++It)
+      if ((*It)->Correlation != C.Correlation)
+        return false;
+    return true;
+  }
 };
 
 static bool isDeviceWide(const ApiInfo &Api) {
@@ -136,7 +160,10 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     std::string Cause = "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) +
                         " waiting for " + Last->describe() + " on " + streamLabel(Last->Stream, Streams) +
                         " (" + causeOf(*Api) + ")";
-    record(Api->Rule, C, C.duration(), Cause, Last);
+    bool Own = Last->Correlation == C.Correlation && I.ownWorkOnly(C, Config.SlackNs);
+    if (Own)
+      Cause += "; it waited for its own " + Last->describe() + " only";
+    record(Api->Rule, C, C.duration(), Cause, Last, Own);
   }
 }
 
@@ -154,7 +181,7 @@ void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {
                         G.describe() + " with " +
                         (G.Src == MemoryKind::Pageable ? "a pageable source" : "a pageable destination") +
                         " on " + streamLabel(G.Stream, Streams);
-    SiteAggregate &A = record(RuleId::PageableAsyncCopy, C, C.duration(), Cause, &G);
+    SiteAggregate &A = record(RuleId::PageableAsyncCopy, C, C.duration(), Cause, &G, I.ownWorkOnly(C, Config.SlackNs));
     const ApiCall *Next = I.next(W, C);
     const ApiInfo *NextApi = Next ? findApi(Next->Api) : nullptr;
     if (NextApi && isExplicitSync(*NextApi) && Next->Enter < C.Exit + Config.WaitSlackNs) {
@@ -259,67 +286,155 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
   if (Window.KernelsTracedFrom)
     KernelsTracedFrom = *Window.KernelsTracedFrom;
   WindowIndex Index(Window, InScope);
+  MergedValid = false;
   CallsSeen += Index.InScope;
+  for (std::size_t N = 0; N < Index.InScope; ++N) {
+    FirstEnter = std::min(FirstEnter, Window.Calls[N].Enter);
+    LastExit = std::max(LastExit, Window.Calls[N].Exit);
+  }
   hostWaits(Window, Index);
   pageableCopies(Window, Index);
   serialization(Window, Index);
   priorityInversion(Window, Index);
 }
 
+// The line a user would edit: in a Python process the innermost user Python line, else the
+// native file:line, else (a release build) module and function+offset. Different stacks
+// that end there - a loop's peeled first iteration, one helper inlined twice - are one
+// finding.
+std::string Engine::locationKey(std::uint32_t Site) const {
+  auto It = Sites.find(Site);
+  if (It == Sites.end())
+    return "";
+  const SiteFrame &F = It->second;
+  if (!F.Python.empty())
+    return "py:" + F.Python.front().File + ":" + std::to_string(F.Python.front().Line);
+  if (F.Line)
+    return F.File + ":" + std::to_string(F.Line);
+  return F.File.empty() ? "" : F.File + "!" + F.Function;
+}
+
 // One explicit synchronization is by design; a site that waits again and again is the
 // finding (sync-in-loop).
-static bool isReported(const SiteAggregate &A) { return A.Rule != RuleId::SyncInLoop || A.Count > 1; }
+static bool isReported(const Engine::MergedSite &M) { return M.Total.Rule != RuleId::SyncInLoop || M.Total.Count > 1; }
+
+const std::vector<Engine::MergedSite> &Engine::merged() const {
+  if (MergedValid)
+    return Merged;
+  std::map<std::tuple<RuleId, std::string>, std::size_t> Index;
+  Merged.clear();
+  for (const auto &[Key, A] : Aggregates) {
+    auto [It, New] = Index.try_emplace({A.Rule, locationKey(A.Site)}, Merged.size());
+    if (New)
+      Merged.push_back({A, {&A}});
+    else {
+      MergedSite &M = Merged[It->second];
+      M.Parts.push_back(&A);
+      M.Total.Count += A.Count;
+      M.Total.TotalNs += A.TotalNs;
+      M.Total.FollowedBySync += A.FollowedBySync;
+      M.Total.OwnWorkOnly += A.OwnWorkOnly;
+      if (!A.SyncApi.empty())
+        M.Total.SyncApi = A.SyncApi;
+      if (A.MaxNs > M.Total.MaxNs) {
+        M.Total.MaxNs = A.MaxNs;
+        M.Total.Example = A.Example;
+      }
+    }
+  }
+  for (MergedSite &M : Merged) {
+    // Named by the costliest of its stacks.
+    std::stable_sort(M.Parts.begin(), M.Parts.end(),
+                     [](const SiteAggregate *A, const SiteAggregate *B) { return A->TotalNs > B->TotalNs; });
+    M.Total.Site = M.Parts.front()->Site;
+  }
+  ReportedSites.clear();
+  for (const MergedSite &M : Merged)
+    if (isReported(M))
+      for (const SiteAggregate *A : M.Parts)
+        ReportedSites.insert({A->Rule, A->Site});
+  MergedValid = true;
+  return Merged;
+}
 
 bool Engine::reported(RuleId Rule, std::uint32_t Site) const {
-  auto It = Aggregates.find({Rule, Site});
-  return It != Aggregates.end() && isReported(It->second);
+  merged();
+  return ReportedSites.count({Rule, Site}) != 0;
 }
 
 std::uint64_t Engine::hostTimeLostNs() const {
   std::uint64_t Ns = 0;
-  for (const auto &[Key, A] : Aggregates)
-    if (isReported(A))
-      Ns += A.TotalNs;
+  for (const MergedSite &M : merged())
+    if (isReported(M))
+      Ns += M.Total.TotalNs;
   return Ns;
 }
 
 std::vector<Finding> Engine::findings() const {
-  std::vector<const SiteAggregate *> Order;
-  for (const auto &[Key, A] : Aggregates)
-    if (isReported(A))
-      Order.push_back(&A);
+  std::vector<const MergedSite *> Order;
+  for (const MergedSite &M : merged())
+    if (isReported(M))
+      Order.push_back(&M);
   std::stable_sort(Order.begin(), Order.end(),
-                   [](const SiteAggregate *A, const SiteAggregate *B) { return A->TotalNs > B->TotalNs; });
+                   [](const MergedSite *A, const MergedSite *B) { return A->Total.TotalNs > B->Total.TotalNs; });
   std::vector<Finding> Out;
-  for (const SiteAggregate *A : Order) {
+  for (const MergedSite *MS : Order) {
+    const SiteAggregate *A = &MS->Total;
     Finding F;
     F.Rule = std::string(ruleInfo(A->Rule).Id);
     F.Level = Severity::Warning;
-    std::string PythonStack, NativeSite;
+    // A call that waited for its own work only, once, for a small share of the run, paid
+    // what a synchronous API costs (a start-up upload): a note that gives the time. A hot
+    // path - more than once, or a large share - stays a warning.
+    double Share = runNs() ? static_cast<double>(A->TotalNs) / runNs() : 1.0;
+    bool OwnOnly = A->OwnWorkOnly == A->Count;
+    if (OwnOnly && A->Count == 1 && Share < Config.HotShare)
+      F.Level = Severity::Note;
+    std::string PythonStack, NativeSite, SiteKind = "unknown", Symbol;
     if (auto It = Sites.find(A->Site); It != Sites.end()) {
+      const SiteFrame &S = It->second;
       // In a Python process the user's Python line is the answer; the native frame
       // (often inside libtorch, or the C++ extension the script called) goes to evidence.
-      const SourceFrame &Top = It->second.Python.empty() ? It->second : It->second.Python.front();
-      F.Where.File = Top.File;
-      F.Where.Line = Top.Line;
-      F.Where.Column = Top.Line ? 1 : 0;
-      for (const SourceFrame &P : It->second.Python)
+      if (!S.Python.empty()) {
+        F.Where.File = S.Python.front().File;
+        F.Where.Line = S.Python.front().Line;
+        SiteKind = "python";
+      } else if (S.Line) {
+        F.Where.File = S.File;
+        F.Where.Line = S.Line;
+        SiteKind = "line";
+      } else if (!S.File.empty()) {
+        // A release build: module and function+offset, no line.
+        F.Where.File = S.File;
+        Symbol = S.Function;
+        SiteKind = "symbol";
+      }
+      F.Where.Column = F.Where.Line ? 1 : 0;
+      for (const SourceFrame &P : S.Python)
         PythonStack += (PythonStack.empty() ? "" : " <- ") + P.File + ":" + std::to_string(P.Line) + " (" + P.Function + ")";
-      if (!It->second.File.empty())
-        NativeSite = It->second.File + ":" + std::to_string(It->second.Line) + " (" + It->second.Function + ")";
+      if (!S.File.empty())
+        NativeSite = S.Line ? S.File + ":" + std::to_string(S.Line) + " (" + S.Function + ")" : S.File + " (" + S.Function + ")";
     }
     if (F.Where.File.empty())
       F.Where.File = "<unknown call site>";
     std::string Times = A->Count == 1 ? "once" : std::to_string(A->Count) + " times";
-    F.Message = "'" + A->Api + "' cost " + formatDuration(A->TotalNs) + " over " + Times +
-                " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
-    // Worth a word when it is the pattern (most copies), not when a final synchronize
-    // happened to follow the last copy of a loop.
+    F.Message = "'" + A->Api + "' " + (Symbol.empty() ? "" : "in " + Symbol + " ") + "cost " +
+                formatDuration(A->TotalNs) + " over " + Times + " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
+    if (!Symbol.empty())
+      F.Message += " [no line table: build with -lineinfo (or -g) for file:line]";
     if (!PythonStack.empty())
       F.Message += " [Python: " + PythonStack + "]";
+    // Worth a word when it is the pattern (most copies), not when a final synchronize
+    // happened to follow the last copy of a loop.
     if (A->FollowedBySync && 2 * A->FollowedBySync >= A->Count)
       F.Message += "; " + std::string(A->Count == 1 ? "" : A->FollowedBySync == A->Count ? "each " : std::to_string(A->FollowedBySync) + " ") +
                    "followed at once by '" + A->SyncApi + "' on the same thread (a blocking copy in two calls)";
+    if (F.Level == Severity::Note) {
+      char Pct[16];
+      std::snprintf(Pct, sizeof Pct, "%.1f%%", 100 * Share);
+      F.Message += "; a note, not a warning: it ran once, waited for nothing but its own work, and took " +
+                   std::string(Pct) + " of the run (the cost of a synchronous call, not an implicit synchronization)";
+    }
     if (A->Rule == RuleId::PriorityInversion)  // the launch API's own fix is not the point here
       F.Message += "; issue the urgent work before the bulk work, or split or shrink the lower-priority kernels";
     else if (const ApiInfo *Api = findApi(A->Api))
@@ -330,13 +445,27 @@ std::vector<Finding> Engine::findings() const {
                   {"totalMs", std::to_string(A->TotalNs / 1e6)},
                   {"maxMs", std::to_string(A->MaxNs / 1e6)},
                   {"example", A->Example},
-                  {"function", Site != Sites.end() ? Site->second.Function : ""}};
+                  {"function", Site != Sites.end() ? Site->second.Function : ""},
+                  {"callSite", SiteKind},
+                  {"ownWorkOnly", std::to_string(A->OwnWorkOnly) + " of " + std::to_string(A->Count)}};
     if (!PythonStack.empty()) {
       F.Evidence.push_back({"pythonStack", PythonStack});
       F.Evidence.push_back({"nativeSite", NativeSite});
     }
     if (A->FollowedBySync)
       F.Evidence.push_back({"followedBySync", std::to_string(A->FollowedBySync) + " x " + A->SyncApi});
+    // Stacks that end at the same line: one finding, each stack's share as evidence.
+    if (MS->Parts.size() > 1) {
+      std::string Variants;
+      for (const SiteAggregate *P : MS->Parts) {
+        Variants += (Variants.empty() ? "" : "; ") + std::to_string(P->Count) + " x " + formatDuration(P->TotalNs);
+        if (P->FollowedBySync)
+          Variants += std::string(P->FollowedBySync == P->Count ? ", each" : ", " + std::to_string(P->FollowedBySync)) +
+                      " followed at once by '" + P->SyncApi + "'";
+      }
+      F.Evidence.push_back({"stacks", std::to_string(MS->Parts.size())});
+      F.Evidence.push_back({"variants", Variants});
+    }
     Out.push_back(std::move(F));
   }
   return Out;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace syncwatch::runtime {
@@ -25,6 +26,9 @@ struct EngineConfig {
   std::uint64_t WaitSlackNs = 1'000'000;
   // Work that starts less than this after it was issued was not held.
   std::uint64_t MinHeldNs = 20'000;
+  // A site whose every occurrence waited for its own work only is a warning when it ran
+  // more than once (a hot path) or took at least this share of the run; else a note.
+  double HotShare = 0.05;
 };
 
 // One call site's record for one rule: what syncwatch reports.
@@ -38,6 +42,9 @@ struct SiteAggregate {
   // blocking .to("cpu"): a cudaMemcpyAsync then a cudaStreamSynchronize).
   std::uint64_t FollowedBySync = 0;
   std::string SyncApi;
+  // Occurrences that waited for nothing but their own GPU work (a synchronous cudaMemcpy
+  // of its own 16 MB): the cost of a synchronous API, not an implicit synchronization.
+  std::uint64_t OwnWorkOnly = 0;
 };
 
 // One judged occurrence (before aggregation), for the trace: the call, the GPU work it
@@ -59,13 +66,16 @@ public:
   // next window (see EventWindow). Call sites and stream flags accumulate across windows.
   void consume(const EventLog &Window, std::size_t InScope = SIZE_MAX);
 
-  // Findings aggregated per (rule, call site), longest total first. Explicit
+  // Findings aggregated per (rule, call site), longest total first: stacks that end at the
+  // same source line are one finding, their shares in its evidence ("variants"). Explicit
   // synchronizations are reported only when a site waited more than once (in a loop).
   std::vector<Finding> findings() const;
   const std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> &aggregates() const {
     return Aggregates;
   }
   std::uint64_t callsSeen() const { return CallsSeen; }
+  // From the first call's entry to the last call's exit.
+  std::uint64_t runNs() const { return LastExit > FirstEnter ? LastExit - FirstEnter : 0; }
   // Kernel records exist from this time on (0: all traced; UINT64_MAX: none).
   std::uint64_t kernelsTracedFrom() const { return KernelsTracedFrom; }
   // Whether findings() reports this (rule, call site).
@@ -76,9 +86,17 @@ public:
   void onOccurrence(std::function<void(const Occurrence &)> F) { Observer = std::move(F); }
   const std::map<std::uint32_t, StreamInfo> &streams() const { return Streams; }
 
+  // The aggregates of one (rule, source location), summed in Total.
+  struct MergedSite {
+    SiteAggregate Total;
+    std::vector<const SiteAggregate *> Parts;  // costliest first
+  };
+
 private:
+  std::string locationKey(std::uint32_t Site) const;
+  const std::vector<MergedSite> &merged() const;  // cached until the next consume()
   SiteAggregate &record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause,
-                        const GpuWork *Waited = nullptr);
+                        const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
   struct WindowIndex;  // one window's lookups, built once per window in consume()
   void hostWaits(const EventLog &W, const WindowIndex &I);
   void pageableCopies(const EventLog &W, const WindowIndex &I);
@@ -90,8 +108,12 @@ private:
   std::map<std::uint32_t, SiteFrame> Sites;
   std::map<std::uint32_t, StreamInfo> Streams;
   std::uint64_t CallsSeen = 0;
+  std::uint64_t FirstEnter = UINT64_MAX, LastExit = 0;
   std::uint64_t KernelsTracedFrom = 0;
   std::function<void(const Occurrence &)> Observer;
+  mutable std::vector<MergedSite> Merged;
+  mutable std::set<std::tuple<RuleId, std::uint32_t>> ReportedSites;
+  mutable bool MergedValid = false;
 };
 
 std::string formatDuration(std::uint64_t Ns);
