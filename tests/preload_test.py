@@ -100,6 +100,17 @@ for name, argv in cases:
             for l in ours:
                 print("       " + l.rstrip())
 
+# `syncwatch run` keeps the program's exit code and says where reports really went.
+tool = os.path.join(os.path.dirname(lib), "syncwatch")
+if os.path.exists(tool):
+    for out, expect in (("/proc/syncwatch-cannot-create", "cannot write reports to '/proc/syncwatch-cannot-create'"),
+                        (os.path.join(work, "reports"), "no process of the run made a CUDA call")):
+        r = subprocess.run([tool, "run", "--out", out, "--", "/bin/sh", "-c", "echo run; exit 5"],
+                           capture_output=True, text=True, env=clean_env, timeout=60)
+        ok = r.returncode == 5 and r.stdout == "run\n" and expect in r.stderr and "reports in" not in r.stderr
+        print(("ok   " if ok else "FAIL ") + f"syncwatch run --out {out}: exit {r.returncode}; " + r.stderr.strip().replace("\n", " | "))
+        failures += not ok
+
 shutil.rmtree(work, ignore_errors=True)
 print(f"{failures} failure(s) over {len(cases) * len(variants)} runs" + (" (GPU present)" if gpu else " (no GPU)"))
 sys.exit(1 if failures else 0)

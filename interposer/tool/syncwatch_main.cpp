@@ -17,11 +17,14 @@
 
 #include "syncwatch/report.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -209,7 +212,21 @@ int run(const std::vector<std::string> &Args) {
     std::cerr << "syncwatch: error: " << Lib << " not found (build with -DSYNCWATCH_BUILD_INTERPOSER=ON)\n";
     return 2;
   }
+  // Reports go where the library can write them; say before the run when that is not Out,
+  // and after it, where they really went.
   mkdir(Out.c_str(), 0755);
+  char AbsOut[PATH_MAX];
+  if (realpath(Out.c_str(), AbsOut))
+    Out = AbsOut;
+  struct stat St;
+  std::string Unwritable;
+  if (stat(Out.c_str(), &St) != 0 || !S_ISDIR(St.st_mode))
+    Unwritable = "it is not a directory that can be created";
+  else if (access(Out.c_str(), W_OK) != 0)
+    Unwritable = "it is not writable";
+  if (!Unwritable.empty())
+    std::cerr << "syncwatch: warning: cannot write reports to '" << Out << "' (" << Unwritable
+              << "); findings will be on stderr only\n";
   const char *Old = std::getenv("LD_PRELOAD");
   std::string Preload = Lib + (Old && *Old ? std::string(":") + Old : "");
   setenv("LD_PRELOAD", Preload.c_str(), 1);
@@ -229,6 +246,7 @@ int run(const std::vector<std::string> &Args) {
     char Abs[PATH_MAX];
     setenv("SYNCWATCH_PROFILE", realpath(Profile.c_str(), Abs) ? Abs : Profile.c_str(), 1);
   }
+  std::time_t Began = std::time(nullptr);
   pid_t Pid = fork();
   if (Pid == 0) {
     execvp(Cmd[0], Cmd.data());
@@ -237,7 +255,31 @@ int run(const std::vector<std::string> &Args) {
   }
   int Status = 0;
   waitpid(Pid, &Status, 0);
-  std::cerr << "syncwatch: reports in " << Out << "/syncwatch-" << Pid << ".{json,sarif}\n";
+  // Every process of the run (torchrun's workers, a shell's children) writes its own.
+  std::vector<std::string> Reports;
+  if (Unwritable.empty())
+    if (DIR *D = opendir(Out.c_str())) {
+      while (dirent *E = readdir(D)) {
+        std::string Name = E->d_name;
+        struct stat F;
+        if (Name.rfind("syncwatch-", 0) == 0 && Name.size() > 15 && Name.compare(Name.size() - 5, 5, ".json") == 0 &&
+            stat((Out + "/" + Name).c_str(), &F) == 0 && F.st_mtime >= Began)
+          Reports.push_back(Name.substr(0, Name.size() - 5));
+      }
+      closedir(D);
+    }
+  std::sort(Reports.begin(), Reports.end());
+  if (!Unwritable.empty())
+    std::cerr << "syncwatch: no report written to '" << Out << "' (" << Unwritable << "); the findings are on stderr above\n";
+  else if (Reports.empty())
+    std::cerr << "syncwatch: no report written to '" << Out
+              << "': no process of the run made a CUDA call that syncwatch saw\n";
+  else {
+    std::cerr << "syncwatch: " << Reports.size() << " report(s) in " << Out << ":";
+    for (const std::string &R : Reports)
+      std::cerr << " " << R << ".{json,sarif}";
+    std::cerr << "\n";
+  }
   if (WIFEXITED(Status))
     return WEXITSTATUS(Status);
   return 128 + WTERMSIG(Status);
