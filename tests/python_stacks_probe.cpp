@@ -4,6 +4,7 @@
 #include "../interposer/capture/PythonStacks.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 extern "C" __attribute__((visibility("default"))) int syncwatch_probe(char *Buf, int Len) {
@@ -20,4 +21,11 @@ extern "C" __attribute__((visibility("default"))) int syncwatch_probe(char *Buf,
   }
   std::snprintf(Buf, static_cast<std::size_t>(Len), "%s", Out.c_str());
   return N;
+}
+
+// Preloaded (LD_PRELOAD=this module, SYNCWATCH_PROBE_PRELOAD=1), it starts the way
+// libsyncwatch.so does: before the interpreter is initialized.
+__attribute__((constructor)) static void startLikeThePreloadedLibrary() {
+  if (const char *P = std::getenv("SYNCWATCH_PROBE_PRELOAD"); P && *P == '1')
+    syncwatch::runtime::watchForPython(true);
 }

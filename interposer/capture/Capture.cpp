@@ -83,7 +83,6 @@ std::atomic<bool> KernelsOn{false};
 std::atomic<std::uint64_t> KernelsOnSince{UINT64_MAX};  // CUPTI time; 0: from the start
 
 void installSignalHandlers();
-void startPythonWatch();
 
 // The Recorder, created at the first CUDA event, on the thread that made it.
 Recorder &recorder() {
@@ -92,7 +91,6 @@ Recorder &recorder() {
     TheRecorder = new Recorder(Start->Cfg);
     TheRecorder->kernelsTracedFrom(KernelsOnSince.load());
     installSignalHandlers();
-    startPythonWatch();
   });
   return *TheRecorder;
 }
@@ -133,10 +131,18 @@ std::uint64_t threadId() {
   return Tid;
 }
 
+void startActivity();
+std::atomic<bool> ActivityOn{false};
+
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   if (InForkedChild.load(std::memory_order_relaxed))
     return;
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
+  if (!ActivityOn.load(std::memory_order_relaxed))
+    startActivity();
+  // cuInit is enabled only to start activity collection: no rule is about it.
+  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API && Id == CUPTI_DRIVER_TRACE_CBID_cuInit)
+    return;
   if (Cb->callbackSite == CUPTI_API_ENTER) {
     if (Thread.Depth++ > 0)
       return;
@@ -387,7 +393,29 @@ void installSignalHandlers() {
     sigaction(SIGTERM, &A, nullptr);
 }
 
-void startPythonWatch() { watchForPython(Start->Cfg.Python); }
+// Activity collection starts at the process's first CUDA call - cuInit, which the runtime
+// calls before anything else - not at load: CUPTI's activity API starts worker threads,
+// and a process that never uses CUDA (a shell, pip, python3 before `import torch`) must
+// not gain threads (Python 3.12 warns at fork() in a multi-threaded process). The driver
+// is loaded by then; its queries are looked up, not linked, so that libsyncwatch.so loads
+// on machines without a driver.
+std::once_flag ActivityOnce;
+void startActivity() {
+  std::call_once(ActivityOnce, [] {
+    bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
+    cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    cuptiActivityFlushPeriod(FlushPeriodMs);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+    if (KernelMode == KernelTrace::Always) {
+      KernelsOn.store(true);
+      KernelsOnSince.store(0);
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    }
+    ActivityOn.store(true);
+  });
+}
 
 void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, CUpti_CallbackId Count,
                       std::vector<CallbackInfo> &Ids, bool DeferLaunches) {
@@ -442,21 +470,11 @@ void start() {
   enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, !Floor);
   if (Floor)
     return;
-  // The driver is loaded by now (CUPTI needs it); looked up, not linked, so that
-  // libsyncwatch.so loads on machines without a driver.
-  bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
-  cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
-  cuptiActivityFlushPeriod(FlushPeriodMs);
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+  cuptiEnableCallback(1, Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuInit);
   KernelMode = Start->Cfg.Kernels;
-  if (KernelMode == KernelTrace::Always) {
+  if (KernelMode == KernelTrace::Always)
     enableLaunchCallbacks();
-    KernelsOn.store(true);
-    KernelsOnSince.store(0);
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  }
+  watchForPython(Start->Cfg.Python);
 }
 
 } // namespace

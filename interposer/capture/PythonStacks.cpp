@@ -4,8 +4,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <chrono>
-#include <thread>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +29,7 @@ struct CPython {
   void *(*ImportModule)(const char *) = nullptr;
   void *(*CallNoArgs)(void *) = nullptr;  // PyObject_CallNoArgs (3.9+)
   int (*GILStateCheck)() = nullptr;       // PyGILState_Check
+  int (*AddAuditHook)(int (*)(const char *, void *, void *), void *) = nullptr;  // PySys_AddAuditHook (3.8+)
   void *(*EvalGetFrame)() = nullptr;      // PyEval_GetFrame: borrowed, needs the GIL
   void *None = nullptr;                   // &_Py_NoneStruct
 
@@ -57,6 +56,7 @@ struct CPython {
     SW_PY(ImportModule, "PyImport_ImportModule");
     SW_PY(CallNoArgs, "PyObject_CallNoArgs");
     SW_PY(GILStateCheck, "PyGILState_Check");
+    SW_PY(AddAuditHook, "PySys_AddAuditHook");
     SW_PY(EvalGetFrame, "PyEval_GetFrame");
     None = Get("_Py_NoneStruct");
 #undef SW_PY
@@ -208,6 +208,9 @@ bool profilerInstalled() {
 }
 
 int installHook(void *) {
+  // Installing a profile function raises the audit event "sys.setprofile", and
+  // profilerInstalled() imports sys: onAudit must not come back in here.
+  Status = State::Scheduled;
   if (profilerInstalled()) {
     std::fprintf(stderr, "syncwatch: a Python profiler is already installed; findings get native call sites only\n");
     Status = State::NoPython;
@@ -221,6 +224,16 @@ int installHook(void *) {
   return 0;
 }
 
+// The first audit event after the interpreter is up (the main script's "open", "compile"
+// or "exec", an import) installs the hook, on the thread that raised it, which holds the
+// GIL: before any of the user's code runs, and without a thread of syncwatch's own.
+int onAudit(const char *, void *, void *) {
+  if (Status.load(std::memory_order_relaxed) != State::Unknown || !Py.IsInitialized())
+    return 0;
+  installHook(nullptr);
+  return 0;
+}
+
 } // namespace
 
 void preparePythonStacks() {
@@ -230,8 +243,6 @@ void preparePythonStacks() {
     Status = State::NoPython;
     return;
   }
-  // CUDA can be called before the interpreter is up (a C++ program embedding Python):
-  // try again at a later call.
   if (!Py.IsInitialized())
     return;
   State Expected = State::Unknown;
@@ -244,24 +255,14 @@ void watchForPython(bool Enabled) {
     Status = State::NoPython;
     return;
   }
-  // Called at the process's first CUDA call, not at load: a Python process that never uses
-  // CUDA (pip, a build script under `syncwatch run`) gets no hook and no thread. The CUDA
-  // calls made before the hook is in - inside the Python->C call that was running - walk
-  // their own thread's frames instead (capturePythonFrames). Interpreter up: scheduled at
-  // once. Not yet (a C++ program that embeds Python): one thread waits for it, polling
-  // often at first, then rarely, and schedules the hook; asking at every CUDA call would
-  // put the question on the hot path.
-  preparePythonStacks();
-  if (Status.load() != State::Unknown)
-    return;
-  std::thread([] {
-    for (int Ms = 1;; Ms = Ms < 1000 ? Ms * 2 : Ms) {
-      preparePythonStacks();
-      if (Status.load() != State::Unknown)
-        return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(Ms));
-    }
-  }).detach();
+  // Under LD_PRELOAD syncwatch loads before the interpreter is initialized: an audit hook
+  // (PySys_AddAuditHook is documented safe before Py_Initialize) installs the profile hook
+  // at the first audited event once it is up. Loaded into a running interpreter
+  // (CUDA_INJECTION64_PATH at cuInit): a pending call does it at the next eval break.
+  if (Py.IsInitialized())
+    preparePythonStacks();
+  else if (Py.AddAuditHook)
+    Py.AddAuditHook(onAudit, nullptr);
 }
 
 int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {

@@ -4,8 +4,9 @@
 //
 // CPython is found at run time (dlsym of its public C API: no build dependency on a Python
 // version). PyTorch releases the GIL inside most of its bindings, so Python cannot be asked
-// for its stack at the moment a CUDA call starts. Instead a C profile hook, installed through
-// Py_AddPendingCall (which runs it in the main thread with the GIL held), sees every call
+// for its stack at the moment a CUDA call starts. Instead a C profile hook, installed by an
+// audit hook at the first audited event once the interpreter is up (that thread holds the
+// GIL; Py_AddPendingCall where the interpreter was already running), sees every call
 // from Python into C ("c_call") with the GIL held and notes the calling user frames on a
 // per-thread stack; a CUDA call made inside that C function reads the note. The frames it
 // names are executing (suspended in that call), so they stay alive until its "c_return".
@@ -31,11 +32,12 @@ struct PyFrameRef {
 int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]);
 
 // Where Python is present and its interpreter is up: schedules the hook's installation
-// (once; cheap after that). The watcher started by watchForPython calls it.
+// with Py_AddPendingCall (once; cheap after that).
 void preparePythonStacks();
 
-// At the process's first CUDA call: in a Python process, schedule the hook as soon as the
-// interpreter is up. Enabled=false (SYNCWATCH_PYTHON=0): no Python call sites at all.
+// At library load: in a Python process, installs the hook as soon as the interpreter is up
+// (through an audit hook: no thread). Enabled=false (SYNCWATCH_PYTHON=0): no Python call
+// sites at all.
 void watchForPython(bool Enabled);
 
 struct PyCodeName {

@@ -136,8 +136,15 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     // truth table measured not to wait (cudaMalloc, cudaHostAlloc, cudaMemset...) are not
     // blamed for GPU work that happened to end while they ran: timing alone cannot tell a
     // wait from a coincidence on a busy GPU (seen: cudaHostAlloc in the seed's scenario).
+    // A launch is the exception: one that blocked the host for milliseconds waited for
+    // something (a kernel's first launch loads its module, which waits for the running
+    // kernels under CUDA_MODULE_LOADING=LAZY). Onto a high-priority stream that is the
+    // priority-inversion finding, with the time the urgent work lost.
+    bool Launch = Api && Api->Family == ApiFamily::Launch;
     if (!Api || (Api->Family == ApiFamily::Copy && Api->takesStream()) ||
-        Api->Measured == MeasuredSync::ReturnsAtOnce)
+        (Api->Measured == MeasuredSync::ReturnsAtOnce && !Launch))
+      continue;
+    if (Launch && launchedOntoHighPriority(C, W, I))
       continue;
     auto It = std::upper_bound(ByEnd.begin(), ByEnd.end(), C.Exit + Config.SlackNs,
                                [](std::uint64_t T, const GpuWork *G) { return T < G->End; });
@@ -157,14 +164,31 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     // means this call did not wait for the device (cudaHostAlloc while kernels ran on).
     if (isDeviceWide(*Api) && runningAcross(I.ByStart, C.Exit, Config.SlackNs))
       continue;
+    // A launch waits for other work only: its own kernel cannot start before it returns.
+    if (Launch && Last->Correlation == C.Correlation)
+      continue;
     std::string Cause = "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) +
-                        " waiting for " + Last->describe() + " on " + streamLabel(Last->Stream, Streams) +
-                        " (" + causeOf(*Api) + ")";
+                        " waiting for " + Last->describe() + " on " + streamLabel(Last->Stream, Streams) + " (" +
+                        (Launch ? std::string("a kernel's first launch loads its module and waits for the running "
+                                              "kernels under CUDA_MODULE_LOADING=LAZY, the default: warm the kernel up "
+                                              "outside the hot path, or set CUDA_MODULE_LOADING=EAGER")
+                                : causeOf(*Api)) +
+                        ")";
     bool Own = Last->Correlation == C.Correlation && I.ownWorkOnly(C, Config.SlackNs);
     if (Own)
       Cause += "; it waited for its own " + Last->describe() + " only";
-    record(Api->Rule, C, C.duration(), Cause, Last, Own);
+    record(Launch ? RuleId::ImplicitSync : Api->Rule, C, C.duration(), Cause, Last, Own);
   }
+}
+
+// Whether a launch's kernel went to a stream of higher than default priority.
+bool Engine::launchedOntoHighPriority(const ApiCall &C, const EventLog &W, const WindowIndex &) const {
+  for (const GpuWork &G : W.Work)
+    if (G.Correlation == C.Correlation) {
+      auto It = Streams.find(G.Stream);
+      return It != Streams.end() && It->second.Priority < 0;
+    }
+  return false;
 }
 
 void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {
@@ -248,32 +272,51 @@ void Engine::priorityInversion(const EventLog &W, const WindowIndex &I) {
     if (A.Kind != GpuKind::Kernel || !PA || *PA >= 0)
       continue;
     auto Issue = I.ByCorrelation.find(A.Correlation);
-    if (Issue == I.ByCorrelation.end() || A.Start < Issue->second->Exit + Config.MinHeldNs)
+    if (Issue == I.ByCorrelation.end())
       continue;
     const ApiCall &C = *Issue->second;
-    std::uint64_t Middle = C.Exit + (A.Start - C.Exit) / 2;
+    // The urgent work was asked for when its launch was called. A launch that itself
+    // blocked the host (seen on an H200: the first launch of a kernel, which loads its
+    // module - CUDA_MODULE_LOADING=LAZY, the default - waited 14.5 ms and 1.03 s for the
+    // low-priority matmuls to drain) holds the urgent work from its entry, not its return.
+    bool LaunchBlocked = C.duration() >= Config.HostWaitThresholdNs;
+    std::uint64_t Asked = LaunchBlocked ? C.Enter : C.Exit;
+    if (A.Start < Asked + Config.MinHeldNs)
+      continue;
+    // What held it: a lower-priority kernel running across the middle of its delay - or,
+    // when the launch blocked, the one that ended last before the launch returned (what the
+    // launch waited for; EventWindow keeps that one for a call it carries, while the work
+    // of a 1 s delay's middle may be long gone on a busy GPU).
+    std::uint64_t Middle = Asked + (A.Start - Asked) / 2;
     const GpuWork *Holder = nullptr;
     bool OwnStream = false;
     for (const GpuWork *B : I.ByStart) {
       if (B->Start > A.Start)
         break;
-      if (B == &A || B->End <= C.Exit)
+      if (B == &A || B->End <= Asked)
         continue;
       if (B->Stream == A.Stream) {
         OwnStream = OwnStream || B->End + Config.SlackNs >= A.Start;
         continue;
       }
       std::optional<std::int32_t> PB = PriorityOf(B->Stream);
-      if (B->Kind == GpuKind::Kernel && PB && *PB > *PA && B->Start <= Middle && B->End >= Middle &&
-          (!Holder || B->End > Holder->End))
+      if (B->Kind != GpuKind::Kernel || !PB || *PB <= *PA)
+        continue;
+      bool Held = LaunchBlocked ? B->End <= C.Exit + Config.SlackNs : B->Start <= Middle && B->End >= Middle;
+      if (Held && (!Holder || B->End > Holder->End))
         Holder = B;
     }
     if (!Holder || OwnStream)
       continue;
-    std::uint64_t Held = A.Start - C.Exit;
+    std::uint64_t Held = A.Start - Asked;
     std::string Cause = A.describe() + " on the " + streamLabel(A.Stream, Streams) + " started " +
                         formatDuration(Held) + " after it was issued, behind " + Holder->describe() + " on " +
-                        streamLabel(Holder->Stream, Streams) + " (priorities do not preempt running blocks)";
+                        streamLabel(Holder->Stream, Streams) +
+                        (LaunchBlocked ? ": its launch itself blocked the host " + formatDuration(C.duration()) +
+                                             " (a kernel's first launch loads its module and waits for the running "
+                                             "kernels under CUDA_MODULE_LOADING=LAZY, the default: launch it once "
+                                             "before the bulk work, or set CUDA_MODULE_LOADING=EAGER)"
+                                       : std::string(" (priorities do not preempt running blocks)"));
     record(RuleId::PriorityInversion, C, Held, Cause, Holder);
   }
 }

@@ -29,6 +29,10 @@ struct EngineConfig {
   // A site whose every occurrence waited for its own work only is a warning when it ran
   // more than once (a hot path) or took at least this share of the run; else a note.
   double HotShare = 0.05;
+  // CUPTI hands a call's activity records over this long after the call at the latest
+  // (flushed every 100 ms, buffers of 1 MiB): a windowed call whose records are not in yet
+  // is kept waiting for them this long (EventWindow).
+  std::uint64_t RecordLagNs = 1'000'000'000;
 };
 
 // One call site's record for one rule: what syncwatch reports.
@@ -99,6 +103,7 @@ private:
                         const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
   struct WindowIndex;  // one window's lookups, built once per window in consume()
   void hostWaits(const EventLog &W, const WindowIndex &I);
+  bool launchedOntoHighPriority(const ApiCall &C, const EventLog &W, const WindowIndex &I) const;
   void pageableCopies(const EventLog &W, const WindowIndex &I);
   void serialization(const EventLog &W, const WindowIndex &I);
   void priorityInversion(const EventLog &W, const WindowIndex &I);

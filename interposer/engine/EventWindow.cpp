@@ -1,5 +1,7 @@
 #include "EventWindow.h"
 
+#include "syncwatch/catalogue.h"
+
 #include <algorithm>
 #include <iterator>
 #include <unordered_map>
@@ -64,17 +66,43 @@ struct WorkByEnd {
 
 } // namespace
 
+// Calls judged by their own GPU records (launches: serialization, priority; copies and
+// memsets: pageable memory, own-work-only waits), which CUPTI delivers late.
+static bool judgedByOwnRecords(const ApiCall &C) {
+  const ApiInfo *Api = findApi(C.Api);
+  return Api && (Api->Family == ApiFamily::Launch || Api->Family == ApiFamily::Copy || Api->Family == ApiFamily::Memset);
+}
+
 void EventWindow::analyzeOlderHalf() {
   // Calls arrive in the order they returned; all but the newest quarter-window of them are
-  // analyzed now. At most a quarter of the window is carried as calls and a quarter as
-  // work, so the next window has room for half a window of new events.
+  // analyzed now - except older calls still waiting for their own records (a launch-bound
+  // program makes thousands of calls between two CUPTI buffer deliveries): up to another
+  // eighth of the window of them wait, for at most RecordLagNs. So at most three eighths of
+  // the window are carried as calls and a quarter as work, and the next window has room
+  // for a third of a window of new events.
   std::size_t N = Pending.Calls.size();
-  std::size_t InScope = N > Capacity / 4 ? N - Capacity / 4 : 0;
-  Analysis.consume(Pending, InScope);
-
+  std::size_t Newest = N > Capacity / 4 ? N - Capacity / 4 : 0;
+  std::unordered_set<std::uint32_t> HaveRecords;
+  for (const GpuWork &W : Pending.Work)
+    HaveRecords.insert(W.Correlation);
+  std::uint64_t LatestExit = N ? Pending.Calls.back().Exit : 0;
+  std::vector<ApiCall> Judged, Waiting;
+  for (std::size_t I = 0; I < Newest; ++I) {
+    ApiCall &C = Pending.Calls[I];
+    bool Wait = Waiting.size() < Capacity / 8 && judgedByOwnRecords(C) && !HaveRecords.count(C.Correlation) &&
+                C.Exit + Cfg.RecordLagNs >= LatestExit;
+    (Wait ? Waiting : Judged).push_back(std::move(C));
+  }
+  std::size_t InScope = Judged.size();
   EventLog Next;
   Next.KernelsTracedFrom = Pending.KernelsTracedFrom;
-  Next.Calls.assign(Pending.Calls.begin() + static_cast<std::ptrdiff_t>(InScope), Pending.Calls.end());
+  Next.Calls = std::move(Waiting);
+  Next.Calls.insert(Next.Calls.end(), std::make_move_iterator(Pending.Calls.begin() + static_cast<std::ptrdiff_t>(Newest)),
+                    std::make_move_iterator(Pending.Calls.end()));
+  // Judged: the older calls, then everything carried as context.
+  Pending.Calls = std::move(Judged);
+  Pending.Calls.insert(Pending.Calls.end(), Next.Calls.begin(), Next.Calls.end());
+  Analysis.consume(Pending, InScope);
 
   // The carried calls' own records always stay. Other work stays only where a rule will
   // ask about it for a carried call - not "everything since the oldest carried call",

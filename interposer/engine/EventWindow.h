@@ -5,8 +5,10 @@
 // that issued them returned: a call and its records can land in different windows. So when
 // a window fills, its newest quarter-window of calls is carried into the next window,
 // together with the GPU work that could still matter to them (their own records, and work
-// that ended while they ran); the older calls are judged. A record that arrives more than
-// a quarter-window of calls after its call is lost; tests/replay_test.py
+// that ended while they ran); the older calls are judged, but for those still waiting for
+// their own records (launches, copies), which wait up to EngineConfig::RecordLagNs. A record
+// that arrives later than that, or after more than three eighths of a window of calls, is
+// lost; tests/replay_test.py
 // replays recordings through small windows and late delivery to show the counts hold.
 #pragma once
 

@@ -118,7 +118,11 @@ void Recorder::finish(const char *Why) {
   std::string Pid = std::to_string(::getpid());
   // Composed in memory and written with write(2): see Stderr.h.
   std::ostringstream Err;
-  if (!Cfg.Quiet) {
+  if (!Cfg.Quiet && R.Findings.empty()) {
+    // A clean process says so in one line: the figures are in the JSON report.
+    Err << "syncwatch: no call site stalled the host or serialized streams (" << Analysis.callsSeen()
+        << " CUDA calls seen, " << Why << ")\n";
+  } else if (!Cfg.Quiet) {
     Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
     writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Python call sites when syncwatch is preloaded, as users run it: the hook is in before the
+script's first line, so the very first call from Python into C already has its Python frames
+(a training script's first .cuda() copy was once reported at '<unknown call site>'), and
+syncwatch started no thread of its own to get there.
+  python_stacks_preload_test.py PROBE.so"""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+probe = os.path.abspath(sys.argv[1])
+script = textwrap.dedent(f"""
+    import ctypes, functools
+    lib = ctypes.CDLL({probe!r})
+    buf = ctypes.create_string_buffer(4096)
+    functools.reduce(lambda a, b: lib.syncwatch_probe(buf, len(buf)), [0, 1])  # FIRST-CALL
+    print("first:", buf.value.decode())
+    threads = [l.split()[1] for l in open("/proc/self/status") if l.startswith("Threads:")][0]
+    print("threads:", threads)
+""")
+env = dict(os.environ, LD_PRELOAD=probe, SYNCWATCH_PROBE_PRELOAD="1")
+with tempfile.NamedTemporaryFile("w", suffix="_train.py", delete=False) as f:
+    f.write(script)
+r = subprocess.run([sys.executable, f.name], capture_output=True, text=True, env=env, timeout=60)
+os.unlink(f.name)
+out = dict(l.split(": ", 1) for l in r.stdout.splitlines() if ": " in l)
+first = out.get("first", "")
+# (ctypes releases the GIL and is no c_call itself: functools.reduce is the C function that
+# calls it, as a PyTorch binding would be)
+ok_first = r.returncode == 0 and ":5:" in first
+fails = 0
+print(("PASS" if ok_first else "FAIL") + f"  the first Python->C call has its Python frame: {first!r} {r.stderr.strip()}")
+fails += not ok_first
+ok_threads = out.get("threads") == "1"
+print(("PASS" if ok_threads else "FAIL") + f"  no thread of syncwatch's own: {out.get('threads')} thread(s)")
+fails += not ok_threads
+sys.exit(1 if fails else 0)
