@@ -48,6 +48,15 @@ if nvcc:
         sys.exit(1)
     cuda_case = "nvcc-built CUDA program (static cudart)"
     cases.append((cuda_case, [exe]))
+    # syncwatch subscribes to CUPTI (which starts a thread) only in a CUDA program: it must
+    # recognize the nvcc-built one, and not the shell.
+    probe = os.path.join(progs, "gpu_code_probe")
+    if os.path.exists(probe):
+        out = subprocess.run([probe, exe, "/bin/sh"], capture_output=True, text=True).stdout.split()
+        ok = out[0::2] == ["gpu-code", "no-gpu-code"]
+        print(("ok   " if ok else "FAIL ") + "GPU code recognized in the nvcc-built program, not in /bin/sh: " + " ".join(out))
+        if not ok:
+            sys.exit(1)
 else:
     print("note: no nvcc given: the nvcc-built program is not tested")
 

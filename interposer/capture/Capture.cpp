@@ -7,6 +7,7 @@
 #include "../runtime/Recorder.h"
 #include "../runtime/Stderr.h"
 #include "CallFilter.h"
+#include "CudaPresence.h"
 
 #include "syncwatch/catalogue.h"
 
@@ -131,18 +132,10 @@ std::uint64_t threadId() {
   return Tid;
 }
 
-void startActivity();
-std::atomic<bool> ActivityOn{false};
-
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   if (InForkedChild.load(std::memory_order_relaxed))
     return;
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
-  if (!ActivityOn.load(std::memory_order_relaxed))
-    startActivity();
-  // cuInit is enabled only to start activity collection: no rule is about it.
-  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API && Id == CUPTI_DRIVER_TRACE_CBID_cuInit)
-    return;
   if (Cb->callbackSite == CUPTI_API_ENTER) {
     if (Thread.Depth++ > 0)
       return;
@@ -393,12 +386,9 @@ void installSignalHandlers() {
     sigaction(SIGTERM, &A, nullptr);
 }
 
-// Activity collection starts at the process's first CUDA call - cuInit, which the runtime
-// calls before anything else - not at load: CUPTI's activity API starts worker threads,
-// and a process that never uses CUDA (a shell, pip, python3 before `import torch`) must
-// not gain threads (Python 3.12 warns at fork() in a multi-threaded process). The driver
-// is loaded by then; its queries are looked up, not linked, so that libsyncwatch.so loads
-// on machines without a driver.
+// Activity records: copies, memsets, streams (kernels on demand). The driver is loaded by
+// now (CUPTI needs it); its queries are looked up, not linked, so that libsyncwatch.so
+// loads on machines without a driver.
 std::once_flag ActivityOnce;
 void startActivity() {
   std::call_once(ActivityOnce, [] {
@@ -413,7 +403,6 @@ void startActivity() {
       KernelsOnSince.store(0);
       cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     }
-    ActivityOn.store(true);
   });
 }
 
@@ -470,11 +459,11 @@ void start() {
   enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, !Floor);
   if (Floor)
     return;
-  cuptiEnableCallback(1, Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuInit);
   KernelMode = Start->Cfg.Kernels;
+  startActivity();
   if (KernelMode == KernelTrace::Always)
     enableLaunchCallbacks();
-  watchForPython(Start->Cfg.Python);
+  watchForPython(Start->Cfg.Python);  // a no-op where the load-time watch is on
 }
 
 } // namespace
@@ -488,9 +477,19 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 }
 }
 
-// LD_PRELOAD=libsyncwatch.so: start when the library loads.
+// LD_PRELOAD=libsyncwatch.so: start when the library loads - in a CUDA program. CUPTI adds
+// a thread as soon as a callback is enabled (CudaPresence.h), so a process that has no CUDA
+// yet gets none: a Python process starts capture when torch or a CUDA extension loads
+// CUDA; `syncwatch run` also sets CUDA_INJECTION64_PATH, by which the driver starts it at
+// cuInit in any other process that loads CUDA later (a plugin dlopen'ed by a C++ program).
 __attribute__((constructor)) static void syncwatchOnLoad() {
   if (const char *Off = std::getenv("SYNCWATCH_DISABLE"); Off && *Off == '1')
     return;
-  syncwatch::runtime::start();
+  if (syncwatch::runtime::cudaProgramAtLoad()) {
+    syncwatch::runtime::start();
+    return;
+  }
+  std::string Ignored;
+  bool Stacks = syncwatch::runtime::readConfig(Ignored).Python;
+  syncwatch::runtime::watchForPython(Stacks, [] { syncwatch::runtime::start(); });
 }

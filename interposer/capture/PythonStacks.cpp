@@ -1,5 +1,7 @@
 #include "PythonStacks.h"
 
+#include "CudaPresence.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -72,6 +74,15 @@ constexpr int PyTraceCCall = 4, PyTraceCException = 5, PyTraceCReturn = 6;
 
 enum class State { Unknown, NoPython, Scheduled, Installed };
 std::atomic<State> Status{State::Unknown};
+
+// Called once when a CUDA library appears in a Python process that had none at load.
+std::atomic<void (*)()> OnCuda{nullptr};
+bool StacksWanted = true;
+void checkForCuda() {
+  void (*F)() = OnCuda.load(std::memory_order_relaxed);
+  if (F && cudaLibraryLoaded() && OnCuda.exchange(nullptr) == F)
+    F();
+}
 
 struct CodeInfo {
   PyCodeName Name;
@@ -174,6 +185,10 @@ CCall userFramesFrom(void *Frame) {
 
 int onPythonEvent(void *, void *Frame, int What, void *) {
   if (What == PyTraceCCall) {
+    // torch's import, or `import my_cuda_ext`, loaded CUDA: start capture before this C
+    // function makes its first CUDA call.
+    if (OnCuda.load(std::memory_order_relaxed))
+      checkForCuda();
     if (!Calls)
       Calls = new std::vector<CCall>;
     Calls->push_back(userFramesFrom(Frame));
@@ -228,7 +243,9 @@ int installHook(void *) {
 // or "exec", an import) installs the hook, on the thread that raised it, which holds the
 // GIL: before any of the user's code runs, and without a thread of syncwatch's own.
 int onAudit(const char *, void *, void *) {
-  if (Status.load(std::memory_order_relaxed) != State::Unknown || !Py.IsInitialized())
+  if (OnCuda.load(std::memory_order_relaxed))
+    checkForCuda();
+  if (!StacksWanted || Status.load(std::memory_order_relaxed) != State::Unknown || !Py.IsInitialized())
     return 0;
   installHook(nullptr);
   return 0;
@@ -250,18 +267,25 @@ void preparePythonStacks() {
     Status = State::Unknown;  // the queue was full: try again later
 }
 
-void watchForPython(bool Enabled) {
-  if (!Enabled || !Py.load()) {
-    Status = State::NoPython;
+void watchForPython(bool Stacks, void (*OnCudaLoaded)()) {
+  static std::atomic<bool> Watching{false};
+  if (Watching.exchange(true) || !Py.load()) {
+    if (!Py.Loaded)
+      Status = State::NoPython;
     return;
   }
+  StacksWanted = Stacks;
+  if (!Stacks)
+    Status = State::NoPython;
+  OnCuda = OnCudaLoaded;
   // Under LD_PRELOAD syncwatch loads before the interpreter is initialized: an audit hook
   // (PySys_AddAuditHook is documented safe before Py_Initialize) installs the profile hook
   // at the first audited event once it is up. Loaded into a running interpreter
   // (CUDA_INJECTION64_PATH at cuInit): a pending call does it at the next eval break.
-  if (Py.IsInitialized())
-    preparePythonStacks();
-  else if (Py.AddAuditHook)
+  if (Py.IsInitialized()) {
+    if (Stacks)
+      preparePythonStacks();
+  } else if (Py.AddAuditHook)
     Py.AddAuditHook(onAudit, nullptr);
 }
 

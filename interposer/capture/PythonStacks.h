@@ -36,9 +36,11 @@ int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]);
 void preparePythonStacks();
 
 // At library load: in a Python process, installs the hook as soon as the interpreter is up
-// (through an audit hook: no thread). Enabled=false (SYNCWATCH_PYTHON=0): no Python call
-// sites at all.
-void watchForPython(bool Enabled);
+// (through an audit hook: no thread). Stacks=false (SYNCWATCH_PYTHON=0): no Python call
+// sites at all. OnCudaLoaded, if given, is called once, on the thread that holds the GIL,
+// at the first Python->C call or audited event after a CUDA library was loaded (the
+// process had none at load: python3 before `import torch`). Once per process.
+void watchForPython(bool Stacks, void (*OnCudaLoaded)() = nullptr);
 
 struct PyCodeName {
   std::string Function, File;

@@ -230,6 +230,10 @@ int run(const std::vector<std::string> &Args) {
   const char *Old = std::getenv("LD_PRELOAD");
   std::string Preload = Lib + (Old && *Old ? std::string(":") + Old : "");
   setenv("LD_PRELOAD", Preload.c_str(), 1);
+  // The driver loads and starts it at cuInit in a process that had no CUDA when it started
+  // and loads it later (a plugin dlopen'ed by a C++ program); another tool's injection
+  // library is left in place.
+  setenv("CUDA_INJECTION64_PATH", Lib.c_str(), 0);
   setenv("SYNCWATCH_OUT", Out.c_str(), 1);
   if (Record)
     setenv("SYNCWATCH_RECORD", "1", 1);

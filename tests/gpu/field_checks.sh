@@ -8,15 +8,20 @@ build=$1; out=$2; mkdir -p "$out"; fail=0
 lib=$build/interposer/libsyncwatch.so; sw=$build/interposer/syncwatch
 log() { echo "== $*"; }
 
+log "which CUPTI calls start threads"
+gcc -I/usr/local/cuda/include -o "$build/cupti_threads" "$here/cupti_threads.c" -L/usr/local/cuda/lib64 -lcupti \
+  -Wl,-rpath,/usr/local/cuda/lib64 && "$build/cupti_threads"
+
 log "preload test on the GPU machine"
 gcc -O2 -o "$build/fork_exec" "$root/tests/preload/fork_exec.c" &&
-  g++ -O2 -pthread -o "$build/iostream_static_thread" "$root/tests/preload/iostream_static_thread.cpp" || fail=1
+  g++ -O2 -pthread -o "$build/iostream_static_thread" "$root/tests/preload/iostream_static_thread.cpp" &&
+  g++ -O2 -std=c++17 -o "$build/gpu_code_probe" "$root/tests/preload/gpu_code_probe.cpp" "$root/interposer/capture/CudaPresence.cpp" || fail=1
 python3 "$root/tests/preload_test.py" "$lib" "$build" "$(command -v nvcc)" || fail=1
 
 log "release build (nvcc -O3, no -g): call sites from the symbol table"
 nvcc -O3 -arch=sm_90 -o "$build/probe_release" "$here/runtime_probe.cu" || fail=1
 mkdir -p "$out/release"
-SYNCWATCH_OUT=$out/release LD_PRELOAD=$lib "$build/probe_release" 2>&1 | grep -E "warning|note" | cut -c1-220
+SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/release LD_PRELOAD=$lib "$build/probe_release" 2>&1 | grep -E "warning|note" | cut -c1-220
 python3 - "$out"/release/syncwatch-*.json <<'PY' || fail=1
 import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
@@ -54,4 +59,10 @@ for mode in different same; do
     grep -E "seed priority|warning|note|busy" | cut -c1-300
 done
 python3 "$here/check_python_sites.py" "$out"/seed-priority-different/syncwatch-*.json "$here/seed_priority.py" SEED-POW syncwatch-priority-inversion || fail=1
+log "seed priority scenario with CUDA_MODULE_LOADING=EAGER (no lazy module load in the first pow launch)"
+mkdir -p "$out/seed-priority-eager"
+CUDA_MODULE_LOADING=EAGER SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/seed-priority-eager LD_PRELOAD=$lib \
+  python3 "$here/seed_priority.py" 2>&1 | grep -E "seed priority|warning|note" | cut -c1-400
+CUDA_MODULE_LOADING=EAGER python3 "$here/seed_priority.py"; python3 "$here/seed_priority.py"
+
 exit $fail

@@ -67,6 +67,14 @@ check_py "$out"/seed-false/syncwatch-*.json "$here/seed_streams.py" SEED-HTOD sy
 mkdir -p "$out/train"
 SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/train LD_PRELOAD=$lib python3 "$here/train_item.py" 2>&1 | tail -6
 check_py "$out"/train/syncwatch-*.json "$here/train_item.py" TRAIN-ITEM syncwatch-sync-in-loop
+# Every call Python made has Python frames: the model's first .cuda() copy too.
+python3 - "$out"/train/syncwatch-*.json <<'PY' || fail=1
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+unknown = [x["message"][:100] for x in f if x["location"]["file"] == "<unknown call site>"]
+print(("PASS" if not unknown else "FAIL") + f"  train_item: {len(unknown)} finding(s) at an unknown call site {unknown}")
+sys.exit(1 if unknown else 0)
+PY
 # PyTorch launches only onto the legacy stream and works on no blocking stream: none of
 # its launches may be recorded (CallFilter.h), yet the .item() waits are.
 python3 - "$out"/train/syncwatch-*.swrec <<'PY' || fail=1
