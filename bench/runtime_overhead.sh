@@ -16,7 +16,8 @@ set -uo pipefail
 build=$1; reps=${2:-5}; parts=${3:-launch,python,rss}; here=$(cd "$(dirname "$0")" && pwd); root=$here/..
 want() { [[ ",$parts," == *",$1,"* ]]; }
 lib=$build/interposer/libsyncwatch.so; prog=$build/launch_bound
-log=$(mktemp)
+log=${BENCH_LOG:-$(mktemp)}   # BENCH_LOG: keep the raw runs (one line per run)
+pyreps=${BENCH_PY_REPS:-3}
 mode_env() {
   case $1 in
     plain) echo "";;
@@ -33,7 +34,7 @@ want launch && for rep in $(seq "$reps"); do
   done
 done
 if want python && python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-  for rep in $(seq 3); do
+  for rep in $(seq "$pyreps"); do
     for m in $modes sw-nopython; do
       echo "train $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" 2>/dev/null | grep step_ms)" >>"$log"
       echo "train-side $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" side 2>/dev/null | grep step_ms)" >>"$log"
