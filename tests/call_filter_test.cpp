@@ -247,3 +247,31 @@ TEST_F(CallFilterTest, ReusedHandleIsAskedAgain) {
 }
 
 } // namespace
+
+// cuBLAS's unused blocking stream turns launch callbacks on; a PyTorch loop that never
+// sends work to a blocking stream turns them off again after kIdleLaunchesBeforeOff
+// launches, once, and the next blocking stream's creation turns them on again.
+TEST_F(CallFilterTest, LaunchCallbacksGoOffWhenNoBlockingStreamIsUsed) {
+  Streams[handle(0x1000)] = {NonBlocking, 0};  // PyTorch's side streams
+  EXPECT_TRUE(create(0x2000, 0, 0).EnableLaunches);
+  unsigned Offs = 0;
+  for (unsigned I = 0; I < 3 * kIdleLaunchesBeforeOff; ++I) {
+    EntryDecision D = launch(I % 2 ? 0 : 0x1000);  // legacy, and a non-blocking stream
+    EXPECT_FALSE(D.Record);
+    Offs += D.DisableLaunches;
+  }
+  EXPECT_EQ(Offs, 3u);
+  EXPECT_TRUE(create(0x2100, 0, 0).EnableLaunches);
+}
+
+TEST_F(CallFilterTest, LaunchCallbacksStayOnWhileTheyCanMatter) {
+  create(0x2000, 0, 0);
+  Streams[handle(0x1000)] = {NonBlocking, 0};
+  EXPECT_TRUE(launch(0x2000).Record);  // work on the blocking stream
+  for (unsigned I = 0; I < 2 * kIdleLaunchesBeforeOff; ++I)
+    EXPECT_FALSE(launch(0x1000).DisableLaunches);
+  resetCallFilter();
+  create(0x5000, NonBlocking, -1);  // the seed's priority streams: the urgent launches matter
+  for (unsigned I = 0; I < 2 * kIdleLaunchesBeforeOff; ++I)
+    EXPECT_FALSE(launch(0x1000).DisableLaunches);
+}

@@ -26,6 +26,10 @@ std::atomic<std::uint64_t> HostMemoryEpoch{0}, StreamEpoch{0};
 // blocking stream inside PyTorch's first matmul and never uses it (h200_train_item.swrec:
 // one cudaStreamCreate, every kernel on the legacy stream).
 std::atomic<bool> BlockingWorkSeen{false};
+// A stream of higher than default priority exists: its launches are needed (priority inversion).
+std::atomic<bool> HighPriorityStreams{false};
+// Launches on this thread since launch callbacks were last found needed.
+thread_local unsigned IdleLaunches = 0;
 
 // Written once: a store on every blocking-stream launch would bounce the flag's cache line
 // between the threads that launch.
@@ -142,12 +146,23 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   bool PerThreadApi = false;
   if (!launchStream(Domain, Id, Params, &S, &PerThreadApi))
     return {true, true};
+  // A launch that cannot matter counts towards turning launch callbacks off again.
+  auto Idle = [] {
+    EntryDecision D{false, false};
+    if (++IdleLaunches >= kIdleLaunchesBeforeOff) {
+      IdleLaunches = 0;
+      D.DisableLaunches = !BlockingWorkSeen.load(std::memory_order_relaxed) &&
+                          !HighPriorityStreams.load(std::memory_order_relaxed);
+    }
+    return D;
+  };
   switch (classify(S, PerThreadApi)) {
   case StreamClass::NonBlocking:
-    return {false, false};
+    return Idle();
   case StreamClass::Legacy: {
-    bool Matters = BlockingWorkSeen.load(std::memory_order_relaxed);
-    return {Matters, Matters};
+    if (!BlockingWorkSeen.load(std::memory_order_relaxed))
+      return Idle();
+    return {true, true};
   }
   case StreamClass::Blocking:
     noteBlockingWork();
@@ -194,6 +209,9 @@ CreatedStream createdStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
 EntryDecision streamCreationDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
   StreamEpoch.fetch_add(1, std::memory_order_acq_rel);
   CreatedStream S = createdStream(Domain, Id, Params);
+  if (S.Priority < 0)
+    HighPriorityStreams.store(true, std::memory_order_relaxed);
+  IdleLaunches = 0;
   return {true, S.Priority < 0, S.blocking() || S.Priority < 0};
 }
 
@@ -253,6 +271,8 @@ bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) 
 
 void resetCallFilter() {
   BlockingWorkSeen.store(false);
+  HighPriorityStreams.store(false);
+  IdleLaunches = 0;
   HostMemoryEpoch.fetch_add(1);
   StreamEpoch.fetch_add(1);
 }

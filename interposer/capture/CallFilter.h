@@ -34,7 +34,16 @@ struct EntryDecision {
   bool Record = true;          // false: the call cannot matter, record nothing of it
   bool TraceKernels = false;   // kernel activity is needed from this call on
   bool EnableLaunches = false; // launches can matter from now on: turn their callbacks on
+  bool DisableLaunches = false;  // they could not, for a long while: turn them off again
 };
+
+// Launch callbacks turned on by a blocking stream's creation go off again after this many
+// launches (on one thread) in which no work went to a blocking stream and no high-priority
+// stream exists: cuBLAS creates a blocking stream in PyTorch's first matmul and never uses
+// it, and a PyTorch training loop would otherwise pay CUPTI's per-launch cost (+20% on
+// bench/train_loop.py on an H200) for nothing. What this misses: a blocking stream first
+// used after that many launches, until another one is created or a copy goes to it.
+constexpr unsigned kIdleLaunchesBeforeOff = 10'000;
 
 // The launch entry points whose stream decideAtEntry can read (cudaLaunchKernel,
 // cudaLaunchKernelExC, cuLaunchKernel): capture leaves their callbacks off until a call's

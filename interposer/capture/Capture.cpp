@@ -118,13 +118,19 @@ void traceKernels() {
 // even when it does nothing (the floor in bench/runtime_overhead.sh). Launches onto the
 // legacy stream and non-blocking streams of the default priority cannot matter to any
 // rule until a blocking or high-priority stream exists (CallFilter.h): their callbacks are
-// off until then. Turned on once and left on.
+// off until then, and off again once they have long been of no use (kIdleLaunchesBeforeOff).
 std::atomic<bool> LaunchCallbacksOn{false};
 void enableLaunchCallbacks() {
   if (LaunchCallbacksOn.load(std::memory_order_relaxed) || LaunchCallbacksOn.exchange(true))
     return;
   for (auto [Domain, Id] : Start->DeferredLaunchIds)
     cuptiEnableCallback(1, Start->Subscriber, Domain, Id);
+}
+void disableLaunchCallbacks() {
+  if (KernelMode == KernelTrace::Always || !LaunchCallbacksOn.exchange(false))
+    return;
+  for (auto [Domain, Id] : Start->DeferredLaunchIds)
+    cuptiEnableCallback(0, Start->Subscriber, Domain, Id);
 }
 
 std::uint64_t threadId() {
@@ -143,6 +149,8 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     EntryDecision D = decideAtEntry(Domain, Id, Cb, Info);
     if (D.EnableLaunches)
       enableLaunchCallbacks();
+    else if (D.DisableLaunches)
+      disableLaunchCallbacks();
     if (KernelMode == KernelTrace::Auto && D.TraceKernels)
       traceKernels();
     Thread.Skip = !D.Record;
