@@ -584,3 +584,35 @@ TEST(Engine, WaitingForItsOwnWorkOnlyIsANoteUnlessHot) {
   ASSERT_EQ(B.size(), 1u);
   EXPECT_EQ(B[0].Level, Severity::Warning);
 }
+
+// A launch that blocked the host (a kernel's first launch loads its module, which waits for
+// the running kernels: 14.5 ms on the H200 in the seed's priority scenario) is an implicit
+// synchronization; onto a high-priority stream it is the priority inversion instead.
+TEST(Engine, LaunchThatBlockedTheHostIsAnImplicitSync) {
+  auto F = Stream()
+               .call(1, "cudaLaunchKernel", 0, 5, 1)
+               .kernel(1, 15, 6, 14'500, "matmul")
+               .call(2, "cudaLaunchKernel", 10, 14'510, 2)
+               .kernel(2, 13, 14'512, 14'515, "pow")
+               .run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-implicit-sync");
+  EXPECT_EQ(F[0].Where.Line, 12u);
+  EXPECT_NE(F[0].Message.find("waiting for kernel 'matmul'"), std::string::npos) << F[0].Message;
+  EXPECT_NE(F[0].Message.find("first launch loads its module"), std::string::npos);
+
+  auto G = Stream()
+               .call(1, "cudaLaunchKernel", 0, 5, 1)
+               .kernel(1, 13, 6, 14'500, "matmul")
+               .call(2, "cudaLaunchKernel", 10, 14'510, 2)
+               .kernel(2, 14, 14'512, 14'515, "pow")  // stream 14: priority -1
+               .run();
+  ASSERT_EQ(G.size(), 1u);
+  EXPECT_EQ(G[0].Rule, "syncwatch-priority-inversion");
+  EXPECT_NE(G[0].Message.find("its launch itself blocked the host 14.5 ms"), std::string::npos) << G[0].Message;
+  EXPECT_NE(G[0].Message.find("started 14.5 ms after it was issued"), std::string::npos);
+
+  // A fast launch is never a host wait, whatever ended while it ran.
+  EXPECT_TRUE(Stream().call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 15, 1, 4).call(2, "cudaLaunchKernel", 3, 8, 2)
+                  .kernel(2, 13, 9, 20).run().empty());
+}

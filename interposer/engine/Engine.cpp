@@ -148,6 +148,9 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
       continue;
     auto It = std::upper_bound(ByEnd.begin(), ByEnd.end(), C.Exit + Config.SlackNs,
                                [](std::uint64_t T, const GpuWork *G) { return T < G->End; });
+    // (a launch waits for others' work only: its own kernel may have run before it returned)
+    while (Launch && It != ByEnd.begin() && (*std::prev(It))->Correlation == C.Correlation)
+      --It;
     const GpuWork *Last = It == ByEnd.begin() ? nullptr : *std::prev(It);
     // What the call waited for ended just before it returned; anything earlier finished
     // while the call was busy with its own work (cudaMallocAsync creating its pool).
@@ -163,9 +166,6 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     // A device-wide wait returns to an idle device: work still running across the return
     // means this call did not wait for the device (cudaHostAlloc while kernels ran on).
     if (isDeviceWide(*Api) && runningAcross(I.ByStart, C.Exit, Config.SlackNs))
-      continue;
-    // A launch waits for other work only: its own kernel cannot start before it returns.
-    if (Launch && Last->Correlation == C.Correlation)
       continue;
     std::string Cause = "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) +
                         " waiting for " + Last->describe() + " on " + streamLabel(Last->Stream, Streams) + " (" +
