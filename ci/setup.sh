@@ -19,8 +19,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The SARIF test validates with the jsonschema package.
+# (Debian's own python3 refuses pip installs outside a venv: its package then.)
 if ! python3 -c 'import jsonschema' 2>/dev/null; then
-  python3 -m pip install -q jsonschema
+  python3 -m pip install -q jsonschema 2>/dev/null ||
+    { SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-jsonschema >/dev/null; }
 fi
 
 # Holistic Trace Analysis, to check that HTA loads syncwatch's traces (tests/hta_load_test.py).
