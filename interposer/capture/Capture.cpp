@@ -40,9 +40,10 @@ namespace {
 // other library are constructed or destroyed. So every global is either constant-initialized
 // (pointers, atomics, PODs) or created on the heap by start() and never destroyed (callbacks
 // on other threads, and the program's own static destructors freeing CUDA memory, can come
-// after exit() began). Nothing runs at load but reading the environment and subscribing to
-// CUPTI; the Recorder, the signal handlers and the Python hook come with the first CUDA call
-// (a shell or `ls` under LD_PRELOAD gets nothing else), and all output is write(2).
+// after exit() began). Nothing runs at load but reading the environment, the Python audit
+// hook in a Python process, and - in a CUDA program only - subscribing to CUPTI (see the
+// constructor at the end); the Recorder and the signal handlers come with the first CUDA
+// event (a shell or `ls` under LD_PRELOAD gets nothing else), and all output is write(2).
 
 // What start() learned, kept for the whole process.
 struct Startup {
