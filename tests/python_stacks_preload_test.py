@@ -5,18 +5,31 @@ script's first line, so the very first call from Python into C already has its P
 syncwatch started no thread of its own to get there.
   python_stacks_preload_test.py PROBE.so"""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
 
 probe = os.path.abspath(sys.argv[1])
+# A library named like the CUDA runtime (a copy of libm: loads, does nothing), loaded the
+# way `import torch` loads it.
+tmp = tempfile.mkdtemp()
+fake_cudart = os.path.join(tmp, "libcudart.so.99")
+libm = next(p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6", "/lib64/libm.so.6")
+            if os.path.exists(p))
+shutil.copy(libm, fake_cudart)
 script = textwrap.dedent(f"""
     import ctypes, functools
     lib = ctypes.CDLL({probe!r})
     buf = ctypes.create_string_buffer(4096)
     functools.reduce(lambda a, b: lib.syncwatch_probe(buf, len(buf)), [0, 1])  # FIRST-CALL
     print("first:", buf.value.decode())
+    print("cuda before:", lib.syncwatch_cuda_started())
+    ctypes.CDLL({fake_cudart!r})  # "import torch"
+    functools.reduce(lambda a, b: lib.syncwatch_probe(buf, len(buf)), [0, 1])  # AFTER-CUDA
+    print("cuda after:", lib.syncwatch_cuda_started())
+    print("after:", buf.value.decode())
     threads = [l.split()[1] for l in open("/proc/self/status") if l.startswith("Threads:")][0]
     print("threads:", threads)
 """)
@@ -33,6 +46,12 @@ ok_first = r.returncode == 0 and ":5:" in first
 fails = 0
 print(("PASS" if ok_first else "FAIL") + f"  the first Python->C call has its Python frame: {first!r} {r.stderr.strip()}")
 fails += not ok_first
+# CUDA appears: the watch says so at the next Python->C call, and frames keep coming.
+ok_cuda = out.get("cuda before") == "0" and out.get("cuda after") == "1" and ":9:" in out.get("after", "")
+print(("PASS" if ok_cuda else "FAIL") + f"  CUDA loaded later is noticed, frames still there: "
+      f"before {out.get('cuda before')}, after {out.get('cuda after')}, {out.get('after')!r}")
+fails += not ok_cuda
+shutil.rmtree(tmp, ignore_errors=True)
 ok_threads = out.get("threads") == "1"
 print(("PASS" if ok_threads else "FAIL") + f"  no thread of syncwatch's own: {out.get('threads')} thread(s)")
 fails += not ok_threads

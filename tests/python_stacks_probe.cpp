@@ -24,8 +24,11 @@ extern "C" __attribute__((visibility("default"))) int syncwatch_probe(char *Buf,
 }
 
 // Preloaded (LD_PRELOAD=this module, SYNCWATCH_PROBE_PRELOAD=1), it starts the way
-// libsyncwatch.so does: before the interpreter is initialized.
+// libsyncwatch.so does in a Python process: before the interpreter is initialized, asking
+// to be told when a CUDA library is loaded (libsyncwatch.so starts CUPTI then).
+static int CudaStartedAt = 0;  // 1 once the watch said a CUDA library was loaded
+extern "C" __attribute__((visibility("default"))) int syncwatch_cuda_started() { return CudaStartedAt; }
 __attribute__((constructor)) static void startLikeThePreloadedLibrary() {
   if (const char *P = std::getenv("SYNCWATCH_PROBE_PRELOAD"); P && *P == '1')
-    syncwatch::runtime::watchForPython(true);
+    syncwatch::runtime::watchForPython(true, [] { CudaStartedAt = 1; });
 }

@@ -18,7 +18,6 @@
 
 #include <cxxabi.h>
 #include <fcntl.h>
-#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -299,28 +298,14 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
   std::free(Buffer);
 }
 
-// Whether this process loaded CUDA itself (the shared runtime or the driver): a shell
-// or `ls` under LD_PRELOAD did not, and hears nothing from syncwatch.
-bool usedCuda() {
-  return dl_iterate_phdr(
-             [](dl_phdr_info *Info, size_t, void *) {
-               const char *Base = Info->dlpi_name ? std::strrchr(Info->dlpi_name, '/') : nullptr;
-               Base = Base ? Base + 1 : Info->dlpi_name;
-               return Base && (std::strncmp(Base, "libcuda.so", 10) == 0 || std::strncmp(Base, "libcudart.so", 12) == 0)
-                          ? 1
-                          : 0;
-             },
-             nullptr) != 0;
-}
-
 std::atomic<bool> Finishing{false};
 
 void finishOnce(const char *Why) {
   if (InForkedChild.load() || Finishing.exchange(true))
     return;
   if (!TheRecorder) {
-    // No CUDA event reached syncwatch. Say why only where CUDA was used.
-    if (!Start->NotActive.empty() && usedCuda())
+    // No CUDA event reached syncwatch. start() ran, so this is a CUDA program: say why.
+    if (!Start->NotActive.empty())
       writeStderr(Start->ConfigMessages + Start->NotActive);
     return;
   }

@@ -72,6 +72,8 @@ std::atomic<unsigned long long> SeenLoads{0};
 
 bool elfHasGpuCode(const char *Path) { return hasFatbin(Path); }
 
+bool cudaLibraryPresent() { return dl_iterate_phdr(anyCudaLibrary, nullptr) != 0; }
+
 bool cudaProgramAtLoad() { return dl_iterate_phdr(anyGpuCode, nullptr) != 0; }
 
 bool cudaLibraryLoaded() {
@@ -80,7 +82,7 @@ bool cudaLibraryLoaded() {
   if (Loads == SeenLoads.load(std::memory_order_relaxed))
     return false;
   SeenLoads.store(Loads, std::memory_order_relaxed);
-  return dl_iterate_phdr(anyCudaLibrary, nullptr) != 0;
+  return cudaLibraryPresent();
 }
 
 } // namespace syncwatch::runtime

@@ -11,6 +11,9 @@ namespace syncwatch::runtime {
 // or a loaded ELF file carries GPU code (.nv_fatbin: nvcc's static cudart, the default).
 bool cudaProgramAtLoad();
 
+// Whether a CUDA runtime or driver library is loaded now (the full scan).
+bool cudaLibraryPresent();
+
 // Whether the ELF file carries GPU code (a .nv_fatbin section).
 bool elfHasGpuCode(const char *Path);
 
