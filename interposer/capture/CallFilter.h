@@ -17,7 +17,8 @@ struct CallbackInfo {
   bool ReleasesHostMemory = false; // cudaFreeHost, cudaHostUnregister...: pinned may become pageable
   bool CreatesStream = false;      // a new stream may reuse a destroyed one's handle
   bool CanWait = false;            // the truth table did not see it return at once
-  bool Copy = false;               // a copy: judged by its activity record (pageable host memory)
+  bool IssuesWork = false;         // copies, memsets, launches...: judged later by their GPU
+                                   // records (pageable memory, serialization) whatever their host time
 };
 
 // The three driver queries the filter asks (looked up, not linked: libsyncwatch.so must

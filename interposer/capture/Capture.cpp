@@ -174,10 +174,10 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   bool Slow = C.duration() >= Rec.config().ThresholdNs;
   // The stack is taken here, at the exit, where the call's frames are still live and its
   // cost is known: only for calls that were slow, or that a rule judges later from GPU
-  // records whatever their host time (launches that may be held, copies that may be
-  // pageable). A fast explicit synchronization needs no call site. SYNCWATCH_RECORD keeps
+  // records whatever their host time (launches, copies and memsets that may be held, copies
+  // that may be pageable). A fast explicit synchronization needs no site. SYNCWATCH_RECORD keeps
   // every site, for replays.
-  bool NeedsSite = Slow || Info.Launch || Info.Copy || Rec.config().Record;
+  bool NeedsSite = Slow || Info.IssuesWork || Rec.config().Record;
   if (NeedsSite)
     captureStack(Thread.Stack);
   // A slow cudaMallocHost or first cudaStreamCreate is busy on the host, not waiting for
@@ -413,7 +413,8 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
       Ids[Id].ReleasesHostMemory = Api->Family == ApiFamily::HostFree || Api->Family == ApiFamily::HostUnregister;
       Ids[Id].CreatesStream = Api->Family == ApiFamily::StreamCreate;
       Ids[Id].CanWait = Api->Measured != MeasuredSync::ReturnsAtOnce && !Ids[Id].Launch;
-      Ids[Id].Copy = Api->Family == ApiFamily::Copy;
+      Ids[Id].IssuesWork = Ids[Id].Launch || Api->Family == ApiFamily::Copy || Api->Family == ApiFamily::Memset ||
+                           issuesStreamWork(*Api);
       if (DeferLaunches && launchCallbackDeferrable(Domain, Id)) {
         Start->DeferredLaunchIds.push_back({Domain, Id});
         continue;
