@@ -616,3 +616,46 @@ TEST(Engine, LaunchThatBlockedTheHostIsAnImplicitSync) {
   EXPECT_TRUE(Stream().call(1, "cudaLaunchKernel", 0, 5, 1).kernel(1, 15, 1, 4).call(2, "cudaLaunchKernel", 3, 8, 2)
                   .kernel(2, 13, 9, 20).run().empty());
 }
+
+// A launch-bound program makes more calls than a quarter window between two CUPTI buffer
+// deliveries: calls still waiting for their own records are kept, and so is the call that
+// followed each of them on its thread - PyTorch's blocking .to("cpu") is a pageable copy
+// and a synchronize, judged together.
+TEST(EventWindow, CallsWaitForTheirRecordsWithTheCallThatFollowed) {
+  Engine E;
+  EventWindow W(E, /*Capacity=*/64);  // 16 calls carried, up to 8 more waiting (and their followers)
+  W.addStream({14, StreamFlag::NonBlocking, 0});
+  std::vector<GpuWork> Late;
+  for (std::uint32_t I = 1; I <= 200; I += 2) {
+    std::uint64_t T = I * 100 * us;
+    W.addCall({I, 1, "cudaMemcpyAsync", T, T + 50 * us, 1});
+    W.addCall({I + 1, 1, "cudaStreamSynchronize", T + 51 * us, T + 52 * us, 2});
+    GpuWork G;
+    G.Kind = GpuKind::Memcpy;
+    G.Correlation = I;
+    G.Stream = 14;
+    G.Start = T + us;
+    G.End = T + 50 * us;
+    G.Src = MemoryKind::Device;
+    G.Dst = MemoryKind::Pageable;
+    G.CopyKind = 2;
+    G.Async = true;
+    Late.push_back(G);
+    if (Late.size() == 14) {  // the records of 14 copies (28 calls) come back at once
+      for (const GpuWork &L : Late)
+        W.addWork(L);
+      Late.clear();
+    }
+  }
+  for (const GpuWork &G : Late)
+    W.addWork(G);
+  W.flush();
+  auto F = E.findings();
+  ASSERT_EQ(F.size(), 1u);
+  std::string Followed;
+  for (auto &[K, V] : F[0].Evidence)
+    if (K == "followedBySync")
+      Followed = V;
+  EXPECT_NE(F[0].Message.find("100 times"), std::string::npos) << F[0].Message;
+  EXPECT_EQ(Followed, "100 x cudaStreamSynchronize");
+}

@@ -30,8 +30,8 @@ def replay(rec, *extra):
 
 
 def summary(findings):
-    return sorted((f["rule"], f["location"]["file"], f["location"]["line"], dict(f["evidence"])["count"])
-                  for f in findings)
+    return sorted((f["rule"], f["location"]["file"], f["location"]["line"], dict(f["evidence"])["count"],
+                   dict(f["evidence"]).get("followedBySync", "")) for f in findings)
 
 
 for rec in recs:

@@ -77,9 +77,9 @@ void EventWindow::analyzeOlderHalf() {
   // Calls arrive in the order they returned; all but the newest quarter-window of them are
   // analyzed now - except older calls still waiting for their own records (a launch-bound
   // program makes thousands of calls between two CUPTI buffer deliveries): up to another
-  // eighth of the window of them wait, for at most RecordLagNs. So at most three eighths of
-  // the window are carried as calls and a quarter as work, and the next window has room
-  // for a third of a window of new events.
+  // eighth of the window of them wait, for at most RecordLagNs, each with the call that
+  // followed it on its thread. So at most half the window is carried as calls and a quarter
+  // as work, and the next window has room for a quarter of a window of new events.
   std::size_t N = Pending.Calls.size();
   std::size_t Newest = N > Capacity / 4 ? N - Capacity / 4 : 0;
   std::unordered_set<std::uint32_t> HaveRecords;
@@ -87,10 +87,20 @@ void EventWindow::analyzeOlderHalf() {
     HaveRecords.insert(W.Correlation);
   std::uint64_t LatestExit = N ? Pending.Calls.back().Exit : 0;
   std::vector<ApiCall> Judged, Waiting;
+  // A waiting call's next call on its thread waits with it: a copy is judged with the
+  // synchronize that followed it at once (PyTorch's blocking .to() in two calls).
+  std::unordered_set<std::uint64_t> ThreadsWaiting;
+  std::size_t WaitingForRecords = 0;
   for (std::size_t I = 0; I < Newest; ++I) {
     ApiCall &C = Pending.Calls[I];
-    bool Wait = Waiting.size() < Capacity / 8 && judgedByOwnRecords(C) && !HaveRecords.count(C.Correlation) &&
-                C.Exit + Cfg.RecordLagNs >= LatestExit;
+    bool Follows = ThreadsWaiting.erase(C.Thread) > 0;
+    bool NeedsRecords = WaitingForRecords < Capacity / 8 && judgedByOwnRecords(C) &&
+                        !HaveRecords.count(C.Correlation) && C.Exit + Cfg.RecordLagNs >= LatestExit;
+    bool Wait = Follows || NeedsRecords;
+    if (NeedsRecords) {
+      ++WaitingForRecords;
+      ThreadsWaiting.insert(C.Thread);
+    }
     (Wait ? Waiting : Judged).push_back(std::move(C));
   }
   std::size_t InScope = Judged.size();

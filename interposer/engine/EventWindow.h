@@ -6,7 +6,8 @@
 // a window fills, its newest quarter-window of calls is carried into the next window,
 // together with the GPU work that could still matter to them (their own records, and work
 // that ended while they ran); the older calls are judged, but for those still waiting for
-// their own records (launches, copies), which wait up to EngineConfig::RecordLagNs. A record
+// their own records (launches, copies), which wait up to EngineConfig::RecordLagNs together
+// with the call that followed each on its thread (a copy and its synchronize). A record
 // that arrives later than that, or after more than three eighths of a window of calls, is
 // lost; tests/replay_test.py
 // replays recordings through small windows and late delivery to show the counts hold.
