@@ -99,6 +99,8 @@ log "seed scenario with Python stacks off (SYNCWATCH_PYTHON=0): native sites as 
 SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out LD_PRELOAD=$lib python3 "$here/seed_streams.py" true >/dev/null 2>&1 || fail=1
 [ "$quick" = "--quick" ] && exit $fail
 
+# 3 launch-loop and 2 PyTorch repetitions per mode: the whole script then fits one 10-minute
+# device call (about 90 s of tests, 300 s of benchmark on an H200); the raw runs are kept.
 log "overhead benchmark (bench/runtime_overhead.sh)"
-"$root/bench/runtime_overhead.sh" "$build" 5
+BENCH_LOG=$out/bench_raw.log BENCH_PY_REPS=${BENCH_PY_REPS:-2} "$root/bench/runtime_overhead.sh" "$build" 3
 exit $fail
