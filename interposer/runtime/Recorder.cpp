@@ -104,7 +104,7 @@ void Recorder::finish(const char *Why) {
     return;
   Report R;
   R.ToolName = "libsyncwatch";
-  R.ToolVersion = "0.1.0";
+  R.ToolVersion = SYNCWATCH_VERSION;
   R.Findings = Analysis.findings();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());

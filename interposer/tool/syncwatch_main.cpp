@@ -14,6 +14,7 @@
 #include "../engine/EventWindow.h"
 #include "../engine/TraceWriter.h"
 #include "../engine/Utilization.h"
+#include "CommandLine.h"
 
 #include "syncwatch/report.h"
 
@@ -37,12 +38,42 @@ using namespace syncwatch::runtime;
 
 namespace {
 
-int usage() {
-  std::cerr << "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] [--profile FILE] -- cmd args...\n"
-               "       syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
-               "       syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
-               "                        [--trace OUT.json] [--profile FILE] FILE.swrec\n";
+const char *const RunUsage =
+    "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] [--profile FILE] -- cmd args...\n"
+    "  runs cmd with libsyncwatch.so preloaded; keeps cmd's exit code; says where the reports went\n";
+const char *const ReplayUsage =
+    "usage: syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
+    "                        [--trace OUT.json] [--profile FILE] FILE.swrec\n"
+    "  runs the engine on a recorded event stream, offline (no GPU needed)\n";
+const char *const CalibrateUsage =
+    "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
+    "  measures which CUDA calls block on this GPU and driver; prints the table, writes the profile\n";
+
+std::string usageText() {
+  return std::string("syncwatch ") + SYNCWATCH_VERSION + ": the runtime half of syncwatch (docs/runtime.md)\n" + RunUsage +
+         ReplayUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
+}
+
+// Wrong arguments: one line naming what was wrong, the way to get help, exit 2.
+int badArguments(const std::string &Command, const std::string &What) {
+  std::cerr << "syncwatch" << (Command.empty() ? "" : " " + Command) << ": " << What << " (see 'syncwatch "
+            << (Command.empty() ? "" : Command + " ") << "--help')\n";
   return 2;
+}
+
+// A number option: the whole value must be a non-negative number.
+bool numberOption(const ParsedArgs &P, const std::string &Name, double &Out, std::string &Error) {
+  if (!P.has(Name))
+    return true;
+  std::string V = P.get(Name);
+  char *End = nullptr;
+  double D = std::strtod(V.c_str(), &End);
+  if (V.empty() || *End != '\0' || !(D >= 0)) {
+    Error = "--" + Name + " '" + V + "' is not a non-negative number";
+    return false;
+  }
+  Out = D;
+  return true;
 }
 
 std::string selfDir() {
@@ -88,31 +119,30 @@ void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, s
 }
 
 int replay(const std::vector<std::string> &Args) {
-  std::string Format = "text", File;
-  EngineConfig Cfg;
-  std::size_t Window = 0;
-  std::uint64_t LagNs = 0;
-  std::string TraceFile, ProfileFile;
-  for (std::size_t I = 0; I < Args.size(); ++I) {
-    if (Args[I] == "--format" && I + 1 < Args.size())
-      Format = Args[++I];
-    else if (Args[I] == "--threshold-ms" && I + 1 < Args.size())
-      Cfg.HostWaitThresholdNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
-    else if (Args[I] == "--window" && I + 1 < Args.size())
-      Window = std::strtoull(Args[++I].c_str(), nullptr, 10);
-    else if (Args[I] == "--trace" && I + 1 < Args.size())
-      TraceFile = Args[++I];
-    else if (Args[I] == "--lag-ms" && I + 1 < Args.size())
-      LagNs = static_cast<std::uint64_t>(std::atof(Args[++I].c_str()) * 1e6);
-    else if (Args[I] == "--profile" && I + 1 < Args.size())
-      ProfileFile = Args[++I];
-    else if (File.empty())
-      File = Args[I];
-    else
-      return usage();
+  ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"threshold-ms", true}, {"window", true}, {"trace", true},
+                                   {"lag-ms", true}, {"profile", true}});
+  if (P0.Help) {
+    std::cout << ReplayUsage;
+    return 0;
   }
-  if (File.empty() || (Format != "text" && Format != "json" && Format != "sarif"))
-    return usage();
+  if (!P0.Error.empty())
+    return badArguments("replay", P0.Error);
+  std::string Format = P0.get("format", "text");
+  if (Format != "text" && Format != "json" && Format != "sarif")
+    return badArguments("replay", "unknown --format '" + Format + "' (expected text, json or sarif)");
+  if (P0.Positional.size() != 1)
+    return badArguments("replay", P0.Positional.empty() ? "no recording given" : "one recording at a time");
+  std::string File = P0.Positional.front();
+  EngineConfig Cfg;
+  double ThresholdMs = Cfg.HostWaitThresholdNs / 1e6, WindowEvents = 0, LagMs = 0;
+  std::string Error;
+  if (!numberOption(P0, "threshold-ms", ThresholdMs, Error) || !numberOption(P0, "window", WindowEvents, Error) ||
+      !numberOption(P0, "lag-ms", LagMs, Error))
+    return badArguments("replay", Error);
+  Cfg.HostWaitThresholdNs = static_cast<std::uint64_t>(ThresholdMs * 1e6);
+  std::size_t Window = static_cast<std::size_t>(WindowEvents);
+  std::uint64_t LagNs = static_cast<std::uint64_t>(LagMs * 1e6);
+  std::string TraceFile = P0.get("trace"), ProfileFile = P0.get("profile");
   std::ifstream In(File);
   if (!In) {
     std::cerr << "syncwatch: error: cannot read '" << File << "'\n";
@@ -151,6 +181,7 @@ int replay(const std::vector<std::string> &Args) {
     E.consume(P.Log);
   Report R;
   R.ToolName = "syncwatch replay";
+  R.ToolVersion = SYNCWATCH_VERSION;
   R.Findings = E.findings();
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
@@ -184,27 +215,27 @@ int replay(const std::vector<std::string> &Args) {
 }
 
 int run(const std::vector<std::string> &Args) {
-  std::string Out = "syncwatch-reports";
-  std::vector<char *> Cmd;
-  bool Record = false;
-  std::string Threshold, Profile;
-  std::size_t I = 0;
-  for (; I < Args.size() && Args[I] != "--"; ++I) {
-    if (Args[I] == "--out" && I + 1 < Args.size())
-      Out = Args[++I];
-    else if (Args[I] == "--threshold-ms" && I + 1 < Args.size())
-      Threshold = Args[++I];
-    else if (Args[I] == "--record")
-      Record = true;
-    else if (Args[I] == "--profile" && I + 1 < Args.size())
-      Profile = Args[++I];
-    else
-      return usage();
+  ParsedArgs P0 = parseArgs(Args, {{"out", true}, {"threshold-ms", true}, {"record", false}, {"profile", true}});
+  if (P0.Help) {
+    std::cout << RunUsage;
+    return 0;
   }
-  if (I + 1 >= Args.size())
-    return usage();
-  for (++I; I < Args.size(); ++I)
-    Cmd.push_back(const_cast<char *>(Args[I].c_str()));
+  if (!P0.Error.empty())
+    return badArguments("run", P0.Error);
+  if (!P0.Positional.empty())
+    return badArguments("run", "'" + P0.Positional.front() + "' before '--': the command to run goes after '--'");
+  if (P0.AfterDoubleDash.empty())
+    return badArguments("run", "no command to run (syncwatch run [options] -- cmd args...)");
+  std::string Out = P0.get("out", "syncwatch-reports");
+  bool Record = P0.has("record");
+  std::string Threshold = P0.get("threshold-ms"), Profile = P0.get("profile");
+  double ThresholdMs = 0;
+  std::string Error;
+  if (!numberOption(P0, "threshold-ms", ThresholdMs, Error))
+    return badArguments("run", Error);
+  std::vector<char *> Cmd;
+  for (const std::string &A : P0.AfterDoubleDash)
+    Cmd.push_back(const_cast<char *>(A.c_str()));
   Cmd.push_back(nullptr);
 
   std::string Lib = selfDir() + "/libsyncwatch.so";
@@ -292,13 +323,34 @@ int run(const std::vector<std::string> &Args) {
 // Runs syncwatch-calibrate (built next to this tool when nvcc was found): measures this
 // GPU and driver, prints the table, writes the profile.
 int calibrate(const std::vector<std::string> &Args) {
+  // Checked here, so every subcommand follows one convention; syncwatch-calibrate reads
+  // what passes in its `--opt value` form.
+  ParsedArgs P0 = parseArgs(Args, {{"out", true}, {"spin-ms", true}});
+  if (P0.Help) {
+    std::cout << CalibrateUsage;
+    return 0;
+  }
+  if (!P0.Error.empty())
+    return badArguments("calibrate", P0.Error);
+  if (!P0.Positional.empty() || !P0.AfterDoubleDash.empty())
+    return badArguments("calibrate", "unexpected argument '" +
+                                         (P0.Positional.empty() ? std::string("--") : P0.Positional.front()) + "'");
+  double SpinMs = 0;
+  std::string Error;
+  if (!numberOption(P0, "spin-ms", SpinMs, Error))
+    return badArguments("calibrate", Error);
+  std::vector<std::string> Forward;
+  for (const auto &[Name, Value] : P0.Values) {
+    Forward.push_back("--" + Name);
+    Forward.push_back(Value);
+  }
   std::string Tool = selfDir() + "/syncwatch-calibrate";
   if (access(Tool.c_str(), X_OK) != 0) {
     std::cerr << "syncwatch: error: " << Tool << " not found (it is built when CMake finds nvcc)\n";
     return 2;
   }
   std::vector<char *> Cmd{const_cast<char *>(Tool.c_str())};
-  for (const std::string &A : Args)
+  for (const std::string &A : Forward)
     Cmd.push_back(const_cast<char *>(A.c_str()));
   Cmd.push_back(nullptr);
   execv(Tool.c_str(), Cmd.data());
@@ -309,8 +361,10 @@ int calibrate(const std::vector<std::string> &Args) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2)
-    return usage();
+  if (argc < 2) {
+    std::cerr << usageText();
+    return 2;
+  }
   std::vector<std::string> Args(argv + 2, argv + argc);
   std::string Cmd = argv[1];
   if (Cmd == "run")
@@ -319,5 +373,14 @@ int main(int argc, char **argv) {
     return replay(Args);
   if (Cmd == "calibrate")
     return calibrate(Args);
-  return usage();
+  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
+    std::cout << usageText();
+    return 0;
+  }
+  if (Cmd == "--version") {
+    std::cout << "syncwatch " << SYNCWATCH_VERSION << "\n";
+    return 0;
+  }
+  return badArguments("", (Cmd[0] == '-' ? "unknown option '" : "unknown command '") + Cmd +
+                              "' (commands: run, replay, calibrate)");
 }

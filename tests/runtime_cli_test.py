@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The `syncwatch` command's conventions, the same as syncwatch-lint's: `--opt=value` and
+`--opt value` both work, `--help` on the command and every subcommand exits 0 with the usage
+on stdout, an unknown option or a bad value is one line naming it and exit 2, `--version`
+prints the real version, and reports carry it.
+  runtime_cli_test.py SYNCWATCH RECORDING.swrec VERSION"""
+import json
+import subprocess
+import sys
+import tempfile
+
+tool, rec, version = sys.argv[1:4]
+fails = 0
+
+
+def run(*args, cwd=None):
+    return subprocess.run([tool, *args], capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+def check(name, ok, detail=""):
+    global fails
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+    fails += not ok
+
+
+for args in (["--help"], ["run", "--help"], ["replay", "--help"], ["calibrate", "--help"]):
+    r = run(*args)
+    check(f"{' '.join(args)}: exit 0, usage on stdout", r.returncode == 0 and "usage: syncwatch" in r.stdout
+          and not r.stderr, f"{r.returncode} {r.stdout[:80]!r} {r.stderr[:80]!r}")
+r = run("--version")
+check("--version", r.returncode == 0 and r.stdout.strip() == f"syncwatch {version}", r.stdout)
+
+eq = run("replay", "--format=json", rec)
+sp = run("replay", "--format", "json", rec)
+check("--format=json and --format json give the same report", eq.returncode == sp.returncode == 1
+      and eq.stdout == sp.stdout and eq.stdout.startswith("{"), f"{eq.returncode} {sp.returncode} {eq.stderr}")
+check("the JSON report carries the version", json.loads(eq.stdout).get("version") == version)
+sarif = json.loads(run("replay", "--format=sarif", rec).stdout)
+check("the SARIF report carries the version", sarif["runs"][0]["tool"]["driver"].get("version") == version)
+check("--threshold-ms=N and --threshold-ms N agree",
+      run("replay", "--threshold-ms=5", "--format=json", rec).stdout == run("replay", "--threshold-ms", "5", "--format=json", rec).stdout)
+
+for args, says in ((["replay", "--bogus", rec], "unknown option '--bogus'"),
+                   (["run", "--frobnicate", "--", "true"], "unknown option '--frobnicate'"),
+                   (["calibrate", "--nope"], "unknown option '--nope'"),
+                   (["replay", "--format=xml", rec], "unknown --format 'xml'"),
+                   (["replay", "--window=lots", rec], "--window 'lots' is not a non-negative number"),
+                   (["replay", "--record=1", rec], "unknown option '--record=1'"),
+                   (["run", "--record=yes", "--", "true"], "option '--record' takes no value"),
+                   (["replay", "--format"], "option '--format' needs a value"),
+                   (["replay"], "no recording given"),
+                   (["run"], "no command to run"),
+                   (["frobnicate"], "unknown command 'frobnicate'"),
+                   (["--frobnicate"], "unknown option '--frobnicate'")):
+    r = run(*args)
+    lines = r.stderr.strip().splitlines()
+    check(f"{' '.join(args)}: one line, exit 2", r.returncode == 2 and len(lines) == 1 and says in lines[0]
+          and not r.stdout, f"{r.returncode} {r.stderr!r}")
+
+with tempfile.TemporaryDirectory() as d:
+    r = run("run", "--out=" + d, "--", "/bin/sh", "-c", "exit 3")
+    s = run("run", "--out", d, "--", "/bin/sh", "-c", "exit 3")
+    check("run --out=DIR and --out DIR: the command's exit code", r.returncode == s.returncode == 3, f"{r.returncode} {s.returncode}")
+sys.exit(1 if fails else 0)
