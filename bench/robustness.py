@@ -23,6 +23,7 @@ Prints a summary (also written as JSON with --summary). Exit 0 when every check 
 import argparse
 import concurrent.futures
 import json
+import urllib.parse
 import os
 import shlex
 import subprocess
@@ -140,8 +141,10 @@ def main():
             run = json.load(fh)["runs"][0]
         errored = set()
         for n in run["invocations"][0]["toolExecutionNotifications"]:
-            uri = n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-            errored.add(uri.removeprefix("file://"))
+            loc = n["locations"][0]["physicalLocation"]["artifactLocation"]
+            # repo-relative URIs resolve against the run's %SRCROOT%
+            root = run.get("originalUriBaseIds", {}).get(loc.get("uriBaseId", ""), {}).get("uri", "")
+            errored.add(urllib.parse.unquote((root + loc["uri"]).removeprefix("file://")))
         summary["findings"] = len(run["results"])
         summary["tool_errors"] = len(errored)
         if broken - errored:

@@ -64,6 +64,41 @@ class SarifOutput(unittest.TestCase):
         fixes = [r for r in run["results"] if r["ruleId"] == "syncwatch-blocking-stream" and r.get("fixes")]
         self.assertTrue(fixes)
 
+    def test_code_scanning_gets_repo_relative_uris_and_fingerprints(self):
+        # GitHub code scanning places alerts by repo-relative URIs and keeps one alert per
+        # partialFingerprint: the git top level is %SRCROOT% by default, and a result's URI
+        # joined to it names the real file; its fingerprint is the baseline's.
+        f = os.path.join(STATIC, "ds_pos_launch_zero_stream.cu")
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=STATIC, capture_output=True,
+                             text=True).stdout.strip()
+        with tempfile.TemporaryDirectory() as d:
+            base = os.path.join(d, "baseline.json")
+            rc, out, err = lint("--format=sarif", f"--write-baseline={base}", f, "--", cwd=STATIC)
+            self.assertIn(rc, (0, 1), err)
+            run = json.loads(out)["runs"][0]
+            if top:
+                self.assertEqual(run["originalUriBaseIds"]["%SRCROOT%"]["uri"], "file://" + top + "/")
+            root = run["originalUriBaseIds"]["%SRCROOT%"]["uri"].removeprefix("file://")
+            self.assertTrue(run["results"])
+            for r in run["results"]:
+                art = r["locations"][0]["physicalLocation"]["artifactLocation"]
+                self.assertEqual(art.get("uriBaseId"), "%SRCROOT%", art)
+                self.assertFalse(art["uri"].startswith(("/", "file:")), art)
+                self.assertEqual(os.path.realpath(os.path.join(root, art["uri"])), os.path.realpath(f))
+            with open(base) as fh:
+                known = [x["fingerprint"] for x in json.load(fh)["findings"]]
+            self.assertEqual(sorted(r["partialFingerprints"]["syncwatch/v1"] for r in run["results"]), sorted(known))
+            # Files outside the root keep absolute URIs.
+            rc, out, err = lint("--format=sarif", f"--source-root={d}", f, "--")
+            run = json.loads(out)["runs"][0]
+            for r in run["results"]:
+                art = r["locations"][0]["physicalLocation"]["artifactLocation"]
+                self.assertNotIn("uriBaseId", art)
+                self.assertTrue(art["uri"].startswith("file:///"), art)
+            rc, out, err = lint("--format=sarif", "--source-root=/nonexistent/root", f, "--")
+            self.assertEqual(rc, 2)
+            self.assertIn("--source-root '/nonexistent/root' is not a directory", err)
+
     def test_parse_failure_is_a_notification_and_still_valid(self):
         import jsonschema
         with open(SCHEMA) as fh:

@@ -17,6 +17,7 @@
 """
 import hashlib
 import json
+import urllib.parse
 import os
 import re
 import shutil
@@ -114,7 +115,9 @@ class LintOnCMakeDatabase(unittest.TestCase):
         have = set()
         for r in run0["results"]:
             loc = r["locations"][0]["physicalLocation"]
-            path = loc["artifactLocation"]["uri"].removeprefix("file://")
+            art = loc["artifactLocation"]  # repo-relative URIs resolve against the run's %SRCROOT%
+            root = run0.get("originalUriBaseIds", {}).get(art.get("uriBaseId", ""), {}).get("uri", "")
+            path = urllib.parse.unquote((root + art["uri"]).removeprefix("file://"))
             have.add((os.path.realpath(path), loc["region"]["startLine"], r["level"], r["ruleId"]))
         want = expectations(self.project)
         self.assertTrue(want)

@@ -37,6 +37,17 @@ check("--format=json and --format json give the same report", eq.returncode == s
 check("the JSON report carries the version", json.loads(eq.stdout).get("version") == version)
 sarif = json.loads(run("replay", "--format=sarif", rec).stdout)
 check("the SARIF report carries the version", sarif["runs"][0]["tool"]["driver"].get("version") == version)
+# SARIF for code scanning: URIs relative to the source root, the baseline fingerprint.
+run0 = json.loads(run("replay", "--format=sarif", "--source-root=/work/main", rec).stdout)["runs"][0]
+art = run0["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+check("runtime SARIF: repo-relative URI under %SRCROOT%",
+      run0["originalUriBaseIds"]["%SRCROOT%"]["uri"] == "file:///work/main/" and art.get("uriBaseId") == "%SRCROOT%"
+      and art["uri"] == "tests/gpu/two_stacks.cu", json.dumps(art))
+check("runtime SARIF: partialFingerprints", all(len(r["partialFingerprints"]["syncwatch/v1"]) == 16 for r in run0["results"]))
+run1 = json.loads(run("replay", "--format=sarif", "--source-root=/elsewhere", rec).stdout)["runs"][0]
+art = run1["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+check("runtime SARIF: a file outside the root keeps its absolute URI",
+      art["uri"].startswith("file:///") and "uriBaseId" not in art, json.dumps(art))
 check("--threshold-ms=N and --threshold-ms N agree",
       run("replay", "--threshold-ms=5", "--format=json", rec).stdout == run("replay", "--threshold-ms", "5", "--format=json", rec).stdout)
 

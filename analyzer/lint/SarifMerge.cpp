@@ -1,5 +1,7 @@
 #include "SarifMerge.h"
 
+#include "syncwatch/fingerprint.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
@@ -38,19 +40,24 @@ std::string text(const json::Object *O, StringRef Key) {
   return "";
 }
 
-std::string uriOf(const json::Object *ArtifactLocation) {
+// Root: the run's %SRCROOT% (originalUriBaseIds), against which relative URIs resolve.
+std::string uriOf(const json::Object *ArtifactLocation, const std::string &Root) {
   if (!ArtifactLocation)
     return "";
-  if (std::optional<StringRef> U = ArtifactLocation->getString("uri"))
-    return uriToPath(U->str());
-  return "";
+  std::optional<StringRef> U = ArtifactLocation->getString("uri");
+  if (!U)
+    return "";
+  std::optional<StringRef> Base = ArtifactLocation->getString("uriBaseId");
+  if (Base && *Base == "%SRCROOT%" && !Root.empty())
+    return (Root.back() == '/' ? Root : Root + "/") + uriToPath(U->str());
+  return uriToPath(U->str());
 }
 
-SourceSpan spanOf(const json::Object *PhysicalLocation) {
+SourceSpan spanOf(const json::Object *PhysicalLocation, const std::string &Root) {
   SourceSpan S;
   if (!PhysicalLocation)
     return S;
-  S.File = uriOf(PhysicalLocation->getObject("artifactLocation"));
+  S.File = uriOf(PhysicalLocation->getObject("artifactLocation"), Root);
   const json::Object *Region = PhysicalLocation->getObject("region");
   S.Line = number(Region, "startLine");
   S.Column = number(Region, "startColumn");
@@ -68,7 +75,7 @@ const json::Object *firstPhysicalLocation(const json::Object *O) {
   return (*Locations)[0].getAsObject()->getObject("physicalLocation");
 }
 
-std::vector<FixIt> fixesOf(const json::Object &FixSet) {
+std::vector<FixIt> fixesOf(const json::Object &FixSet, const std::string &Root) {
   std::vector<FixIt> Out;
   const json::Array *Changes = FixSet.getArray("artifactChanges");
   if (!Changes)
@@ -77,7 +84,7 @@ std::vector<FixIt> fixesOf(const json::Object &FixSet) {
     const json::Object *Change = C.getAsObject();
     if (!Change)
       continue;
-    std::string File = uriOf(Change->getObject("artifactLocation"));
+    std::string File = uriOf(Change->getObject("artifactLocation"), Root);
     const json::Array *Replacements = Change->getArray("replacements");
     if (!Replacements)
       continue;
@@ -99,7 +106,7 @@ std::vector<FixIt> fixesOf(const json::Object &FixSet) {
   return Out;
 }
 
-Expected<Finding> findingOf(const json::Object &R, const std::string &Path) {
+Expected<Finding> findingOf(const json::Object &R, const std::string &Path, const std::string &Root) {
   Finding F;
   std::optional<StringRef> Rule = R.getString("ruleId");
   std::optional<StringRef> Level = R.getString("level");
@@ -111,11 +118,14 @@ Expected<Finding> findingOf(const json::Object &R, const std::string &Path) {
     return malformed(Path, "unknown level '" + *Level + "'");
   F.Level = *S;
   F.Message = text(&R, "message");
-  F.Where = spanOf(firstPhysicalLocation(&R));
+  F.Where = spanOf(firstPhysicalLocation(&R), Root);
+  if (const json::Object *Prints = R.getObject("partialFingerprints"))
+    if (std::optional<StringRef> P = Prints->getString("syncwatch/v1"))
+      F.Fingerprint = P->str();
   if (const json::Array *Related = R.getArray("relatedLocations"))
     for (const json::Value &V : *Related)
       if (const json::Object *N = V.getAsObject())
-        F.Notes.push_back(FindingNote{spanOf(N->getObject("physicalLocation")), text(N, "message"), {}});
+        F.Notes.push_back(FindingNote{spanOf(N->getObject("physicalLocation"), Root), text(N, "message"), {}});
   if (const json::Array *Fixes = R.getArray("fixes")) {
     std::size_t NextNote = 0;
     for (std::size_t I = 0; I < Fixes->size(); ++I) {
@@ -124,7 +134,7 @@ Expected<Finding> findingOf(const json::Object &R, const std::string &Path) {
         continue;
       std::string Description = text(Set, "description");
       if (I == 0 && Description == CertainFixes) {
-        F.Fixes = fixesOf(*Set);
+        F.Fixes = fixesOf(*Set, Root);
         continue;
       }
       // Suggested edits follow in the order of the notes that carry them.
@@ -132,7 +142,7 @@ Expected<Finding> findingOf(const json::Object &R, const std::string &Path) {
         ++NextNote;
       if (NextNote == F.Notes.size())
         return malformed(Path, "a fix matches no note: '" + Description + "'");
-      F.Notes[NextNote++].SuggestedFixes = fixesOf(*Set);
+      F.Notes[NextNote++].SuggestedFixes = fixesOf(*Set, Root);
     }
   }
   if (const json::Object *Props = R.getObject("properties"))
@@ -254,6 +264,13 @@ Expected<Report> readSarif(const std::string &Path) {
   const json::Object &Run = *(*Runs)[0].getAsObject();
 
   Report R;
+  if (const json::Object *Bases = Run.getObject("originalUriBaseIds"))
+    if (const json::Object *SrcRoot = Bases->getObject("%SRCROOT%"))
+      if (std::optional<StringRef> U = SrcRoot->getString("uri")) {
+        R.SourceRoot = uriToPath(U->str());
+        while (R.SourceRoot.size() > 1 && R.SourceRoot.back() == '/')
+          R.SourceRoot.pop_back();
+      }
   const json::Object *Tool = Run.getObject("tool");
   const json::Object *Driver = Tool ? Tool->getObject("driver") : nullptr;
   if (!Driver || !Driver->getString("name"))
@@ -284,14 +301,14 @@ Expected<Report> readSarif(const std::string &Path) {
             if (const json::Object *Note = N.getAsObject()) {
               const json::Object *Loc = firstPhysicalLocation(Note);
               R.Errors.push_back(
-                  ToolError{Loc ? uriOf(Loc->getObject("artifactLocation")) : "", text(Note, "message")});
+                  ToolError{Loc ? uriOf(Loc->getObject("artifactLocation"), R.SourceRoot) : "", text(Note, "message")});
             }
   if (const json::Array *Results = Run.getArray("results"))
     for (const json::Value &V : *Results) {
       const json::Object *Result = V.getAsObject();
       if (!Result)
         return malformed(Path, "a result is not an object");
-      Expected<Finding> F = findingOf(*Result, Path);
+      Expected<Finding> F = findingOf(*Result, Path, R.SourceRoot);
       if (!F)
         return F.takeError();
       R.Findings.push_back(std::move(*F));
@@ -306,6 +323,7 @@ Expected<Report> mergeReports(std::vector<Report> Parts) {
   Out.ToolName = Parts.front().ToolName;
   Out.ToolVersion = Parts.front().ToolVersion;
   Out.DocsBaseUri = Parts.front().DocsBaseUri;
+  Out.SourceRoot = Parts.front().SourceRoot;
   for (Report &P : Parts) {
     if (P.ToolName != Out.ToolName || P.ToolVersion != Out.ToolVersion)
       return createStringError(inconvertibleErrorCode(),
@@ -323,6 +341,10 @@ Expected<Report> mergeReports(std::vector<Report> Parts) {
   std::sort(Out.RulesRun.begin(), Out.RulesRun.end());
   sortEvidence(Out.Findings);
   sortFindings(Out.Findings);
+  // Each shard numbered its own duplicate findings: the merged report numbers them as one
+  // run would (fingerprint.h), from the sources as the writers read them.
+  if (llvm::any_of(Out.Findings, [](const Finding &F) { return !F.Fingerprint.empty(); }))
+    setFingerprints(Out);
   sortErrors(Out.Errors);
   return Out;
 }

@@ -16,6 +16,7 @@
 #include "NvccTranslation.h"
 #include "SarifMerge.h"
 
+#include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
@@ -86,6 +87,10 @@ cl::opt<std::string> ExportFixes("export-fixes",
                                  cl::desc("Write the certain fixes as YAML for "
                                           "clang-apply-replacements"),
                                  cl::value_desc("file"), cl::cat(Category));
+cl::opt<std::string> SourceRoot("source-root",
+                               cl::desc("SARIF URIs and fingerprints relative to this directory (default: the git "
+                                        "top level of the current directory, else the current directory)"),
+                               cl::value_desc("dir"), cl::cat(Category));
 cl::opt<std::string> WriteBaseline("write-baseline",
                                    cl::desc("Record all current findings as known, in this file"),
                                    cl::value_desc("file"), cl::cat(Category));
@@ -279,6 +284,19 @@ int main(int argc, const char **argv) {
   }
   if (Format != "text" && Format != "json" && Format != "sarif")
     return toolError("unknown --format '" + Format + "' (expected text, json or sarif)");
+  // Where the tool was started: running the units moves the process's working directory to
+  // each entry's `directory`, so it is read now.
+  SmallString<256> StartDir;
+  sys::fs::current_path(StartDir);
+  std::string Base = syncwatch::defaultSourceRoot(std::string(StartDir));
+  if (!SourceRoot.empty()) {
+    SmallString<256> Root(SourceRoot);
+    sys::path::make_absolute(StartDir, Root);
+    sys::path::remove_dots(Root, /*remove_dot_dot=*/true);
+    if (!sys::fs::is_directory(Root))
+      return toolError("--source-root '" + SourceRoot + "' is not a directory");
+    Base = std::string(Root);
+  }
   std::optional<syncwatch::Severity> FailLevel = syncwatch::parseSeverity(FailOn);
   if (!FailLevel)
     return toolError("unknown --fail-on '" + FailOn + "' (expected note, warning or error)");
@@ -375,11 +393,14 @@ int main(int argc, const char **argv) {
            << " finding(s) changed severity\n";
   }
 
-  // Fingerprints name files relative to where the tool runs (the repository root in CI).
-  SmallString<256> Cwd;
-  sys::fs::current_path(Cwd);
-  std::string Base(Cwd);
+  // Fingerprints and SARIF URIs name files relative to the source root (Base, above: the
+  // repository's top level by default), so the same checkout elsewhere gives the same.
   auto Lines = syncwatch::diskLineReader();
+  {
+    std::vector<std::string> Prints = syncwatch::fingerprints(Result.Findings, Lines, Base);
+    for (std::size_t I = 0; I < Prints.size(); ++I)
+      Result.Findings[I].Fingerprint = Prints[I];
+  }
   if (!WriteBaseline.empty()) {
     if (llvm::Error E = syncwatch::writeBaseline(WriteBaseline, Result.Findings, Lines, Base))
       return toolError(toString(std::move(E)));
@@ -416,6 +437,7 @@ int main(int argc, const char **argv) {
   Report.RulesRun = Result.RulesRun;
   Report.DocsBaseUri = syncwatch::pathToUri(SYNCWATCH_DOCS_DIR "/rules/");
   Report.FilesAnalyzed = Result.FilesAnalyzed;
+  Report.SourceRoot = Base;
 
   std::ostringstream Text;
   if (Format == "json")

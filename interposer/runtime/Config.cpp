@@ -78,6 +78,8 @@ Config readConfig(std::string &Messages) {
   C.WindowEvents = parsePositive("SYNCWATCH_WINDOW", C.WindowEvents, 1, Messages);
   if (const char *P = std::getenv("SYNCWATCH_PROFILE"))
     C.ProfilePath = P;
+  if (const char *R = env("SYNCWATCH_SOURCE_ROOT"))
+    C.SourceRoot = R[0] == '/' || C.StartDir == "." ? std::string(R) : C.StartDir + "/" + R;
   return C;
 }
 

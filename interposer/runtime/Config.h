@@ -23,6 +23,8 @@ struct Config {
   bool Trace = false;                 // SYNCWATCH_TRACE=1: write a Chrome/Perfetto trace
   std::size_t TraceEvents = 500'000;  // SYNCWATCH_TRACE_EVENTS: newest events kept in it
   std::string ProfilePath;            // SYNCWATCH_PROFILE: a `syncwatch calibrate` profile
+  std::string SourceRoot;             // SYNCWATCH_SOURCE_ROOT: SARIF URIs relative to it
+                                      // (default: the git top level of StartDir, else StartDir)
 };
 
 // Reads the environment; Messages receives one line per rejected value. Uses getenv and

@@ -2,6 +2,7 @@
 
 #include "Stderr.h"
 
+#include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
 
 #include <sys/stat.h>
@@ -106,6 +107,8 @@ void Recorder::finish(const char *Why) {
   R.ToolName = "libsyncwatch";
   R.ToolVersion = SYNCWATCH_VERSION;
   R.Findings = Analysis.findings();
+  R.SourceRoot = Cfg.SourceRoot.empty() ? defaultSourceRoot(Cfg.StartDir) : Cfg.SourceRoot;
+  setFingerprints(R);
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
   if (!Profile.Path.empty()) {

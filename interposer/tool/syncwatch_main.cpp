@@ -16,6 +16,7 @@
 #include "../engine/Utilization.h"
 #include "CommandLine.h"
 
+#include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
 
 #include <dirent.h>
@@ -43,7 +44,7 @@ const char *const RunUsage =
     "  runs cmd with libsyncwatch.so preloaded; keeps cmd's exit code; says where the reports went\n";
 const char *const ReplayUsage =
     "usage: syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
-    "                        [--trace OUT.json] [--profile FILE] FILE.swrec\n"
+    "                        [--trace OUT.json] [--profile FILE] [--source-root DIR] FILE.swrec\n"
     "  runs the engine on a recorded event stream, offline (no GPU needed)\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
@@ -120,7 +121,7 @@ void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, s
 
 int replay(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"threshold-ms", true}, {"window", true}, {"trace", true},
-                                   {"lag-ms", true}, {"profile", true}});
+                                   {"lag-ms", true}, {"profile", true}, {"source-root", true}});
   if (P0.Help) {
     std::cout << ReplayUsage;
     return 0;
@@ -182,10 +183,19 @@ int replay(const std::vector<std::string> &Args) {
   Report R;
   R.ToolName = "syncwatch replay";
   R.ToolVersion = SYNCWATCH_VERSION;
+  {
+    // SARIF URIs relative to --source-root (the checkout the recording was made in may be
+    // elsewhere), by default the git top level of the working directory.
+    char Cwd[PATH_MAX];
+    std::string Here = getcwd(Cwd, sizeof Cwd) ? Cwd : ".";
+    std::string Root = P0.get("source-root");
+    R.SourceRoot = Root.empty() ? defaultSourceRoot(Here) : Root[0] == '/' ? Root : Here + "/" + Root;
+  }
   R.Findings = E.findings();
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
+  setFingerprints(R);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);
     for (auto &F : calibrationFigures(Profile))

@@ -72,4 +72,10 @@ std::vector<std::string> fingerprints(const std::vector<Finding> &Findings,
   return Out;
 }
 
+void setFingerprints(Report &R) {
+  std::vector<std::string> Prints = fingerprints(R.Findings, diskLineReader(), R.SourceRoot);
+  for (std::size_t I = 0; I < Prints.size(); ++I)
+    R.Findings[I].Fingerprint = Prints[I];
+}
+
 } // namespace syncwatch

@@ -3,6 +3,8 @@
 #include "syncwatch/json_writer.h"
 #include "syncwatch/report.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <map>
 
@@ -27,7 +29,36 @@ std::string pathToUri(const std::string &Path) {
   return Uri;
 }
 
+std::string defaultSourceRoot(const std::string &Dir) {
+  std::string D = Dir;
+  while (D.size() > 1 && D.back() == '/')
+    D.pop_back();
+  for (std::string Up = D; !Up.empty();) {
+    struct stat St;
+    if (::stat((Up == "/" ? std::string("/.git") : Up + "/.git").c_str(), &St) == 0)
+      return Up;
+    auto Slash = Up.rfind('/');
+    if (Up == "/" || Slash == std::string::npos)
+      break;
+    Up = Slash == 0 ? "/" : Up.substr(0, Slash);
+  }
+  return D;
+}
+
 namespace {
+
+constexpr const char *kSourceRootId = "%SRCROOT%";
+
+// A file's artifactLocation: relative to the source root when under it.
+void writeArtifactLocation(JsonWriter &J, const std::string &File, const std::string &Root) {
+  J.key("artifactLocation").beginObject();
+  std::string Prefix = Root.empty() || Root.back() == '/' ? Root : Root + "/";
+  if (!Prefix.empty() && File.size() > Prefix.size() && File.compare(0, Prefix.size(), Prefix) == 0)
+    J.field("uri", pathToUri(File.substr(Prefix.size()))).field("uriBaseId", kSourceRootId);
+  else
+    J.field("uri", pathToUri(File));
+  J.endObject();
+}
 
 std::string_view sarifLevel(Severity S) {
   switch (S) {
@@ -50,9 +81,9 @@ void writeRegion(JsonWriter &J, const SourceSpan &S) {
   J.endObject();
 }
 
-void writePhysicalLocation(JsonWriter &J, const SourceSpan &S) {
+void writePhysicalLocation(JsonWriter &J, const SourceSpan &S, const std::string &Root) {
   J.key("physicalLocation").beginObject();
-  J.key("artifactLocation").beginObject().field("uri", pathToUri(S.File)).endObject();
+  writeArtifactLocation(J, S.File, Root);
   if (S.Line)
     writeRegion(J, S);
   J.endObject();
@@ -95,6 +126,11 @@ void writeSarif(std::ostream &Out, const Report &R) {
   J.field("version", "2.1.0");
   J.key("runs").beginArray().beginObject();
 
+  if (!R.SourceRoot.empty()) {
+    std::string Root = R.SourceRoot.back() == '/' ? R.SourceRoot : R.SourceRoot + "/";
+    J.key("originalUriBaseIds").beginObject().key(kSourceRootId).beginObject();
+    J.field("uri", pathToUri(Root)).endObject().endObject();
+  }
   J.key("tool").beginObject().key("driver").beginObject();
   J.field("name", R.ToolName);
   if (!R.ToolVersion.empty())
@@ -117,7 +153,7 @@ void writeSarif(std::ostream &Out, const Report &R) {
     if (!E.File.empty()) {
       J.key("locations").beginArray().beginObject();
       J.key("physicalLocation").beginObject();
-      J.key("artifactLocation").beginObject().field("uri", pathToUri(E.File)).endObject();
+      writeArtifactLocation(J, E.File, R.SourceRoot);
       J.endObject();
       J.endObject().endArray();
     }
@@ -142,15 +178,17 @@ void writeSarif(std::ostream &Out, const Report &R) {
     J.field("level", sarifLevel(F.Level));
     J.key("message").beginObject().field("text", F.Message).endObject();
     J.key("locations").beginArray().beginObject();
-    writePhysicalLocation(J, F.Where);
+    writePhysicalLocation(J, F.Where, R.SourceRoot);
     J.endObject().endArray();
+    if (!F.Fingerprint.empty())
+      J.key("partialFingerprints").beginObject().field("syncwatch/v1", F.Fingerprint).endObject();
     if (!F.Notes.empty()) {
       J.key("relatedLocations").beginArray();
       int Id = 0;
       for (const FindingNote &N : F.Notes) {
         J.beginObject();
         J.field("id", Id++);
-        writePhysicalLocation(J, N.Where);
+        writePhysicalLocation(J, N.Where, R.SourceRoot);
         J.key("message").beginObject().field("text", N.Message).endObject();
         J.endObject();
       }
@@ -171,7 +209,7 @@ void writeSarif(std::ostream &Out, const Report &R) {
         J.key("artifactChanges").beginArray();
         for (const FixIt &X : *Fixes) {
           J.beginObject();
-          J.key("artifactLocation").beginObject().field("uri", pathToUri(X.Where.File)).endObject();
+          writeArtifactLocation(J, X.Where.File, R.SourceRoot);
           J.key("replacements").beginArray().beginObject();
           J.key("deletedRegion").beginObject();
           J.field("startLine", X.Where.Line).field("startColumn", X.Where.Column);

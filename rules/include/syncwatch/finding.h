@@ -43,6 +43,9 @@ struct Finding {
   // Facts behind the finding, as key/value pairs: the API, its catalogue entry's
   // documented and measured behaviour, runtime counts and times.
   std::vector<std::pair<std::string, std::string>> Evidence;
+  // The baseline's line-shift-proof identity (fingerprint.h), when the writer of the report
+  // computed it: SARIF partialFingerprints, so code scanning keeps one alert per finding.
+  std::string Fingerprint;
 };
 
 // A failure of the tool on one input (a file that does not parse, an unreadable

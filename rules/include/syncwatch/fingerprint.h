@@ -20,6 +20,10 @@ std::string normalizedCode(const std::string &Line);
 std::string fingerprintPath(const std::string &File, const std::string &Base);
 
 // Fingerprints of Findings (same order), reading each reported line through Lines.
+// Gives each of R's findings its fingerprint, paths relative to R.SourceRoot, from the
+// sources on disk.
+void setFingerprints(Report &R);
+
 std::vector<std::string> fingerprints(const std::vector<Finding> &Findings,
                                       const SourceLineReader &Lines, const std::string &Base);
 

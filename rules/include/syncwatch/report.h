@@ -23,7 +23,15 @@ struct Report {
   // Run-wide figures (the runtime half's GPU overlap figures): JSON "figures", SARIF run
   // properties. Empty for the analyzer.
   std::vector<std::pair<std::string, std::string>> Figures;
+  // SARIF: files under this absolute directory get URIs relative to it, under the
+  // originalUriBaseIds entry %SRCROOT% (code scanning maps repo-relative URIs to the
+  // repository's files); files outside it keep absolute file:// URIs. Empty: all absolute.
+  std::string SourceRoot;
 };
+
+// The default --source-root: the top of the git checkout that holds Dir (a directory with
+// a .git entry, found walking up), else Dir itself.
+std::string defaultSourceRoot(const std::string &Dir);
 
 // Gives the text of a 1-based line of a file, or nothing when it cannot be read.
 using SourceLineReader = std::function<std::optional<std::string>(const std::string &File, unsigned Line)>;
