@@ -536,7 +536,7 @@ TEST(Engine, ReleaseBuildSitesNameModuleFunctionAndOffset) {
   EXPECT_EQ(F[0].Where.File, "/opt/app/streamOrderedAllocation");
   EXPECT_EQ(F[0].Where.Line, 0u);
   EXPECT_NE(F[0].Message.find("'cudaFree' in streamOrderedAllocation+0x1a4 cost"), std::string::npos) << F[0].Message;
-  EXPECT_NE(F[0].Message.find("build with -lineinfo"), std::string::npos);
+  EXPECT_NE(F[0].Message.find("build with -Xcompiler -g1"), std::string::npos);
   bool Symbol = false;
   for (auto &[K, V] : F[0].Evidence)
     Symbol = Symbol || (K == "callSite" && V == "symbol");

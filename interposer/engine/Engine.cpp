@@ -464,7 +464,7 @@ std::vector<Finding> Engine::findings() const {
     F.Message = "'" + A->Api + "' " + (Symbol.empty() ? "" : "in " + Symbol + " ") + "cost " +
                 formatDuration(A->TotalNs) + " over " + Times + " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
     if (!Symbol.empty())
-      F.Message += " [no line table: build with -lineinfo (or -g) for file:line]";
+      F.Message += " [no line table: build with -Xcompiler -g1 (host line tables; -lineinfo is device-only) for file:line]";
     if (!PythonStack.empty())
       F.Message += " [Python: " + PythonStack + "]";
     // Worth a word when it is the pattern (most copies), not when a final synchronize
