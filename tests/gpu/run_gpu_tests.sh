@@ -11,6 +11,12 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 mkdir -p "$out"; log() { echo "== $*"; }
 build=$root/build-gpu
+# The GPU image has libelf.so.1 but not its headers: bring them (`mkdir .gpu-include; cp
+# /usr/include/gelf.h /usr/include/libelf.h .gpu-include/` here, carry `.gpu-include`), or
+# release-build call sites (function+offset) are compiled out.
+if [ ! -f /usr/include/gelf.h ] && [ -f "$root/.gpu-include/gelf.h" ]; then
+  export CMAKE_INCLUDE_PATH=$root/.gpu-include${CMAKE_INCLUDE_PATH:+:$CMAKE_INCLUDE_PATH}
+fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF \
   -DSYNCWATCH_BUILD_TESTS=OFF -DSYNCWATCH_BUILD_INTERPOSER=ON >/dev/null && ninja -C "$build" >/dev/null || exit 1
 lib=$build/interposer/libsyncwatch.so; sw=$build/interposer/syncwatch
