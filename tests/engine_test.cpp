@@ -21,6 +21,23 @@ namespace {
 
 constexpr std::uint64_t us = 1000;
 
+// The memcpy record of an async copy between pageable host memory and the device, as CUPTI
+// hands it over (CopyKind 1: HtoD, 2: DtoH).
+GpuWork pageableCopyRecord(std::uint32_t Corr, std::uint32_t Stream, std::uint64_t Start, std::uint64_t End,
+                           std::uint8_t CopyKind) {
+  GpuWork G;
+  G.Kind = GpuKind::Memcpy;
+  G.Correlation = Corr;
+  G.Stream = Stream;
+  G.Start = Start;
+  G.End = End;
+  G.CopyKind = CopyKind;
+  G.Src = CopyKind == 1 ? MemoryKind::Pageable : MemoryKind::Device;
+  G.Dst = CopyKind == 1 ? MemoryKind::Device : MemoryKind::Pageable;
+  G.Async = true;
+  return G;
+}
+
 struct Stream {
   EventLog Log;
   Stream() {
@@ -248,17 +265,7 @@ TEST(EventWindow, LateRecordsArePairedAndEachCallIsJudgedOnce) {
   for (std::uint32_t I = 1; I <= 10'000; ++I) {
     std::uint64_t T = I * 100 * us;
     W.addCall({I, 1, "cudaMemcpyAsync", T, T + 2 * us, 1});
-    GpuWork G;
-    G.Kind = GpuKind::Memcpy;
-    G.Correlation = I;
-    G.Stream = 14;
-    G.Start = T + us;
-    G.End = T + 2 * us;
-    G.Src = MemoryKind::Pageable;
-    G.Dst = MemoryKind::Device;
-    G.CopyKind = 1;
-    G.Async = true;
-    Late.push_back(G);
+    Late.push_back(pageableCopyRecord(I, 14, T + us, T + 2 * us, 1));
     // Records come back in buffers of 8, lagging 8 calls behind.
     if (Late.size() == 16) {
       for (std::size_t K = 0; K < 8; ++K)
@@ -630,17 +637,7 @@ TEST(EventWindow, CallsWaitForTheirRecordsWithTheCallThatFollowed) {
     std::uint64_t T = I * 100 * us;
     W.addCall({I, 1, "cudaMemcpyAsync", T, T + 50 * us, 1});
     W.addCall({I + 1, 1, "cudaStreamSynchronize", T + 51 * us, T + 52 * us, 2});
-    GpuWork G;
-    G.Kind = GpuKind::Memcpy;
-    G.Correlation = I;
-    G.Stream = 14;
-    G.Start = T + us;
-    G.End = T + 50 * us;
-    G.Src = MemoryKind::Device;
-    G.Dst = MemoryKind::Pageable;
-    G.CopyKind = 2;
-    G.Async = true;
-    Late.push_back(G);
+    Late.push_back(pageableCopyRecord(I, 14, T + us, T + 50 * us, 2));
     if (Late.size() == 14) {  // the records of 14 copies (28 calls) come back at once
       for (const GpuWork &L : Late)
         W.addWork(L);

@@ -383,21 +383,18 @@ void installSignalHandlers() {
 // Activity records: copies, memsets, streams (kernels on demand). The driver is loaded by
 // now (CUPTI needs it); its queries are looked up, not linked, so that libsyncwatch.so
 // loads on machines without a driver.
-std::once_flag ActivityOnce;
 void startActivity() {
-  std::call_once(ActivityOnce, [] {
-    bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
-    cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
-    cuptiActivityFlushPeriod(FlushPeriodMs);
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
-    if (KernelMode == KernelTrace::Always) {
-      KernelsOn.store(true);
-      KernelsOnSince.store(0);
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    }
-  });
+  bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
+  cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  cuptiActivityFlushPeriod(FlushPeriodMs);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+  if (KernelMode == KernelTrace::Always) {
+    KernelsOn.store(true);
+    KernelsOnSince.store(0);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  }
 }
 
 void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, CUpti_CallbackId Count,

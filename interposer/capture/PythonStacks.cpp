@@ -77,7 +77,6 @@ std::atomic<State> Status{State::Unknown};
 
 // Called once when a CUDA library appears in a Python process that had none at load.
 std::atomic<void (*)()> OnCuda{nullptr};
-bool StacksWanted = true;
 void checkForCuda() {
   void (*F)() = OnCuda.load(std::memory_order_relaxed);
   if (F && cudaLibraryLoaded() && OnCuda.exchange(nullptr) == F)
@@ -245,7 +244,8 @@ int installHook(void *) {
 int onAudit(const char *, void *, void *) {
   if (OnCuda.load(std::memory_order_relaxed))
     checkForCuda();
-  if (!StacksWanted || Status.load(std::memory_order_relaxed) != State::Unknown || !Py.IsInitialized())
+  // (SYNCWATCH_PYTHON=0: Status is NoPython from the start)
+  if (Status.load(std::memory_order_relaxed) != State::Unknown || !Py.IsInitialized())
     return 0;
   installHook(nullptr);
   return 0;
@@ -274,7 +274,6 @@ void watchForPython(bool Stacks, void (*OnCudaLoaded)()) {
       Status = State::NoPython;
     return;
   }
-  StacksWanted = Stacks;
   if (!Stacks)
     Status = State::NoPython;
   OnCuda = OnCudaLoaded;

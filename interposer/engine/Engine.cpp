@@ -64,15 +64,15 @@ struct Engine::WindowIndex {
   std::unordered_map<std::uint32_t, const ApiCall *> ByCorrelation;  // in-scope calls only
   std::vector<const GpuWork *> ByEnd, ByStart;
   std::vector<const ApiCall *> NextOnThread;  // per call: the same thread's next call
-  std::unordered_map<std::uint32_t, std::uint64_t> FirstStartOf;  // a call's own work's first start
+  std::unordered_map<std::uint32_t, const GpuWork *> FirstOwn;  // a call's own work that started first
   WindowIndex(const EventLog &W, std::size_t Scope) : InScope(std::min(Scope, W.Calls.size())) {
     for (std::size_t I = 0; I < InScope; ++I)
       ByCorrelation[W.Calls[I].Correlation] = &W.Calls[I];
     for (const GpuWork &G : W.Work) {
       ByEnd.push_back(&G);
-      auto [It, New] = FirstStartOf.try_emplace(G.Correlation, G.Start);
-      if (!New)
-        It->second = std::min(It->second, G.Start);
+      auto [It, New] = FirstOwn.try_emplace(G.Correlation, &G);
+      if (!New && G.Start < It->second->Start)
+        It->second = &G;
     }
     ByStart = ByEnd;
     std::sort(ByEnd.begin(), ByEnd.end(), [](const GpuWork *A, const GpuWork *B) { return A->End < B->End; });
@@ -94,10 +94,10 @@ struct Engine::WindowIndex {
   // was issued, or no other work ended between its entry and its work's start. False
   // when C issued no recorded work.
   bool ownWorkOnly(const ApiCall &C, std::uint64_t SlackNs) const {
-    auto Own = FirstStartOf.find(C.Correlation);
-    if (Own == FirstStartOf.end())
+    auto Own = FirstOwn.find(C.Correlation);
+    if (Own == FirstOwn.end())
       return false;
-    std::uint64_t Start = Own->second;
+    std::uint64_t Start = Own->second->Start;
     if (Start <= C.Enter + SlackNs)
       return true;
     auto It = std::lower_bound(ByEnd.begin(), ByEnd.end(), C.Enter,
@@ -144,7 +144,7 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     if (!Api || (Api->Family == ApiFamily::Copy && Api->takesStream()) ||
         (Api->Measured == MeasuredSync::ReturnsAtOnce && !Launch))
       continue;
-    if (Launch && launchedOntoHighPriority(C, W, I))
+    if (Launch && launchedOntoHighPriority(C, I))
       continue;
     auto It = std::upper_bound(ByEnd.begin(), ByEnd.end(), C.Exit + Config.SlackNs,
                                [](std::uint64_t T, const GpuWork *G) { return T < G->End; });
@@ -182,13 +182,12 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
 }
 
 // Whether a launch's kernel went to a stream of higher than default priority.
-bool Engine::launchedOntoHighPriority(const ApiCall &C, const EventLog &W, const WindowIndex &) const {
-  for (const GpuWork &G : W.Work)
-    if (G.Correlation == C.Correlation) {
-      auto It = Streams.find(G.Stream);
-      return It != Streams.end() && It->second.Priority < 0;
-    }
-  return false;
+bool Engine::launchedOntoHighPriority(const ApiCall &C, const WindowIndex &I) const {
+  auto Own = I.FirstOwn.find(C.Correlation);
+  if (Own == I.FirstOwn.end())
+    return false;
+  auto It = Streams.find(Own->second->Stream);
+  return It != Streams.end() && It->second.Priority < 0;
 }
 
 void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {

@@ -103,7 +103,7 @@ private:
                         const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
   struct WindowIndex;  // one window's lookups, built once per window in consume()
   void hostWaits(const EventLog &W, const WindowIndex &I);
-  bool launchedOntoHighPriority(const ApiCall &C, const EventLog &W, const WindowIndex &I) const;
+  bool launchedOntoHighPriority(const ApiCall &C, const WindowIndex &I) const;
   void pageableCopies(const EventLog &W, const WindowIndex &I);
   void serialization(const EventLog &W, const WindowIndex &I);
   void priorityInversion(const EventLog &W, const WindowIndex &I);
