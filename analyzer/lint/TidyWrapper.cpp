@@ -15,6 +15,7 @@
 //       (as <LANG>_COMPILER_LAUNCHER) runs TIDY ARGS <source> -- <translated flags>, then,
 //       if clang-tidy succeeded, the compiler command itself; its exit status is the result.
 #include "HostSideArgs.h"
+#include "InstallLayout.h"
 #include "NvccTranslation.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -32,10 +33,12 @@ using namespace llvm;
 
 namespace {
 
+constexpr const char *Usage =
+    "usage: syncwatch-clang-tidy [--launcher] [--cuda-path=DIR|--cuda-path DIR] CLANG-TIDY "
+    "[ARGS...] -- COMPILER ARGS...\n";
+
 int usage(const Twine &Why) {
-  errs() << "syncwatch-clang-tidy: error: " << Why << "\n"
-         << "usage: syncwatch-clang-tidy [--launcher] [--cuda-path=DIR] CLANG-TIDY [ARGS...] -- "
-            "COMPILER ARGS...\n";
+  errs() << "syncwatch-clang-tidy: error: " << Why << "\n" << Usage;
   return 2;
 }
 
@@ -69,10 +72,29 @@ int main(int argc, const char **argv) {
   int I = 1;
   for (; I < argc; ++I) {
     StringRef A = argv[I];
+    // The same conventions as every syncwatch command (--opt=value or --opt value, --help
+    // and --version exit 0, an unknown option is one line and exit 2); what follows the
+    // options is clang-tidy's command, which is never an option of ours.
+    if (A == "--help" || A == "-h") {
+      outs() << "syncwatch-clang-tidy: clang-tidy with syncwatch's plugin on an nvcc or g++ "
+                "compile command\n"
+             << Usage;
+      return 0;
+    }
+    if (A == "--version") {
+      outs() << "syncwatch-clang-tidy " SYNCWATCH_VERSION "\n";
+      return 0;
+    }
     if (A == "--launcher")
       Launcher = true;
     else if (A.consume_front("--cuda-path="))
       CudaPath = A.str();
+    else if (A == "--cuda-path") {
+      if (I + 1 >= argc)
+        return usage("--cuda-path needs a directory");
+      CudaPath = argv[++I];
+    } else if (A.starts_with("-") && A != "--")
+      return usage("unknown option '" + A + "'");
     else
       break;
   }
@@ -106,10 +128,16 @@ int main(int argc, const char **argv) {
   SmallString<256> Cwd;
   sys::fs::current_path(Cwd);
 
+  syncwatch::InstallLayout Layout = syncwatch::findInstallLayout(
+      syncwatch::runningExecutable(argv[0]), SYNCWATCH_BUILD_DIR, SYNCWATCH_SOURCE_DIR);
+  if (!Layout.Error.empty()) {
+    errs() << "syncwatch-clang-tidy: error: " << Layout.Error << "\n";
+    return 2;
+  }
   syncwatch::TranslationConfig Config;
   Config.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
   Config.FallbackCudaPath = CudaPath;
-  Config.CompatDir = SYNCWATCH_COMPAT_DIR;
+  Config.CompatDir = Layout.CompatDir;
   syncwatch::TranslatedCommand T = syncwatch::translateCommand(Compile, Cwd, Source, Config);
   if (!T.Error.empty()) {
     errs() << "syncwatch-clang-tidy: error: " << Source << ": " << T.Error << "\n";

@@ -12,6 +12,7 @@
 #include "Baseline.h"
 #include "Profile.h"
 #include "Fixes.h"
+#include "InstallLayout.h"
 #include "LintRunner.h"
 #include "NvccTranslation.h"
 #include "SarifMerge.h"
@@ -264,13 +265,19 @@ int main(int argc, const char **argv) {
   }
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](raw_ostream &OS) { OS << "syncwatch-lint " SYNCWATCH_VERSION "\n"; });
+  // A bad option is one line naming it (LLVM adds "Did you mean" lines: dropped), exit 2.
+  std::string ParseErrors;
+  raw_string_ostream ParseErrorStream(ParseErrors);
   if (!cl::ParseCommandLineOptions(static_cast<int>(Args.size()), Args.data(),
                                    "syncwatch-lint: finds implicit synchronization in CUDA "
                                    "host code\n\n  syncwatch-lint merge A.sarif B.sarif ... "
                                    "[--output F] [--format=sarif|text]: one report from "
                                    "--shard runs\n",
-                                   &errs()))
+                                   &ParseErrorStream)) {
+    StringRef First = StringRef(ParseErrors).split('\n').first;
+    errs() << First.rtrim() << "\n";
     return ExitToolError;
+  }
 
   if (Merge)
     return runMerge();
@@ -284,6 +291,10 @@ int main(int argc, const char **argv) {
   }
   if (Format != "text" && Format != "json" && Format != "sarif")
     return toolError("unknown --format '" + Format + "' (expected text, json or sarif)");
+  syncwatch::InstallLayout Layout = syncwatch::findInstallLayout(
+      syncwatch::runningExecutable(argv[0]), SYNCWATCH_BUILD_DIR, SYNCWATCH_SOURCE_DIR);
+  if (!Layout.Error.empty())
+    return toolError(Layout.Error);
   // Where the tool was started: running the units moves the process's working directory to
   // each entry's `directory`, so it is read now.
   SmallString<256> StartDir;
@@ -351,7 +362,7 @@ int main(int argc, const char **argv) {
   syncwatch::TranslationConfig Translation;
   Translation.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
   Translation.FallbackCudaPath = FallbackCuda;
-  Translation.CompatDir = SYNCWATCH_COMPAT_DIR;
+  Translation.CompatDir = Layout.CompatDir;
   syncwatch::TranslatingDatabase Translated(*DB, Translation);
 
   syncwatch::LintOptions Options;
@@ -435,7 +446,7 @@ int main(int argc, const char **argv) {
   Report.Findings = Result.Findings;
   Report.Errors = Result.Errors;
   Report.RulesRun = Result.RulesRun;
-  Report.DocsBaseUri = syncwatch::pathToUri(SYNCWATCH_DOCS_DIR "/rules/");
+  Report.DocsBaseUri = syncwatch::pathToUri(Layout.RuleDocsDir + "/");
   Report.FilesAnalyzed = Result.FilesAnalyzed;
   Report.SourceRoot = Base;
 

@@ -87,6 +87,22 @@ std::string selfDir() {
   return P.substr(0, P.rfind('/'));
 }
 
+// A file of syncwatch's own: next to this tool in the build tree, else where the install
+// tree puts it relative to bin/ (SYNCWATCH_BIN_TO_LIB / _LIBEXEC, from CMake's
+// GNUInstallDirs), so an installed or moved prefix, a .deb or the wheel find their parts
+// without any build path. Returns the first candidate when none exists (for the message).
+std::string ownFile(const char *Name, const char *FromBin) {
+  std::string Dir = selfDir();
+  std::string Sibling = Dir + "/" + Name;
+  if (access(Sibling.c_str(), F_OK) == 0)
+    return Sibling;
+  std::string Installed = Dir + "/" + FromBin + "/" + Name;
+  char Real[PATH_MAX];
+  if (realpath(Installed.c_str(), Real))
+    return Real;
+  return Installed;
+}
+
 // Feeds a recording in the order libsyncwatch.so would have seen it: a call when it
 // returned, a GPU record LagNs after its work ended.
 void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, std::uint64_t LagNs,
@@ -248,7 +264,7 @@ int run(const std::vector<std::string> &Args) {
     Cmd.push_back(const_cast<char *>(A.c_str()));
   Cmd.push_back(nullptr);
 
-  std::string Lib = selfDir() + "/libsyncwatch.so";
+  std::string Lib = ownFile("libsyncwatch.so", SYNCWATCH_BIN_TO_LIB);
   if (access(Lib.c_str(), R_OK) != 0) {
     std::cerr << "syncwatch: error: " << Lib << " not found (build with -DSYNCWATCH_BUILD_INTERPOSER=ON)\n";
     return 2;
@@ -354,7 +370,7 @@ int calibrate(const std::vector<std::string> &Args) {
     Forward.push_back("--" + Name);
     Forward.push_back(Value);
   }
-  std::string Tool = selfDir() + "/syncwatch-calibrate";
+  std::string Tool = ownFile("syncwatch-calibrate", SYNCWATCH_BIN_TO_LIBEXEC);
   if (access(Tool.c_str(), X_OK) != 0) {
     std::cerr << "syncwatch: error: " << Tool << " not found (it is built when CMake finds nvcc)\n";
     return 2;

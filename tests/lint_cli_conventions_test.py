@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""syncwatch-lint, `syncwatch-lint merge` and syncwatch-clang-tidy follow the conventions
+of the `syncwatch` command (runtime_cli_test.py): `--opt=value` and `--opt value` give the
+same result, `--help` exits 0 with the usage on stdout, `--version` prints the real
+version, an unknown option is one line naming it and exit 2, and reports carry the version.
+  lint_cli_conventions_test.py SYNCWATCH-LINT SYNCWATCH-CLANG-TIDY TEST_INPUTS VERSION"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+lint, wrapper, inputs, version = sys.argv[1:5]
+fails = 0
+source = os.path.join(inputs, "static", "bs_pos_stream_create_with_memcpy.cu")
+
+
+def run(*args, cwd=None):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def check(name, ok, detail=""):
+    global fails
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+    fails += not ok
+
+
+for cmd, name in ((lint, "syncwatch-lint"), (wrapper, "syncwatch-clang-tidy")):
+    r = run(cmd, "--help")
+    check(f"{name} --help: exit 0, usage on stdout", r.returncode == 0 and "syncwatch" in r.stdout
+          and "USAGE" in r.stdout.upper() and not r.stderr, f"{r.returncode} {r.stdout[:80]!r} {r.stderr[:120]!r}")
+    r = run(cmd, "--version")
+    check(f"{name} --version", r.returncode == 0 and r.stdout.strip().endswith(version)
+          and name in r.stdout, repr(r.stdout))
+    r = run(cmd, "--no-such-option")
+    lines = r.stderr.strip().splitlines()
+    check(f"{name}: an unknown option is one line naming it, exit 2",
+          r.returncode == 2 and len(lines) <= 2 and "--no-such-option" in lines[0],
+          f"{r.returncode} {r.stderr!r}")
+
+r = run(lint, "merge", "--help")
+check("syncwatch-lint merge --help: exit 0", r.returncode == 0 and "merge" in r.stdout, f"{r.returncode} {r.stderr[:100]}")
+r = run(lint, "merge", "--version")
+check("syncwatch-lint merge --version", r.returncode == 0 and r.stdout.strip().endswith(version), r.stdout)
+
+eq = run(lint, "--format=json", source, "--")
+sp = run(lint, "--format", "json", source, "--")
+check("--format=json and --format json: the same report", eq.returncode == sp.returncode == 1
+      and eq.stdout == sp.stdout and eq.stdout.startswith("{"), f"{eq.returncode} {sp.returncode} {eq.stderr[-200:]}")
+check("the JSON report carries the version", json.loads(eq.stdout).get("version") == version)
+with tempfile.TemporaryDirectory() as d:
+    a, b = os.path.join(d, "a.sarif"), os.path.join(d, "b.sarif")
+    ra = run(lint, "--format=sarif", f"--output={a}", source, "--")
+    rb = run(lint, "--format", "sarif", "--output", b, source, "--")
+    same = ra.returncode == rb.returncode == 1 and open(a).read() == open(b).read()
+    check("--output=F and --output F: the same SARIF", same, f"{ra.returncode} {rb.returncode}")
+    sarif = json.load(open(a))
+    check("the SARIF report carries the version", sarif["runs"][0]["tool"]["driver"].get("version") == version)
+    m1 = run(lint, "merge", f"--output={os.path.join(d, 'm1.sarif')}", a, b)
+    m2 = run(lint, "merge", "--output", os.path.join(d, "m2.sarif"), a, b)
+    check("merge: both spellings", m1.returncode == m2.returncode and
+          open(os.path.join(d, "m1.sarif")).read() == open(os.path.join(d, "m2.sarif")).read(),
+          f"{m1.returncode} {m2.returncode} {m1.stderr[-200:]}")
+    r = run(lint, "--format", "yaml", source, "--")
+    check("a bad value: one line naming it, exit 2", r.returncode == 2 and "yaml" in r.stderr
+          and len(r.stderr.strip().splitlines()) == 1, f"{r.returncode} {r.stderr!r}")
+
+print("all passed" if not fails else f"{fails} failed")
+sys.exit(1 if fails else 0)
