@@ -9,6 +9,8 @@ files=()
 for f in test_inputs/static/*.cu; do
   head -8 "$f" | grep -q "clang-flags:" || files+=("$f")
 done
+report="$(mktemp /tmp/syncwatch-demo.XXXXXX.json)"
+trap 'rm -f "$report"' EXIT
 set +e
 build/analyzer/syncwatch-lint -j2 "${files[@]}" --
 rc=$?
@@ -19,4 +21,7 @@ clang-tidy-22 --load=build/analyzer/libsyncwatch-tidy.so --checks='-*,syncwatch-
   test_inputs/static/bs_pos_stream_create_with_memcpy.cu -- \
   --cuda-host-only -Wno-unknown-cuda-version --cuda-path=/usr/local/cuda --cuda-gpu-arch=sm_90 \
   -isystem /usr/local/cuda/include/cccl 2>&1 | grep -v "warnings generated"
+# The summary: the same files' findings as JSON (findings per rule, the busiest files).
+build/analyzer/syncwatch-lint -j2 --format=json --output="$report" "${files[@]}" -- 2>/dev/null || [ $? -le 1 ]
+python3 ci/demo_summary.py "$report" "$PWD"
 [ "$rc" -le 1 ]

