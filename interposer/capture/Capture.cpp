@@ -237,6 +237,47 @@ StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
   }
 }
 
+// The devices GPU records came from (ordinals below 64), named by UUID in the report so
+// that `syncwatch merge` can say which GPU each rank used.
+std::atomic<std::uint64_t> DevicesSeen{0};
+void noteDevice(std::uint32_t Device) {
+  if (Device < 64)
+    DevicesSeen.fetch_or(std::uint64_t{1} << Device, std::memory_order_relaxed);
+}
+
+// "GPU-8c0a...": the driver's UUID of each device seen, as nvidia-smi -L prints it. The
+// driver's entry points are looked up, not linked (libsyncwatch.so links CUPTI only);
+// they need no context, so they work at exit too. Empty when the driver says no.
+std::string devicesSeenByUuid() {
+  using GetFn = int (*)(int *, int);
+  using UuidFn = int (*)(unsigned char *, int);
+  auto Get = reinterpret_cast<GetFn>(::dlsym(RTLD_DEFAULT, "cuDeviceGet"));
+  auto Uuid = reinterpret_cast<UuidFn>(::dlsym(RTLD_DEFAULT, "cuDeviceGetUuid_v2"));
+  if (!Uuid)
+    Uuid = reinterpret_cast<UuidFn>(::dlsym(RTLD_DEFAULT, "cuDeviceGetUuid"));
+  std::string Out;
+  std::uint64_t Seen = DevicesSeen.load();
+  for (int Ordinal = 0; Ordinal < 64; ++Ordinal) {
+    if (!(Seen >> Ordinal & 1))
+      continue;
+    std::string Name = "device " + std::to_string(Ordinal);
+    int Device = 0;
+    unsigned char Bytes[16];
+    if (Get && Uuid && Get(&Device, Ordinal) == 0 && Uuid(Bytes, Device) == 0) {
+      static const char *Hex = "0123456789abcdef";
+      Name = "GPU-";
+      for (int I = 0; I < 16; ++I) {
+        if (I == 4 || I == 6 || I == 8 || I == 10)
+          Name += '-';
+        Name += Hex[Bytes[I] >> 4];
+        Name += Hex[Bytes[I] & 15];
+      }
+    }
+    Out += (Out.empty() ? "" : ", ") + Name;
+  }
+  return Out;
+}
+
 void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {
   CUpti_Activity *Record = nullptr;
   std::vector<GpuWork> Work;  // handed over under one lock per buffer, not one per record
@@ -256,6 +297,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.Src = static_cast<MemoryKind>(R->srcKind <= 3 ? R->srcKind : 0);
       W.Dst = static_cast<MemoryKind>(R->dstKind <= 3 ? R->dstKind : 0);
       W.Async = (R->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+      noteDevice(R->deviceId);
       Work.push_back(std::move(W));
       break;
     }
@@ -268,6 +310,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.Start = R->start;
       W.End = R->end;
       W.Bytes = R->bytes;
+      noteDevice(R->deviceId);
       Work.push_back(std::move(W));
       break;
     }
@@ -281,6 +324,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.Start = R->start;
       W.End = R->end;
       W.Name = kernelName(R->name);
+      noteDevice(R->deviceId);
       Work.push_back(std::move(W));
       break;
     }
@@ -310,6 +354,7 @@ void finishOnce(const char *Why) {
     return;
   }
   cuptiActivityFlushAll(1);
+  TheRecorder->setGpu(devicesSeenByUuid());
   TheRecorder->finish(Why);
 }
 

@@ -70,34 +70,54 @@ constexpr std::uint64_t kFindingFlowBase = 1ull << 40;  // ids apart from correl
 
 } // namespace
 
-void TraceBuilder::write(std::ostream &Out, const std::function<bool(RuleId, std::uint32_t)> &Reported) const {
+std::uint64_t TraceBuilder::firstTime() const {
   std::uint64_t First = UINT64_MAX;
   for (const ApiCall &C : Calls)
     First = std::min(First, C.Enter);
   for (const GpuWork &W : Work)
     First = std::min(First, W.Start);
-  // Kineto's convention: microsecond timestamps after a whole-second base.
-  std::uint64_t Base = First == UINT64_MAX ? 0 : First / 1'000'000'000 * 1'000'000'000;
-  auto Us = [&](std::uint64_t Ns) { return static_cast<double>(Ns - std::min(Ns, Base)) / 1000.0; };
+  return First;
+}
 
-  JsonWriter J(Out, /*Pretty=*/false);
+std::uint64_t traceBase(std::uint64_t First) {
+  // Kineto's convention: microsecond timestamps after a whole-second base.
+  return First == UINT64_MAX ? 0 : First / 1'000'000'000 * 1'000'000'000;
+}
+
+void writeTraceHeader(JsonWriter &J, std::uint64_t Base, int Rank) {
   J.beginObject();
   J.field("schemaVersion", 1).field("displayTimeUnit", "ms").field("baseTimeNanoseconds", Base);
   J.field("traceName", "syncwatch");
   // HTA reads the rank from here (one trace file per process; ranks are told apart by pid).
-  J.key("distributedInfo").beginObject().field("rank", 0).endObject();
+  J.key("distributedInfo").beginObject().field("rank", Rank).endObject();
   J.key("traceEvents").beginArray();
+}
+
+void TraceBuilder::write(std::ostream &Out, const std::function<bool(RuleId, std::uint32_t)> &Reported) const {
+  std::uint64_t Base = traceBase(firstTime());
+  JsonWriter J(Out, /*Pretty=*/false);
+  writeTraceHeader(J, Base, 0);
+  writeEvents(J, Reported, Base);
+  J.endArray();
+  J.endObject();
+  Out << "\n";
+}
+
+void TraceBuilder::writeEvents(JsonWriter &J, const std::function<bool(RuleId, std::uint32_t)> &Reported,
+                               std::uint64_t Base) const {
+  auto Us = [&](std::uint64_t Ns) { return static_cast<double>(Ns - std::min(Ns, Base)) / 1000.0; };
+  const std::uint64_t Gpu = Opts.GpuPid, Flow = Opts.FlowIdOffset;
   auto Meta = [&](const char *Name, std::uint64_t Pid, std::uint64_t Tid, const std::string &Value) {
     J.beginObject().field("name", Name).field("ph", "M").field("ts", 0.0).field("pid", Pid).field("tid", Tid);
     J.key("args").beginObject().field("name", Value).endObject().endObject();
   };
   Meta("process_name", Opts.Pid, 0, Opts.ProcessName);
-  Meta("process_name", 0, 0, "GPU 0");
+  Meta("process_name", Gpu, 0, Opts.GpuName);
   std::unordered_set<std::uint32_t> StreamsUsed;
   for (const GpuWork &W : Work)
     StreamsUsed.insert(W.Stream);
   for (std::uint32_t S : StreamsUsed)
-    Meta("thread_name", 0, S, streamLabel(S, Streams));
+    Meta("thread_name", Gpu, S, streamLabel(S, Streams));
 
   for (const ApiCall &C : Calls) {
     const ApiInfo *Api = findApi(C.Api);
@@ -108,7 +128,7 @@ void TraceBuilder::write(std::ostream &Out, const std::function<bool(RuleId, std
   }
   for (const GpuWork &W : Work) {
     const char *Cat = W.Kind == GpuKind::Kernel ? "kernel" : W.Kind == GpuKind::Memcpy ? "gpu_memcpy" : "gpu_memset";
-    J.beginObject().field("ph", "X").field("cat", Cat).field("name", workName(W)).field("pid", 0).field("tid", W.Stream);
+    J.beginObject().field("ph", "X").field("cat", Cat).field("name", workName(W)).field("pid", Gpu).field("tid", W.Stream);
     J.field("ts", Us(W.Start)).field("dur", static_cast<double>(W.End - std::min(W.End, W.Start)) / 1000.0);
     J.key("args").beginObject().field("device", 0).field("stream", W.Stream).field("correlation", W.Correlation);
     if (W.Kind != GpuKind::Kernel) {
@@ -127,9 +147,9 @@ void TraceBuilder::write(std::ostream &Out, const std::function<bool(RuleId, std
     if (It == ByCorrelation.end())
       continue;
     const ApiCall &C = *It->second;
-    J.beginObject().field("ph", "s").field("id", W.Correlation).field("pid", Opts.Pid).field("tid", C.Thread);
+    J.beginObject().field("ph", "s").field("id", Flow + W.Correlation).field("pid", Opts.Pid).field("tid", C.Thread);
     J.field("ts", Us(C.Enter)).field("cat", "ac2g").field("name", "ac2g").endObject();
-    J.beginObject().field("ph", "f").field("id", W.Correlation).field("pid", 0).field("tid", W.Stream);
+    J.beginObject().field("ph", "f").field("id", Flow + W.Correlation).field("pid", Gpu).field("tid", W.Stream);
     J.field("ts", Us(W.Start)).field("cat", "ac2g").field("name", "ac2g").field("bp", "e").endObject();
   }
   // syncwatch's findings: an instant on the stalled call, an arrow to what it waited for.
@@ -145,14 +165,11 @@ void TraceBuilder::write(std::ostream &Out, const std::function<bool(RuleId, std
     if (!M.HasWaited)
       continue;
     ++FlowId;
-    J.beginObject().field("ph", "s").field("id", FlowId).field("pid", Opts.Pid).field("tid", M.Thread);
+    J.beginObject().field("ph", "s").field("id", Flow + FlowId).field("pid", Opts.Pid).field("tid", M.Thread);
     J.field("ts", Us(M.CallStart)).field("cat", "syncwatch").field("name", Rule).endObject();
-    J.beginObject().field("ph", "f").field("id", FlowId).field("pid", 0).field("tid", M.WaitedStream);
+    J.beginObject().field("ph", "f").field("id", Flow + FlowId).field("pid", Gpu).field("tid", M.WaitedStream);
     J.field("ts", Us(M.WaitedStart)).field("cat", "syncwatch").field("name", Rule).field("bp", "e").endObject();
   }
-  J.endArray();
-  J.endObject();
-  Out << "\n";
 }
 
 } // namespace syncwatch::runtime

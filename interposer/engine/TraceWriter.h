@@ -13,6 +13,7 @@
 #pragma once
 
 #include "Engine.h"
+#include "syncwatch/json_writer.h"
 
 #include <deque>
 #include <ostream>
@@ -23,7 +24,13 @@ struct TraceOptions {
   std::size_t MaxEvents = 500'000;
   std::uint64_t Pid = 0;
   std::string ProcessName = "process";
+  // Where the GPU tracks go: pid 0, "GPU 0" for one process (Kineto's layout). `syncwatch
+  // merge` gives each rank's GPU a pid and flow ids of its own, so ranks do not mix.
+  std::uint64_t GpuPid = 0;
+  std::string GpuName = "GPU 0";
+  std::uint64_t FlowIdOffset = 0;
 };
+
 
 class TraceBuilder {
 public:
@@ -35,6 +42,11 @@ public:
   // Reported(rule, site): whether that site ended up in the report; occurrences of sites
   // that did not (a single explicit synchronize) are not drawn.
   void write(std::ostream &Out, const std::function<bool(RuleId, std::uint32_t)> &Reported) const;
+  // The events alone, into an open "traceEvents" array, timestamps after Base (ns): how
+  // `syncwatch merge` puts several processes into one trace.
+  void writeEvents(JsonWriter &J, const std::function<bool(RuleId, std::uint32_t)> &Reported,
+                   std::uint64_t Base) const;
+  std::uint64_t firstTime() const;  // UINT64_MAX when empty
   std::size_t size() const { return Calls.size() + Work.size() + Marks.size(); }
 
 private:
@@ -55,5 +67,10 @@ private:
   std::deque<Mark> Marks;
   std::map<std::uint32_t, StreamInfo> Streams;
 };
+
+// A trace file's opening up to its open "traceEvents" array, and the whole-second base of
+// its timestamps for a first event at First.
+std::uint64_t traceBase(std::uint64_t First);
+void writeTraceHeader(JsonWriter &J, std::uint64_t Base, int Rank);
 
 } // namespace syncwatch::runtime

@@ -93,6 +93,8 @@ static std::string field(std::string_view V) {
 
 void writeEventLog(std::ostream &Out, const EventLog &Log) {
   Out << "# syncwatch-events 1\n";
+  for (const auto &[K, V] : Log.Process.pairs())
+    Out << "I\t" << field(K) << '\t' << field(V) << '\n';
   if (Log.KernelsTracedFrom)
     Out << "T\t" << *Log.KernelsTracedFrom << '\n';
   for (const StreamInfo &S : Log.Streams)
@@ -122,6 +124,7 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
     for (const SourceFrame &P : F.Python)
       Out << "P\t" << Id << '\t' << field(P.Function) << '\t' << field(P.File) << '\t' << P.Line << '\n';
   }
+  Out << "E\t" << Log.Calls.size() + Log.Work.size() << '\n';
 }
 
 namespace {
@@ -166,7 +169,7 @@ ParseResult readEventLog(std::istream &In) {
   ParseResult R;
   std::string Line;
   unsigned N = 0;
-  bool Header = false;
+  bool Header = false, HasIdentity = false, Ended = false;
   auto Fail = [&](const std::string &Why) {
     R.Error = "line " + std::to_string(N) + ": " + Why;
     return R;
@@ -184,7 +187,14 @@ ParseResult readEventLog(std::istream &In) {
       return Fail("not a syncwatch event stream (no '# syncwatch-events 1' header)");
     std::vector<std::string> F = split(Line);
     const std::string &T = F[0];
-    if (T == "T") {
+    if (T == "I") {
+      if (F.size() < 3)
+        return Fail("process record needs a key and a value");
+      R.Log.Process.set(F[1], unfield(F[2]));
+      HasIdentity = true;
+    } else if (T == "E") {
+      Ended = true;
+    } else if (T == "T") {
       std::uint64_t From = 0;
       if (F.size() < 2 || !toU64(F[1], From))
         return Fail("kernel-tracing record needs a time");
@@ -248,6 +258,9 @@ ParseResult readEventLog(std::istream &In) {
   }
   if (!Header)
     R.Error = "empty or not a syncwatch event stream";
+  else if (HasIdentity && !Ended)
+    R.Error = "cut short after line " + std::to_string(N) +
+              " (no end record: the process was killed or the disk filled while writing it)";
   return R;
 }
 

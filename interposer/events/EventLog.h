@@ -11,8 +11,12 @@
 //   P  site  function  file  line                      (its Python frames, innermost first)
 //   T  since_ns        kernel records exist only from this time on (absent: all traced;
 //                      18446744073709551615: none - SYNCWATCH_KERNELS=0 or never needed)
+//   I  key  value      the process: rank, worldSize, job, host, gpu, pid, commandLine
+//   E  records         the last line: a recording with I records and no E was cut short
 // Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
 #pragma once
+
+#include "ProcessIdentity.h"
 
 #include <cstdint>
 #include <iosfwd>
@@ -78,6 +82,8 @@ struct EventLog {
   // Kernel activity is traced on demand (SYNCWATCH_KERNELS=auto): before this time a wait
   // has no kernel record to name. Unset: everything traced (older recordings).
   std::optional<std::uint64_t> KernelsTracedFrom;
+  // Which rank of which job recorded it (recordings made before it have none).
+  ProcessIdentity Process;
 
   const StreamInfo *stream(std::uint32_t Id) const;
 };

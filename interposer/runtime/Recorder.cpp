@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace syncwatch::runtime {
@@ -79,6 +81,30 @@ std::string Recorder::processName() {
   return Name.empty() ? "process" : Name;
 }
 
+ProcessIdentity Recorder::currentProcess() const {
+  ProcessIdentity P = identityFromEnvironment([](const char *Name) { return std::getenv(Name); });
+  P.Pid = static_cast<std::uint64_t>(::getpid());
+  char Host[256] = {};
+  if (::gethostname(Host, sizeof Host - 1) == 0)
+    P.Host = Host;
+  P.Gpu = Gpu;
+  // argv, NUL-separated in /proc; bounded (a job's command line can be long).
+  std::ifstream Cmd("/proc/self/cmdline", std::ios::binary);
+  std::string Args((std::istreambuf_iterator<char>(Cmd)), std::istreambuf_iterator<char>());
+  while (!Args.empty() && Args.back() == '\0')
+    Args.pop_back();
+  for (char &C : Args)
+    if (C == '\0')
+      C = ' ';
+  P.CommandLine = Args.substr(0, 2000);
+  return P;
+}
+
+void Recorder::setGpu(std::string G) {
+  std::lock_guard<std::mutex> L(M);
+  Gpu = std::move(G);
+}
+
 static bool writable(const std::string &Dir) {
   struct stat St;
   return !Dir.empty() && ::stat(Dir.c_str(), &St) == 0 && S_ISDIR(St.st_mode) && ::access(Dir.c_str(), W_OK) == 0;
@@ -103,7 +129,10 @@ void Recorder::finish(const char *Why) {
   // LD_PRELOAD) says nothing and writes nothing.
   if (Analysis.callsSeen() == 0)
     return;
+  ProcessIdentity Process = currentProcess();
+  Recorded.Process = Process;
   Report R;
+  R.Process = Process.pairs();
   R.ToolName = "libsyncwatch";
   R.ToolVersion = SYNCWATCH_VERSION;
   R.Findings = Analysis.findings();
@@ -118,7 +147,6 @@ void Recorder::finish(const char *Why) {
   }
   R.FilesAnalyzed = 0;
 
-  std::string Pid = std::to_string(::getpid());
   // Composed in memory and written with write(2): see Stderr.h.
   std::ostringstream Err;
   if (!Cfg.Quiet && R.Findings.empty()) {
@@ -137,7 +165,7 @@ void Recorder::finish(const char *Why) {
   Err.str("");
   // The trace goes to SYNCWATCH_OUT, or to the directory the process started in.
   if (Trace)
-    writeTrace(Cfg.OutDir.empty() ? Cfg.StartDir : Cfg.OutDir, Err);
+    writeTrace(Cfg.OutDir.empty() ? Cfg.StartDir : Cfg.OutDir, reportBaseName(Process), Err);
   if (Cfg.OutDir.empty()) {
     writeStderr(Err.str());
     return;
@@ -149,7 +177,7 @@ void Recorder::finish(const char *Why) {
     writeStderr(Err.str());
     return;
   }
-  std::string Base = Cfg.OutDir + "/syncwatch-" + Pid;
+  std::string Base = Cfg.OutDir + "/" + reportBaseName(Process);
   std::vector<std::string> Failed;
   auto Write = [&](const std::string &Path, auto &&Body) {
     std::ofstream F(Path);
@@ -170,8 +198,8 @@ void Recorder::finish(const char *Why) {
   writeStderr(Err.str());
 }
 
-void Recorder::writeTrace(const std::string &Dir, std::ostream &Err) {
-  std::string Path = Dir + "/syncwatch-" + std::to_string(::getpid()) + ".trace.json";
+void Recorder::writeTrace(const std::string &Dir, const std::string &BaseName, std::ostream &Err) {
+  std::string Path = Dir + "/" + BaseName + ".trace.json";
   if (!writable(Dir)) {
     Err << "syncwatch: cannot write the trace to '" << Dir << "'\n";
     return;

@@ -27,13 +27,18 @@ public:
   // Kernel activity records exist from this CUPTI time on (UINT64_MAX: not traced).
   void kernelsTracedFrom(std::uint64_t Ns);
 
+  // The GPU(s) the process's work ran on ("GPU-<uuid>"), found by capture at exit.
+  void setGpu(std::string Gpu);
   // Runs the engine on what is buffered, writes the reports; once.
   void finish(const char *Why);
   const Config &config() const { return Cfg; }
 
 private:
   static std::string processName();
-  void writeTrace(const std::string &Dir, std::ostream &Err);
+  // Rank, job, host, pid and command line, read when the report is written.
+  ProcessIdentity currentProcess() const;
+  std::string Gpu;
+  void writeTrace(const std::string &Dir, const std::string &BaseName, std::ostream &Err);
   Config Cfg;
   CalibrationProfile Profile;  // SYNCWATCH_PROFILE, when it could be read
   std::mutex M;

@@ -18,6 +18,7 @@
 
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
+#include "Merge.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -46,13 +47,17 @@ const char *const ReplayUsage =
     "usage: syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
     "                        [--trace OUT.json] [--profile FILE] [--source-root DIR] FILE.swrec\n"
     "  runs the engine on a recorded event stream, offline (no GPU needed)\n";
+const char *const MergeUsage =
+    "usage: syncwatch merge [--format text|json|sarif] [--output FILE] [--trace OUT.json] [--source-root DIR]\n"
+    "                       REPORT.json|RECORDING.swrec...\n"
+    "  one report for the processes of one job (ranks): findings per site over all ranks, the straggler\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
     "  measures which CUDA calls block on this GPU and driver; prints the table, writes the profile\n";
 
 std::string usageText() {
   return std::string("syncwatch ") + SYNCWATCH_VERSION + ": the runtime half of syncwatch (docs/runtime.md)\n" + RunUsage +
-         ReplayUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
+         ReplayUsage + MergeUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
 }
 
 // Wrong arguments: one line naming what was wrong, the way to get help, exit 2.
@@ -292,6 +297,12 @@ int run(const std::vector<std::string> &Args) {
   // library is left in place.
   setenv("CUDA_INJECTION64_PATH", Lib.c_str(), 0);
   setenv("SYNCWATCH_OUT", Out.c_str(), 1);
+  // Every process of this run (torchrun's ranks, a launcher's children) carries one job id,
+  // so that their reports are merged at the end and never mixed with another run's.
+  if (!std::getenv("SYNCWATCH_JOB")) {
+    std::string Job = std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
+    setenv("SYNCWATCH_JOB", Job.c_str(), 1);
+  }
   if (Record)
     setenv("SYNCWATCH_RECORD", "1", 1);
   if (!Threshold.empty())
@@ -324,6 +335,7 @@ int run(const std::vector<std::string> &Args) {
         std::string Name = E->d_name;
         struct stat F;
         if (Name.rfind("syncwatch-", 0) == 0 && Name.size() > 15 && Name.compare(Name.size() - 5, 5, ".json") == 0 &&
+            Name.find(".trace.json") == std::string::npos &&
             stat((Out + "/" + Name).c_str(), &F) == 0 && F.st_mtime >= Began)
           Reports.push_back(Name.substr(0, Name.size() - 5));
       }
@@ -340,6 +352,34 @@ int run(const std::vector<std::string> &Args) {
     for (const std::string &R : Reports)
       std::cerr << " " << R << ".{json,sarif}";
     std::cerr << "\n";
+  }
+  // Several processes: one merged answer (syncwatch merge), beside the per-process reports.
+  Reports.erase(std::remove(Reports.begin(), Reports.end(), "syncwatch-merged"), Reports.end());
+  if (Reports.size() >= 2) {
+    std::vector<std::string> Inputs;
+    for (const std::string &R : Reports)
+      Inputs.push_back(Out + "/" + R + ".json");
+    MergeOptions M;
+    M.Quiet = true;
+    std::string Base = Out + "/syncwatch-merged";
+    M.Format = "json";
+    M.Output = Base + ".json";
+    int Rc = mergeReports(Inputs, M);
+    M.Format = "sarif";
+    M.Output = Base + ".sarif";
+    if (Rc != 2)
+      Rc = mergeReports(Inputs, M);
+    M.Format = "text";
+    M.Output = Base + ".txt";
+    if (Rc != 2)
+      Rc = mergeReports(Inputs, M);
+    if (Rc != 2) {
+      std::ifstream T(M.Output);
+      std::string Line;
+      for (int N = 0; std::getline(T, Line) && N < 40; ++N)
+        std::cerr << Line << "\n";
+      std::cerr << "syncwatch: merged report: " << Base << ".{json,sarif,txt}\n";
+    }
   }
   if (WIFEXITED(Status))
     return WEXITSTATUS(Status);
@@ -386,6 +426,26 @@ int calibrate(const std::vector<std::string> &Args) {
 
 } // namespace
 
+int merge(const std::vector<std::string> &Args) {
+  ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"output", true}, {"trace", true}, {"source-root", true}});
+  if (P0.Help) {
+    std::cout << MergeUsage;
+    return 0;
+  }
+  if (!P0.Error.empty())
+    return badArguments("merge", P0.Error);
+  MergeOptions O;
+  O.Format = P0.get("format", "text");
+  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
+    return badArguments("merge", "unknown --format '" + O.Format + "' (expected text, json or sarif)");
+  O.Output = P0.get("output");
+  O.Trace = P0.get("trace");
+  O.SourceRoot = P0.get("source-root");
+  if (P0.Positional.empty())
+    return badArguments("merge", "no reports or recordings given");
+  return mergeReports(P0.Positional, O);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::cerr << usageText();
@@ -399,6 +459,8 @@ int main(int argc, char **argv) {
     return replay(Args);
   if (Cmd == "calibrate")
     return calibrate(Args);
+  if (Cmd == "merge")
+    return merge(Args);
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
     std::cout << usageText();
     return 0;
@@ -408,5 +470,5 @@ int main(int argc, char **argv) {
     return 0;
   }
   return badArguments("", (Cmd[0] == '-' ? "unknown option '" : "unknown command '") + Cmd +
-                              "' (commands: run, replay, calibrate)");
+                              "' (commands: run, replay, merge, calibrate)");
 }

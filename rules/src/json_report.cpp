@@ -30,6 +30,12 @@ void writeJson(std::ostream &Out, const Report &R) {
   J.beginObject();
   J.field("tool", R.ToolName).field("version", R.ToolVersion);
   J.field("filesAnalyzed", R.FilesAnalyzed);
+  if (!R.Process.empty()) {
+    J.key("process").beginObject();
+    for (const auto &[K, V] : R.Process)
+      J.field(K, V);
+    J.endObject();
+  }
   if (!R.Figures.empty()) {
     J.key("figures").beginObject();
     for (const auto &[K, V] : R.Figures)

@@ -162,11 +162,21 @@ void writeSarif(std::ostream &Out, const Report &R) {
   J.endArray();
   J.endObject().endArray();
 
-  if (!R.Figures.empty()) {
-    J.key("properties").beginObject().key("figures").beginObject();
-    for (const auto &[K, V] : R.Figures)
-      J.field(K, V);
-    J.endObject().endObject();
+  if (!R.Figures.empty() || !R.Process.empty()) {
+    J.key("properties").beginObject();
+    if (!R.Process.empty()) {
+      J.key("process").beginObject();
+      for (const auto &[K, V] : R.Process)
+        J.field(K, V);
+      J.endObject();
+    }
+    if (!R.Figures.empty()) {
+      J.key("figures").beginObject();
+      for (const auto &[K, V] : R.Figures)
+        J.field(K, V);
+      J.endObject();
+    }
+    J.endObject();
   }
 
   J.key("results").beginArray();

@@ -25,6 +25,8 @@ public:
   const std::vector<JsonValue> &array() const;
   // A member of an object (a Null value when absent).
   const JsonValue &operator[](const std::string &Key) const;
+  // An object's members, sorted by key (empty for other kinds).
+  const std::map<std::string, JsonValue> &members() const;
 
   // Parses a whole document; on failure returns false and says where and why in Error.
   static bool parse(const std::string &Text, JsonValue &Out, std::string &Error);

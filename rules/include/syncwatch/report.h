@@ -23,6 +23,9 @@ struct Report {
   // Run-wide figures (the runtime half's GPU overlap figures): JSON "figures", SARIF run
   // properties. Empty for the analyzer.
   std::vector<std::pair<std::string, std::string>> Figures;
+  // Which process made it (the runtime half: rank, worldSize, job, host, gpu, pid,
+  // commandLine): JSON "process", SARIF run properties "process". Empty for the analyzer.
+  std::vector<std::pair<std::string, std::string>> Process;
   // SARIF: files under this absolute directory get URIs relative to it, under the
   // originalUriBaseIds entry %SRCROOT% (code scanning maps repo-relative URIs to the
   // repository's files); files outside it keep absolute file:// URIs. Empty: all absolute.

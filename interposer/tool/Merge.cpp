@@ -1,0 +1,491 @@
+#include "Merge.h"
+
+#include "../engine/Engine.h"
+#include "../engine/TraceWriter.h"
+#include "../engine/Utilization.h"
+#include "../events/EventLog.h"
+
+#include "syncwatch/fingerprint.h"
+#include "syncwatch/json_report_reader.h"
+#include "syncwatch/report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace syncwatch::runtime {
+
+namespace {
+
+// One process of the job, from its JSON report or its recording.
+struct RankInput {
+  std::string File;
+  ProcessIdentity Process;
+  Report R;
+  EventLog Log;                    // recordings only
+  std::unique_ptr<Engine> Analysis;  // recordings only: the trace's finding marks
+  bool Recording = false;
+  double hostLostMs() const {
+    for (const auto &[K, V] : R.Figures)
+      if (K == "hostTimeLostMs")
+        return std::atof(V.c_str());
+    double Sum = 0;
+    for (const Finding &F : R.Findings)
+      if (const std::string *T = evidenceOf(F, "totalMs"))
+        Sum += std::atof(T->c_str());
+    return Sum;
+  }
+  std::string label() const {
+    if (Process.hasRank())
+      return "rank " + std::to_string(Process.Rank);
+    if (Process.Pid)
+      return "pid " + std::to_string(Process.Pid);
+    return File.substr(File.rfind('/') + 1);  // a recording made before processes were named
+  }
+};
+
+std::string readWhole(const std::string &File, bool &Ok) {
+  std::ifstream In(File, std::ios::binary);
+  Ok = static_cast<bool>(In);
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+// A recording, analyzed as `syncwatch replay` does.
+bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
+  std::istringstream S(Text);
+  ParseResult P = readEventLog(S);
+  if (!P.Error.empty()) {
+    Error = P.Error;
+    return false;
+  }
+  In.Log = std::move(P.Log);
+  In.Process = In.Log.Process;
+  In.Analysis = std::make_unique<Engine>(EngineConfig{});
+  In.Analysis->consume(In.Log);
+  Utilization Use;
+  for (const GpuWork &W : In.Log.Work)
+    Use.add(W);
+  In.R.ToolName = "syncwatch replay";
+  In.R.ToolVersion = SYNCWATCH_VERSION;
+  In.R.Findings = In.Analysis->findings();
+  In.R.Figures = utilizationProperties(Use.figures(), In.Analysis->hostTimeLostNs(), In.Analysis->kernelsTracedFrom());
+  In.R.Process = In.Process.pairs();
+  In.Recording = true;
+  return true;
+}
+
+bool loadInput(const std::string &File, RankInput &In, std::string &Error) {
+  bool Ok = false;
+  std::string Text = readWhole(File, Ok);
+  In.File = File;
+  if (!Ok) {
+    Error = "cannot read it";
+    return false;
+  }
+  if (Text.empty()) {
+    Error = "empty (the process wrote nothing: killed before exit?)";
+    return false;
+  }
+  if (Text.rfind("# syncwatch-events", 0) == 0)
+    return loadRecording(In, Text, Error);
+  if (!readJsonReport(Text, In.R, Error)) {
+    Error = "not a syncwatch recording or JSON report: " + Error;
+    return false;
+  }
+  if (In.R.ToolName != "libsyncwatch" && In.R.ToolName != "syncwatch replay") {
+    Error = "a report of '" + In.R.ToolName + "', not of the runtime (libsyncwatch)";
+    return false;
+  }
+  for (const auto &[K, V] : In.R.Process)
+    In.Process.set(K, V);
+  return true;
+}
+
+double median(std::vector<double> V) {
+  if (V.empty())
+    return 0;
+  std::sort(V.begin(), V.end());
+  std::size_t N = V.size();
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+std::string ms(double Ms) {
+  char B[64];
+  if (Ms >= 1000)
+    std::snprintf(B, sizeof B, "%.2f s", Ms / 1000);
+  else if (Ms >= 10)
+    std::snprintf(B, sizeof B, "%.1f ms", Ms);
+  else
+    std::snprintf(B, sizeof B, "%.2f ms", Ms);
+  return B;
+}
+
+std::string fixed(double V) {
+  char B[64];
+  std::snprintf(B, sizeof B, "%.6f", V);
+  return B;
+}
+
+double evidenceMs(const Finding &F, const char *Key) {
+  const std::string *V = evidenceOf(F, Key);
+  return V ? std::atof(V->c_str()) : 0;
+}
+
+// The site a finding is at, the same on every rank: file and line (a release build's
+// function+offset when there is no line).
+std::string siteKey(const Finding &F) {
+  std::string Where = F.Where.File + ":" + std::to_string(F.Where.Line);
+  if (F.Where.Line == 0)
+    if (const std::string *Fn = evidenceOf(F, "function"))
+      Where += "@" + *Fn;
+  return F.Rule + "\t" + Where;
+}
+
+void setEvidence(Finding &F, const std::string &Key, const std::string &Value) {
+  for (auto &[K, V] : F.Evidence)
+    if (K == Key) {
+      V = Value;
+      return;
+    }
+  F.Evidence.emplace_back(Key, Value);
+}
+
+std::string rankList(const std::vector<int> &Ranks) {
+  std::string S;
+  for (int R : Ranks)
+    S += (S.empty() ? "" : ",") + std::to_string(R);
+  return S;
+}
+
+struct Straggler {
+  bool Found = false;
+  std::string Rank;
+  double LostMs = 0, MedianMs = 0;
+  std::vector<std::pair<std::string, double>> Sites;  // "file:line (rule)", excess ms
+};
+
+bool writeAtomically(const std::string &Path, const std::string &Text, std::string &Error) {
+  std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream O(Tmp, std::ios::binary);
+    O << Text;
+    O.close();
+    if (!O) {
+      std::remove(Tmp.c_str());
+      Error = "cannot write '" + Path + "'";
+      return false;
+    }
+  }
+  if (std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+    std::remove(Tmp.c_str());
+    Error = "cannot write '" + Path + "'";
+    return false;
+  }
+  return true;
+}
+
+int fail(const std::string &Why) {
+  std::cerr << "syncwatch merge: error: " << Why << "\n";
+  return 2;
+}
+
+} // namespace
+
+int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts) {
+  if (Files.empty())
+    return fail("no reports or recordings given");
+  std::vector<RankInput> Inputs(Files.size());
+  for (std::size_t I = 0; I < Files.size(); ++I) {
+    std::string Error;
+    if (!loadInput(Files[I], Inputs[I], Error))
+      return fail(Files[I] + ": " + Error);
+  }
+  // One job: the same job id (where given) and world size; each rank once.
+  const RankInput *JobOf = nullptr, *SizeOf = nullptr;
+  std::map<int, const RankInput *> ByRank;
+  for (const RankInput &In : Inputs) {
+    const ProcessIdentity &P = In.Process;
+    if (!P.Job.empty()) {
+      if (JobOf && JobOf->Process.Job != P.Job)
+        return fail("reports of different jobs: " + JobOf->File + " (" + JobOf->Process.Job + ") and " + In.File +
+                    " (" + P.Job + ")");
+      JobOf = JobOf ? JobOf : &In;
+    }
+    if (P.WorldSize >= 0) {
+      if (SizeOf && SizeOf->Process.WorldSize != P.WorldSize)
+        return fail("reports of different jobs: " + SizeOf->File + " has world size " +
+                    std::to_string(SizeOf->Process.WorldSize) + ", " + In.File + " " + std::to_string(P.WorldSize));
+      SizeOf = SizeOf ? SizeOf : &In;
+    }
+    if (P.hasRank()) {
+      auto [It, New] = ByRank.emplace(P.Rank, &In);
+      if (!New)
+        return fail("two inputs for rank " + std::to_string(P.Rank) + ": " + It->second->File + " and " + In.File +
+                    " (a report and its recording? give one of them)");
+    }
+  }
+  // Ranks in order, then processes without a rank by pid.
+  std::stable_sort(Inputs.begin(), Inputs.end(), [](const RankInput &A, const RankInput &B) {
+    int RA = A.Process.hasRank() ? A.Process.Rank : INT_MAX, RB = B.Process.hasRank() ? B.Process.Rank : INT_MAX;
+    return RA != RB ? RA < RB : A.Process.Pid < B.Process.Pid;
+  });
+  int WorldSize = SizeOf ? SizeOf->Process.WorldSize : -1;
+  std::vector<int> Missing;
+  for (int R = 0; R < WorldSize; ++R)
+    if (!ByRank.count(R))
+      Missing.push_back(R);
+
+  // One finding per (rule, site) over all ranks.
+  struct Group {
+    std::vector<std::pair<std::size_t, const Finding *>> Hits;  // input index, its finding
+  };
+  std::map<std::string, Group> Groups;
+  for (std::size_t I = 0; I < Inputs.size(); ++I)
+    for (const Finding &F : Inputs[I].R.Findings)
+      Groups[siteKey(F)].Hits.push_back({I, &F});
+  Report Merged;
+  Merged.ToolName = "syncwatch merge";
+  Merged.ToolVersion = SYNCWATCH_VERSION;
+  std::map<std::string, std::vector<double>> CostByRank;  // key -> per input (0 when not hit)
+  for (auto &[Key, G] : Groups) {
+    std::vector<double> Cost(Inputs.size(), 0.0);
+    double Count = 0, Total = 0, Max = 0;
+    std::size_t Worst = G.Hits.front().first;
+    const Finding *Base = G.Hits.front().second;
+    Severity Level = Base->Level;
+    std::vector<std::string> Labels;
+    for (auto [I, F] : G.Hits) {
+      double T = evidenceMs(*F, "totalMs");
+      Cost[I] += T;
+      Total += T;
+      Max = std::max(Max, evidenceMs(*F, "maxMs"));
+      if (const std::string *C = evidenceOf(*F, "count"))
+        Count += std::atof(C->c_str());
+      if (Cost[I] > Cost[Worst]) {
+        Worst = I;
+        Base = F;
+      }
+      Level = std::max(Level, F->Level);
+      Labels.push_back(Inputs[I].label());
+    }
+    std::sort(Labels.begin(), Labels.end());
+    Labels.erase(std::unique(Labels.begin(), Labels.end()), Labels.end());
+    Finding M = *Base;
+    M.Level = Level;
+    std::string Ranks;
+    for (const std::string &L : Labels)
+      Ranks += (Ranks.empty() ? "" : ", ") + L;
+    double Lo = *std::min_element(Cost.begin(), Cost.end()), Hi = Cost[Worst], Mid = median(Cost);
+    std::string Where = Labels.size() == 1 ? "on " + Labels.front() + " only"
+                                           : "on " + std::to_string(Labels.size()) + " of " +
+                                                 std::to_string(Inputs.size()) + " processes (" + Ranks +
+                                                 "), worst " + Inputs[Worst].label();
+    M.Message = Where + ": " + Base->Message;
+    if (Count > 0)
+      setEvidence(M, "count", std::to_string(static_cast<long long>(Count)));
+    setEvidence(M, "totalMs", fixed(Total));
+    setEvidence(M, "maxMs", fixed(Max));
+    setEvidence(M, "ranks", Ranks);
+    setEvidence(M, "costPerRank", "min " + ms(Lo) + ", median " + ms(Mid) + ", max " + ms(Hi));
+    setEvidence(M, "worstRank", Inputs[Worst].label());
+    Merged.Findings.push_back(std::move(M));
+    CostByRank[Key] = std::move(Cost);
+  }
+  std::sort(Merged.Findings.begin(), Merged.Findings.end(), findingLess);
+
+  // The straggler: the process whose host waits exceed the median process's by the most,
+  // and the sites where its waits exceed that site's median the most.
+  Straggler S;
+  std::vector<double> Lost;
+  for (const RankInput &In : Inputs)
+    Lost.push_back(In.hostLostMs());
+  if (Inputs.size() >= 2) {
+    S.MedianMs = median(Lost);
+    std::size_t Top = std::max_element(Lost.begin(), Lost.end()) - Lost.begin();
+    double Excess = Lost[Top] - S.MedianMs;
+    if (Excess >= 1.0 && Excess >= 0.1 * S.MedianMs) {
+      S.Found = true;
+      S.Rank = Inputs[Top].label();
+      S.LostMs = Lost[Top];
+      for (const auto &[Key, Cost] : CostByRank) {
+        double D = Cost[Top] - median(Cost);
+        if (D > 0.5) {
+          std::string Rule = Key.substr(0, Key.find('\t')), Site = Key.substr(Key.find('\t') + 1);
+          S.Sites.push_back({Site + " (" + Rule + ")", D});
+        }
+      }
+      std::sort(S.Sites.begin(), S.Sites.end(), [](auto &A, auto &B) { return A.second > B.second; });
+      if (S.Sites.size() > 3)
+        S.Sites.resize(3);
+    }
+  }
+
+  // The job: what every rank says, as figures and the merged report's process.
+  std::set<std::string> Hosts, Gpus;
+  for (const RankInput &In : Inputs) {
+    if (!In.Process.Host.empty())
+      Hosts.insert(In.Process.Host);
+    if (!In.Process.Gpu.empty())
+      Gpus.insert(In.Process.Gpu);
+  }
+  if (JobOf)
+    Merged.Process.emplace_back("job", JobOf->Process.Job);
+  if (WorldSize >= 0)
+    Merged.Process.emplace_back("worldSize", std::to_string(WorldSize));
+  Merged.Process.emplace_back("processes", std::to_string(Inputs.size()));
+  std::string Seen, MissingText;
+  for (const RankInput &In : Inputs)
+    Seen += (Seen.empty() ? "" : ",") + (In.Process.hasRank() ? std::to_string(In.Process.Rank) : "pid" + std::to_string(In.Process.Pid));
+  Merged.Figures.emplace_back("ranks", Seen);
+  if (!Missing.empty()) {
+    MissingText = rankList(Missing);
+    Merged.Figures.emplace_back("ranksMissing", MissingText);
+  }
+  for (std::size_t I = 0; I < Inputs.size(); ++I) {
+    std::string P = "rank." + (Inputs[I].Process.hasRank() ? std::to_string(Inputs[I].Process.Rank)
+                                                            : "pid" + std::to_string(Inputs[I].Process.Pid));
+    Merged.Figures.emplace_back(P + ".hostTimeLostMs", fixed(Lost[I]));
+    Merged.Figures.emplace_back(P + ".findings", std::to_string(Inputs[I].R.Findings.size()));
+    if (!Inputs[I].Process.Host.empty())
+      Merged.Figures.emplace_back(P + ".host", Inputs[I].Process.Host);
+    if (!Inputs[I].Process.Gpu.empty())
+      Merged.Figures.emplace_back(P + ".gpu", Inputs[I].Process.Gpu);
+    Merged.Figures.emplace_back(P + ".input", Inputs[I].File);
+  }
+  if (S.Found) {
+    Merged.Figures.emplace_back("straggler", S.Rank);
+    Merged.Figures.emplace_back("stragglerHostTimeLostMs", fixed(S.LostMs));
+    Merged.Figures.emplace_back("medianHostTimeLostMs", fixed(S.MedianMs));
+    std::string Sites;
+    for (auto &[Site, D] : S.Sites)
+      Sites += (Sites.empty() ? "" : "; ") + Site + " +" + ms(D);
+    Merged.Figures.emplace_back("stragglerSites", Sites);
+  }
+  {
+    char Cwd[PATH_MAX];
+    std::string Here = getcwd(Cwd, sizeof Cwd) ? Cwd : ".";
+    Merged.SourceRoot = Opts.SourceRoot.empty() ? defaultSourceRoot(Here)
+                        : Opts.SourceRoot[0] == '/' ? Opts.SourceRoot : Here + "/" + Opts.SourceRoot;
+  }
+  setFingerprints(Merged);
+
+  std::ostringstream Out;
+  if (Opts.Format == "json")
+    writeJson(Out, Merged);
+  else if (Opts.Format == "sarif")
+    writeSarif(Out, Merged);
+  else {
+    Out << "syncwatch merge: " << Inputs.size() << " process(es)";
+    if (WorldSize >= 0)
+      Out << " of a job of " << WorldSize << " rank(s)";
+    if (JobOf)
+      Out << " (" << JobOf->Process.Job << ")";
+    Out << ", " << Hosts.size() << " host(s), " << Gpus.size() << " GPU(s)\n";
+    for (std::size_t I = 0; I < Inputs.size(); ++I) {
+      const ProcessIdentity &P = Inputs[I].Process;
+      Out << "  " << Inputs[I].label() << ": host time lost " << ms(Lost[I]) << ", " << Inputs[I].R.Findings.size()
+          << " finding(s)";
+      if (!P.Host.empty())
+        Out << ", " << P.Host;
+      if (!P.Gpu.empty())
+        Out << ", " << P.Gpu;
+      if (P.Pid)
+        Out << ", pid " << P.Pid;
+      Out << "  [" << Inputs[I].File << "]\n";
+    }
+    if (!Missing.empty())
+      Out << "  missing: rank(s) " << MissingText << " of " << WorldSize
+          << " (no report: the process made no CUDA call, was killed, or its report is elsewhere)\n";
+    if (S.Found) {
+      Out << "straggler: " << S.Rank << " lost " << ms(S.LostMs) << " of host time to waits, the median process "
+          << ms(S.MedianMs);
+      if (!S.Sites.empty()) {
+        Out << "; the difference is at";
+        for (std::size_t I = 0; I < S.Sites.size(); ++I)
+          Out << (I ? "," : "") << " " << S.Sites[I].first << " +" << ms(S.Sites[I].second);
+      }
+      Out << "\n";
+    } else if (Inputs.size() >= 2) {
+      Out << "straggler: none (every process's host waits are within 10% or 1 ms of the median, "
+          << ms(median(Lost)) << ")\n";
+    }
+    Out << "syncwatch merge: " << Merged.Findings.size() << " call site(s) stalled the host or serialized streams\n";
+    writeText(Out, Merged.Findings, diskLineReader(), TextOptions{false, false});
+  }
+
+  // The merged trace: a process track per rank (its host threads) and one for its GPU.
+  std::string TraceText;
+  if (!Opts.Trace.empty()) {
+    std::vector<std::unique_ptr<TraceBuilder>> Builders;
+    std::uint64_t First = UINT64_MAX;
+    for (std::size_t I = 0; I < Inputs.size(); ++I) {
+      RankInput &In = Inputs[I];
+      if (!In.Recording) {
+        std::cerr << "syncwatch merge: " << In.File << " is a report, not a recording: " << In.label()
+                  << " has no events in the trace (record with syncwatch run --record)\n";
+        Builders.emplace_back();
+        continue;
+      }
+      TraceOptions TO;
+      TO.MaxEvents = SIZE_MAX;
+      TO.Pid = 2 * I + 1;
+      TO.GpuPid = 2 * I + 2;
+      TO.ProcessName = In.label() + (In.Process.Host.empty() ? "" : " on " + In.Process.Host) +
+                       (In.Process.Pid ? " (pid " + std::to_string(In.Process.Pid) + ")" : "");
+      TO.GpuName = In.label() + ": " + (In.Process.Gpu.empty() ? "GPU" : In.Process.Gpu);
+      TO.FlowIdOffset = static_cast<std::uint64_t>(I + 1) << 44;
+      auto B = std::make_unique<TraceBuilder>(TO);
+      for (const StreamInfo &St : In.Log.Streams)
+        B->addStream(St);
+      for (const ApiCall &C : In.Log.Calls)
+        B->addCall(C);
+      for (const GpuWork &W : In.Log.Work)
+        B->addWork(W);
+      // Finding marks: the recording analyzed again, its occurrences drawn.
+      Engine Marks{EngineConfig{}};
+      Marks.onOccurrence([&](const Occurrence &O) { B->addOccurrence(O); });
+      Marks.consume(In.Log);
+      First = std::min(First, B->firstTime());
+      Builders.push_back(std::move(B));
+    }
+    std::ostringstream T;
+    {
+      JsonWriter J(T, /*Pretty=*/false);
+      std::uint64_t Base = traceBase(First);
+      writeTraceHeader(J, Base, 0);
+      for (std::size_t I = 0; I < Inputs.size(); ++I)
+        if (Builders[I]) {
+          Engine *E = Inputs[I].Analysis.get();
+          Builders[I]->writeEvents(J, [E](RuleId Rule, std::uint32_t Site) { return E->reported(Rule, Site); }, Base);
+        }
+      J.endArray();
+      J.endObject();
+    }
+    T << "\n";
+    TraceText = T.str();
+  }
+
+  std::string Error;
+  if (!Opts.Trace.empty() && !writeAtomically(Opts.Trace, TraceText, Error))
+    return fail(Error);
+  if (Opts.Output.empty())
+    std::cout << Out.str();
+  else if (!writeAtomically(Opts.Output, Out.str(), Error))
+    return fail(Error);
+  if (!Opts.Quiet && !Missing.empty() && Opts.Format != "text")
+    std::cerr << "syncwatch merge: rank(s) " << MissingText << " of " << WorldSize << " missing\n";
+  return Merged.Findings.empty() ? 0 : 1;
+}
+
+} // namespace syncwatch::runtime

@@ -1,0 +1,25 @@
+// `syncwatch merge`: the per-process reports or recordings of one job (torchrun's ranks,
+// MPI ranks, DataLoader workers) as one answer: one finding per (site, rule) over all ranks
+// with which ranks hit it and what it cost each, a straggler line, and one trace with a
+// process per rank. docs/runtime.md, "Jobs of many processes".
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace syncwatch::runtime {
+
+struct MergeOptions {
+  std::string Format = "text";  // text | json | sarif
+  std::string Output;           // empty: stdout
+  std::string Trace;            // a merged Chrome trace (needs recordings)
+  std::string SourceRoot;       // SARIF's %SRCROOT% (default: git top level of the cwd)
+  // Inputs of another job are an error unless they carry no job id at all.
+  bool Quiet = false;
+};
+
+// Exit code as the other commands: 0 no finding, 1 findings, 2 bad input (said on stderr,
+// nothing written).
+int mergeReports(const std::vector<std::string> &Inputs, const MergeOptions &Opts);
+
+} // namespace syncwatch::runtime

@@ -1,0 +1,15 @@
+// Reads back a JSON report that writeJson wrote (syncwatch/report.h): `syncwatch merge`
+// joins the per-process reports of a job. Strict about the shape that matters (findings
+// with a rule, a location and a message), lenient about what a newer writer may add.
+#pragma once
+
+#include "syncwatch/report.h"
+
+#include <string>
+
+namespace syncwatch {
+
+// On failure returns false and says why in Error ("not a syncwatch report: ...").
+bool readJsonReport(const std::string &Text, Report &Out, std::string &Error);
+
+} // namespace syncwatch

@@ -1,0 +1,73 @@
+#include "syncwatch/json_report_reader.h"
+
+#include "syncwatch/catalogue.h"
+#include "syncwatch/json_value.h"
+
+namespace syncwatch {
+
+namespace {
+
+SourceSpan readSpan(const JsonValue &V) {
+  SourceSpan S;
+  S.File = V["file"].string();
+  S.Line = static_cast<unsigned>(V["line"].number());
+  S.Column = static_cast<unsigned>(V["column"].number());
+  S.EndLine = static_cast<unsigned>(V["endLine"].number());
+  S.EndColumn = static_cast<unsigned>(V["endColumn"].number());
+  return S;
+}
+
+std::vector<FixIt> readFixes(const JsonValue &V) {
+  std::vector<FixIt> Out;
+  for (const JsonValue &X : V.array())
+    Out.push_back({readSpan(X["range"]), X["replacement"].string()});
+  return Out;
+}
+
+std::vector<std::pair<std::string, std::string>> readPairs(const JsonValue &V) {
+  std::vector<std::pair<std::string, std::string>> Out;
+  for (const auto &[K, X] : V.members())
+    Out.emplace_back(K, X.string());
+  return Out;
+}
+
+} // namespace
+
+bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
+  JsonValue Doc;
+  if (!JsonValue::parse(Text, Doc, Error))
+    return false;
+  if (!Doc.isObject() || Doc["findings"].kind() != JsonValue::Kind::Array ||
+      Doc["tool"].kind() != JsonValue::Kind::String) {
+    Error = "not a syncwatch JSON report (no \"tool\" and \"findings\")";
+    return false;
+  }
+  Out = Report();
+  Out.ToolName = Doc["tool"].string();
+  Out.ToolVersion = Doc["version"].string();
+  Out.FilesAnalyzed = static_cast<unsigned>(Doc["filesAnalyzed"].number());
+  Out.Process = readPairs(Doc["process"]);
+  Out.Figures = readPairs(Doc["figures"]);
+  for (const JsonValue &F : Doc["findings"].array()) {
+    Finding X;
+    X.Rule = F["rule"].string();
+    std::optional<Severity> Level = parseSeverity(F["severity"].string());
+    X.Where = readSpan(F["location"]);
+    X.Message = F["message"].string();
+    if (X.Rule.empty() || !Level || X.Message.empty()) {
+      Error = "a finding without a rule, a severity or a message";
+      return false;
+    }
+    X.Level = *Level;
+    for (const JsonValue &N : F["notes"].array())
+      X.Notes.push_back({readSpan(N["location"]), N["message"].string(), readFixes(N["suggestedFixes"])});
+    X.Fixes = readFixes(F["fixes"]);
+    X.Evidence = readPairs(F["evidence"]);
+    Out.Findings.push_back(std::move(X));
+  }
+  for (const JsonValue &E : Doc["errors"].array())
+    Out.Errors.push_back({E["file"].string(), E["message"].string()});
+  return true;
+}
+
+} // namespace syncwatch
