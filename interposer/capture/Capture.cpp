@@ -251,10 +251,14 @@ void noteDevice(std::uint32_t Device) {
 std::string devicesSeenByUuid() {
   using GetFn = int (*)(int *, int);
   using UuidFn = int (*)(unsigned char *, int);
-  auto Get = reinterpret_cast<GetFn>(::dlsym(RTLD_DEFAULT, "cuDeviceGet"));
-  auto Uuid = reinterpret_cast<UuidFn>(::dlsym(RTLD_DEFAULT, "cuDeviceGetUuid_v2"));
+  // PyTorch loads the driver RTLD_LOCAL: its symbols are not in the global scope, so the
+  // already-loaded library is asked for them (RTLD_NOLOAD: never loads it).
+  void *Driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  void *Scope = Driver ? Driver : RTLD_DEFAULT;
+  auto Get = reinterpret_cast<GetFn>(::dlsym(Scope, "cuDeviceGet"));
+  auto Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid_v2"));
   if (!Uuid)
-    Uuid = reinterpret_cast<UuidFn>(::dlsym(RTLD_DEFAULT, "cuDeviceGetUuid"));
+    Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid"));
   std::string Out;
   std::uint64_t Seen = DevicesSeen.load();
   for (int Ordinal = 0; Ordinal < 64; ++Ordinal) {
@@ -275,6 +279,8 @@ std::string devicesSeenByUuid() {
     }
     Out += (Out.empty() ? "" : ", ") + Name;
   }
+  if (Driver)
+    ::dlclose(Driver);  // drops the reference RTLD_NOLOAD took
   return Out;
 }
 

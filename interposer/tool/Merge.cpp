@@ -112,12 +112,13 @@ bool loadInput(const std::string &File, RankInput &In, std::string &Error) {
   return true;
 }
 
+// The median process's value: of an even count the lower middle one, so that with two
+// ranks the straggler is compared with the other rank, not with their mean.
 double median(std::vector<double> V) {
   if (V.empty())
     return 0;
   std::sort(V.begin(), V.end());
-  std::size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+  return V[(V.size() - 1) / 2];
 }
 
 std::string ms(double Ms) {

@@ -213,6 +213,7 @@ int replay(const std::vector<std::string> &Args) {
     R.SourceRoot = Root.empty() ? defaultSourceRoot(Here) : Root[0] == '/' ? Root : Here + "/" + Root;
   }
   R.Findings = E.findings();
+  R.Process = P.Log.Process.pairs();  // which rank of which job recorded it
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
