@@ -29,6 +29,11 @@ for args in (["--help"], ["run", "--help"], ["replay", "--help"], ["calibrate", 
           and not r.stderr, f"{r.returncode} {r.stdout[:80]!r} {r.stderr[:80]!r}")
 r = run("--version")
 check("--version", r.returncode == 0 and r.stdout.strip() == f"syncwatch {version}", r.stdout)
+for sub in ("run", "replay", "merge", "calibrate"):
+    r = run(sub, "--version")
+    check(f"{sub} --version", r.returncode == 0 and r.stdout.strip() == f"syncwatch {version}", r.stdout + r.stderr)
+r = run("run", "--out", tempfile.gettempdir(), "--", "sh", "-c", 'echo "$1"', "sh", "--version")
+check("run -- cmd --version: the job's argument, not ours", r.returncode == 0 and r.stdout.strip() == "--version", r.stdout)
 
 eq = run("replay", "--format=json", rec)
 sp = run("replay", "--format", "json", rec)

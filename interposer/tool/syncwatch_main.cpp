@@ -454,6 +454,15 @@ int main(int argc, char **argv) {
   }
   std::vector<std::string> Args(argv + 2, argv + argc);
   std::string Cmd = argv[1];
+  // `--version` on every subcommand too (before "--": after it, it is the job's argument).
+  for (const std::string &A : Args) {
+    if (A == "--")
+      break;
+    if (A == "--version" && Cmd[0] != '-') {
+      std::cout << "syncwatch " << SYNCWATCH_VERSION << "\n";
+      return 0;
+    }
+  }
   if (Cmd == "run")
     return run(Args);
   if (Cmd == "replay")
