@@ -175,9 +175,11 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   // The stack is taken here, at the exit, where the call's frames are still live and its
   // cost is known: only for calls that were slow, or that a rule judges later from GPU
   // records whatever their host time (launches, copies and memsets that may be held, copies
-  // that may be pageable). A fast explicit synchronization needs no site. SYNCWATCH_RECORD keeps
+  // that may be pageable). SYNCWATCH_RECORD keeps
   // every site, for replays.
-  bool NeedsSite = Slow || Info.IssuesWork || Rec.config().Record;
+  // Calls that can wait get one even when fast: the report's coverage says that the line ran
+  // and did not stall (syncwatch confirm's not-observed).
+  bool NeedsSite = Slow || Info.IssuesWork || Info.CanWait || Rec.config().Record;
   if (NeedsSite)
     captureStack(Thread.Stack);
   // A slow cudaMallocHost or first cudaStreamCreate is busy on the host, not waiting for

@@ -331,8 +331,15 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
   MergedValid = false;
   CallsSeen += Index.InScope;
   for (std::size_t N = 0; N < Index.InScope; ++N) {
-    FirstEnter = std::min(FirstEnter, Window.Calls[N].Enter);
-    LastExit = std::max(LastExit, Window.Calls[N].Exit);
+    const ApiCall &C = Window.Calls[N];
+    FirstEnter = std::min(FirstEnter, C.Enter);
+    LastExit = std::max(LastExit, C.Exit);
+    if (C.Site) {
+      CallCount &K = CallCounts[{C.Api, C.Site}];
+      ++K.Count;
+      K.TotalNs += C.duration();
+      K.MaxNs = std::max(K.MaxNs, C.duration());
+    }
   }
   hostWaits(Window, Index);
   pageableCopies(Window, Index);
@@ -354,6 +361,45 @@ std::string Engine::locationKey(std::uint32_t Site) const {
   if (F.Line)
     return F.File + ":" + std::to_string(F.Line);
   return F.File.empty() ? "" : F.File + "!" + F.Function;
+}
+
+std::vector<std::uint32_t> Engine::coverageSites() const {
+  std::set<std::uint32_t> S;
+  for (const auto &[Key, K] : CallCounts)
+    S.insert(Key.second);
+  return {S.begin(), S.end()};
+}
+
+// Stacks that end at one line are one entry, as findings are.
+std::vector<CoveredCall> Engine::coverage() const {
+  std::map<std::tuple<std::string_view, std::string, unsigned>, CoveredCall> ByLine;
+  for (const auto &[Key, K] : CallCounts) {
+    auto It = Sites.find(Key.second);
+    if (It == Sites.end())
+      continue;
+    const SiteFrame &S = It->second;
+    CoveredCall C;
+    C.Api = std::string(Key.first);
+    if (!S.Python.empty()) {
+      C.Where.File = S.Python.front().File;
+      C.Where.Line = S.Python.front().Line;
+    } else {
+      C.Where.File = S.File;
+      C.Where.Line = S.Line;
+    }
+    if (C.Where.File.empty())
+      continue;
+    C.NativeFile = S.File;
+    C.NativeLine = S.Line;
+    CoveredCall &Into = ByLine.try_emplace({Key.first, C.Where.File, C.Where.Line}, C).first->second;
+    Into.Count += K.Count;
+    Into.TotalMs += K.TotalNs / 1e6;
+    Into.MaxMs = std::max(Into.MaxMs, K.MaxNs / 1e6);
+  }
+  std::vector<CoveredCall> Out;
+  for (auto &[Key, C] : ByLine)
+    Out.push_back(std::move(C));
+  return Out;
 }
 
 // One explicit synchronization is by design; a site that waits again and again is the

@@ -7,6 +7,7 @@
 #include "../events/EventLog.h"
 
 #include "syncwatch/finding.h"
+#include "syncwatch/report.h"
 
 #include <cstdint>
 #include <functional>
@@ -89,6 +90,11 @@ public:
   // Called for every occurrence as it is judged (SYNCWATCH_TRACE draws them).
   void onOccurrence(std::function<void(const Occurrence &)> F) { Observer = std::move(F); }
   const std::map<std::uint32_t, StreamInfo> &streams() const { return Streams; }
+  // Every call that had a site, fast ones included, per (API, source location): the run's
+  // coverage (syncwatch confirm). Sites must have been consumed (symbolized) first.
+  std::vector<CoveredCall> coverage() const;
+  // The sites coverage() needs symbolized.
+  std::vector<std::uint32_t> coverageSites() const;
 
   // The aggregates of one (rule, source location), summed in Total.
   struct MergedSite {
@@ -112,6 +118,10 @@ private:
   std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> Aggregates;
   std::map<std::uint32_t, SiteFrame> Sites;
   std::map<std::uint32_t, StreamInfo> Streams;
+  struct CallCount {
+    std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
+  };
+  std::map<std::pair<std::string_view, std::uint32_t>, CallCount> CallCounts;  // (API, site)
   std::uint64_t CallsSeen = 0;
   std::uint64_t FirstEnter = UINT64_MAX, LastExit = 0;
   std::uint64_t KernelsTracedFrom = 0;

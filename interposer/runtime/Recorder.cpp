@@ -120,6 +120,9 @@ void Recorder::finish(const char *Why) {
   EventLog SiteNames;
   for (const auto &[Key, A] : Analysis.aggregates())
     SiteNames.Sites[A.Site] = Sites.resolve(A.Site);
+  for (std::uint32_t S : Analysis.coverageSites())
+    if (!SiteNames.Sites.count(S))
+      SiteNames.Sites[S] = Sites.resolve(S);
   if (Cfg.Record)
     for (std::uint32_t S = 1; S <= Sites.size(); ++S)
       Recorded.Sites[S] = Sites.resolve(S);
@@ -136,6 +139,7 @@ void Recorder::finish(const char *Why) {
   R.ToolName = "libsyncwatch";
   R.ToolVersion = SYNCWATCH_VERSION;
   R.Findings = Analysis.findings();
+  R.Coverage = Analysis.coverage();
   R.SourceRoot = Cfg.SourceRoot.empty() ? defaultSourceRoot(Cfg.StartDir) : Cfg.SourceRoot;
   setFingerprints(R);
   UtilizationFigures Figures = Use.figures();

@@ -8,6 +8,7 @@
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/json_report_reader.h"
 #include "syncwatch/report.h"
+#include "syncwatch/sarif_reader.h"
 
 #include <unistd.h>
 
@@ -81,6 +82,7 @@ bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
   In.R.Findings = In.Analysis->findings();
   In.R.Figures = utilizationProperties(Use.figures(), In.Analysis->hostTimeLostNs(), In.Analysis->kernelsTracedFrom());
   In.R.Process = In.Process.pairs();
+  In.R.Coverage = In.Analysis->coverage();
   In.Recording = true;
   return true;
 }
@@ -99,11 +101,12 @@ bool loadInput(const std::string &File, RankInput &In, std::string &Error) {
   }
   if (Text.rfind("# syncwatch-events", 0) == 0)
     return loadRecording(In, Text, Error);
-  if (!readJsonReport(Text, In.R, Error)) {
-    Error = "not a syncwatch recording or JSON report: " + Error;
+  bool Sarif = Text.find("\"$schema\"") != std::string::npos || Text.find("\"runs\"") != std::string::npos;
+  if (Sarif ? !readSarifReport(Text, In.R, Error) : !readJsonReport(Text, In.R, Error)) {
+    Error = std::string("not a syncwatch recording or ") + (Sarif ? "SARIF log" : "JSON report") + ": " + Error;
     return false;
   }
-  if (In.R.ToolName != "libsyncwatch" && In.R.ToolName != "syncwatch replay") {
+  if (In.R.ToolName != "libsyncwatch" && In.R.ToolName != "syncwatch replay" && In.R.ToolName != "syncwatch merge") {
     Error = "a report of '" + In.R.ToolName + "', not of the runtime (libsyncwatch)";
     return false;
   }
@@ -195,6 +198,20 @@ bool writeAtomically(const std::string &Path, const std::string &Text, std::stri
   }
   return true;
 }
+
+} // namespace
+
+bool loadRuntimeReport(const std::string &File, Report &R, std::string &Error) {
+  RankInput In;
+  if (!loadInput(File, In, Error))
+    return false;
+  R = std::move(In.R);
+  if (R.Process.empty())
+    R.Process = In.Process.pairs();
+  return true;
+}
+
+namespace {
 
 int fail(const std::string &Why) {
   std::cerr << "syncwatch merge: error: " << Why << "\n";
@@ -304,6 +321,19 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     CostByRank[Key] = std::move(Cost);
   }
   std::sort(Merged.Findings.begin(), Merged.Findings.end(), findingLess);
+  // Coverage: every process's calls per (API, line), summed.
+  std::map<std::tuple<std::string, std::string, unsigned>, CoveredCall> Covered;
+  for (const RankInput &In : Inputs)
+    for (const CoveredCall &C : In.R.Coverage) {
+      auto [It, New] = Covered.try_emplace({C.Api, C.Where.File, C.Where.Line}, C);
+      if (!New) {
+        It->second.Count += C.Count;
+        It->second.TotalMs += C.TotalMs;
+        It->second.MaxMs = std::max(It->second.MaxMs, C.MaxMs);
+      }
+    }
+  for (auto &[Key, C] : Covered)
+    Merged.Coverage.push_back(std::move(C));
 
   // The straggler: the process whose host waits exceed the median process's by the most,
   // and the sites where its waits exceed that site's median the most.

@@ -4,6 +4,8 @@
 // process per rank. docs/runtime.md, "Jobs of many processes".
 #pragma once
 
+#include "syncwatch/report.h"
+
 #include <string>
 #include <vector>
 
@@ -17,6 +19,10 @@ struct MergeOptions {
   // Inputs of another job are an error unless they carry no job id at all.
   bool Quiet = false;
 };
+
+// A runtime report (JSON or SARIF of libsyncwatch, replay or merge) or a recording (analyzed
+// as replay does), for merge and confirm. False, with Error, for anything else.
+bool loadRuntimeReport(const std::string &File, Report &Out, std::string &Error);
 
 // Exit code as the other commands: 0 no finding, 1 findings, 2 bad input (said on stderr,
 // nothing written).

@@ -18,6 +18,7 @@
 
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
+#include "Confirm.h"
 #include "Merge.h"
 
 #include <dirent.h>
@@ -51,13 +52,17 @@ const char *const MergeUsage =
     "usage: syncwatch merge [--format text|json|sarif] [--output FILE] [--trace OUT.json] [--source-root DIR]\n"
     "                       REPORT.json|RECORDING.swrec...\n"
     "  one report for the processes of one job (ranks): findings per site over all ranks, the straggler\n";
+const char *const ConfirmUsage =
+    "usage: syncwatch confirm --static LINT.sarif --runtime REPORT... [--format text|json|sarif] [--output FILE]\n"
+    "                         [--fail-on confirmed|warning|runtime] [--min-cost-ms N] [--path-map OLD=NEW]...\n"
+    "  each static warning confirmed, not observed or not exercised by what the runtime measured at its line\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
     "  measures which CUDA calls block on this GPU and driver; prints the table, writes the profile\n";
 
 std::string usageText() {
   return std::string("syncwatch ") + SYNCWATCH_VERSION + ": the runtime half of syncwatch (docs/runtime.md)\n" + RunUsage +
-         ReplayUsage + MergeUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
+         ReplayUsage + MergeUsage + ConfirmUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
 }
 
 // Wrong arguments: one line naming what was wrong, the way to get help, exit 2.
@@ -214,6 +219,7 @@ int replay(const std::vector<std::string> &Args) {
   }
   R.Findings = E.findings();
   R.Process = P.Log.Process.pairs();  // which rank of which job recorded it
+  R.Coverage = E.coverage();
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
@@ -447,6 +453,72 @@ int merge(const std::vector<std::string> &Args) {
   return mergeReports(P0.Positional, O);
 }
 
+int confirm(const std::vector<std::string> &Args) {
+  // --runtime and --path-map take several values: each occurrence, and the positional
+  // arguments after --runtime, are collected.
+  std::vector<std::string> Rest;
+  ConfirmOptions O;
+  for (std::size_t I = 0; I < Args.size(); ++I) {
+    std::string A = Args[I];
+    auto Value = [&](const char *Name, std::string &Into) {
+      std::string Flag = std::string("--") + Name;
+      if (A == Flag) {
+        if (I + 1 >= Args.size())
+          return -1;
+        Into = Args[++I];
+        return 1;
+      }
+      if (A.rfind(Flag + "=", 0) == 0) {
+        Into = A.substr(Flag.size() + 1);
+        return 1;
+      }
+      return 0;
+    };
+    std::string V;
+    int R;
+    if ((R = Value("runtime", V))) {
+      if (R < 0)
+        return badArguments("confirm", "--runtime needs a report");
+      O.Runtime.push_back(V);
+      // the reports that follow it, up to the next option
+      while (I + 1 < Args.size() && Args[I + 1].rfind("--", 0) != 0)
+        O.Runtime.push_back(Args[++I]);
+    } else if ((R = Value("path-map", V))) {
+      auto Eq = V.find('=');
+      if (R < 0 || Eq == std::string::npos || Eq == 0)
+        return badArguments("confirm", "--path-map takes OLD=NEW");
+      O.PathMaps.push_back({V.substr(0, Eq), V.substr(Eq + 1)});
+    } else {
+      Rest.push_back(A);
+    }
+  }
+  ParsedArgs P0 = parseArgs(Rest, {{"static", true}, {"format", true}, {"output", true}, {"fail-on", true},
+                                   {"min-cost-ms", true}, {"source-root", true}});
+  if (P0.Help) {
+    std::cout << ConfirmUsage;
+    return 0;
+  }
+  if (!P0.Error.empty())
+    return badArguments("confirm", P0.Error);
+  if (!P0.Positional.empty())
+    return badArguments("confirm", "unexpected argument '" + P0.Positional.front() + "'");
+  O.Static = P0.get("static");
+  if (O.Static.empty())
+    return badArguments("confirm", "no --static LINT.sarif given");
+  O.Format = P0.get("format", "text");
+  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
+    return badArguments("confirm", "unknown --format '" + O.Format + "' (expected text, json or sarif)");
+  O.FailOn = P0.get("fail-on", "confirmed");
+  if (O.FailOn != "confirmed" && O.FailOn != "warning" && O.FailOn != "runtime")
+    return badArguments("confirm", "unknown --fail-on '" + O.FailOn + "' (expected confirmed, warning or runtime)");
+  std::string Error;
+  if (!numberOption(P0, "min-cost-ms", O.MinCostMs, Error))
+    return badArguments("confirm", Error);
+  O.Output = P0.get("output");
+  O.SourceRoot = P0.get("source-root");
+  return confirmFindings(O);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::cerr << usageText();
@@ -471,6 +543,8 @@ int main(int argc, char **argv) {
     return calibrate(Args);
   if (Cmd == "merge")
     return merge(Args);
+  if (Cmd == "confirm")
+    return confirm(Args);
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
     std::cout << usageText();
     return 0;
@@ -480,5 +554,5 @@ int main(int argc, char **argv) {
     return 0;
   }
   return badArguments("", (Cmd[0] == '-' ? "unknown option '" : "unknown command '") + Cmd +
-                              "' (commands: run, replay, merge, calibrate)");
+                              "' (commands: run, replay, merge, confirm, calibrate)");
 }

@@ -24,6 +24,19 @@ void writeFixes(JsonWriter &J, std::string_view Key, const std::vector<FixIt> &F
 }
 } // namespace
 
+void writeCoverage(JsonWriter &J, const std::vector<CoveredCall> &Coverage) {
+  J.key("coverage").beginArray();
+  for (const CoveredCall &C : Coverage) {
+    J.beginObject();
+    J.field("api", C.Api).field("file", C.Where.File).field("line", C.Where.Line);
+    if (!C.NativeFile.empty())
+      J.field("nativeFile", C.NativeFile).field("nativeLine", C.NativeLine);
+    J.field("count", C.Count).field("totalMs", C.TotalMs).field("maxMs", C.MaxMs);
+    J.endObject();
+  }
+  J.endArray();
+}
+
 // The JSON report: a stable, flat shape for scripts ({"findings": [...], "errors": [...]}).
 void writeJson(std::ostream &Out, const Report &R) {
   JsonWriter J(Out);
@@ -67,6 +80,8 @@ void writeJson(std::ostream &Out, const Report &R) {
     J.endObject();
   }
   J.endArray();
+  if (!R.Coverage.empty())
+    writeCoverage(J, R.Coverage);
   J.key("errors").beginArray();
   for (const ToolError &E : R.Errors) {
     J.beginObject();

@@ -33,6 +33,23 @@ std::vector<std::pair<std::string, std::string>> readPairs(const JsonValue &V) {
 
 } // namespace
 
+std::vector<CoveredCall> readCoverage(const JsonValue &V) {
+  std::vector<CoveredCall> Out;
+  for (const JsonValue &C : V.array()) {
+    CoveredCall X;
+    X.Api = C["api"].string();
+    X.Where.File = C["file"].string();
+    X.Where.Line = static_cast<unsigned>(C["line"].number());
+    X.NativeFile = C["nativeFile"].string();
+    X.NativeLine = static_cast<unsigned>(C["nativeLine"].number());
+    X.Count = static_cast<std::uint64_t>(C["count"].number());
+    X.TotalMs = C["totalMs"].number();
+    X.MaxMs = C["maxMs"].number();
+    Out.push_back(std::move(X));
+  }
+  return Out;
+}
+
 bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
   JsonValue Doc;
   if (!JsonValue::parse(Text, Doc, Error))
@@ -65,6 +82,7 @@ bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
     X.Evidence = readPairs(F["evidence"]);
     Out.Findings.push_back(std::move(X));
   }
+  Out.Coverage = readCoverage(Doc["coverage"]);
   for (const JsonValue &E : Doc["errors"].array())
     Out.Errors.push_back({E["file"].string(), E["message"].string()});
   return true;

@@ -162,8 +162,10 @@ void writeSarif(std::ostream &Out, const Report &R) {
   J.endArray();
   J.endObject().endArray();
 
-  if (!R.Figures.empty() || !R.Process.empty()) {
+  if (!R.Figures.empty() || !R.Process.empty() || !R.Coverage.empty()) {
     J.key("properties").beginObject();
+    if (!R.Coverage.empty())
+      writeCoverage(J, R.Coverage);
     if (!R.Process.empty()) {
       J.key("process").beginObject();
       for (const auto &[K, V] : R.Process)
@@ -234,10 +236,25 @@ void writeSarif(std::ostream &Out, const Report &R) {
       }
       J.endArray();
     }
+    if (F.Rank >= 0)
+      J.field("rank", F.Rank);
     if (!F.Evidence.empty()) {
+      // Evidence named "syncwatch.<key>" (syncwatch confirm's status and measurements) is
+      // the nested properties.syncwatch object that code-scanning integrations read.
       J.key("properties").beginObject();
+      bool Nested = false;
       for (const auto &[K, V] : F.Evidence)
-        J.field(K, V);
+        if (K.rfind("syncwatch.", 0) == 0)
+          Nested = true;
+        else
+          J.field(K, V);
+      if (Nested) {
+        J.key("syncwatch").beginObject();
+        for (const auto &[K, V] : F.Evidence)
+          if (K.rfind("syncwatch.", 0) == 0)
+            J.field(K.substr(10), V);
+        J.endObject();
+      }
       J.endObject();
     }
     J.endObject();

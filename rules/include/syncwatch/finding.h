@@ -46,6 +46,9 @@ struct Finding {
   // The baseline's line-shift-proof identity (fingerprint.h), when the writer of the report
   // computed it: SARIF partialFingerprints, so code scanning keeps one alert per finding.
   std::string Fingerprint;
+  // SARIF's rank (0-100, higher first), when the writer ranks results: syncwatch confirm
+  // ranks them by measured cost. -1: unranked.
+  double Rank = -1;
 };
 
 // A failure of the tool on one input (a file that does not parse, an unreadable

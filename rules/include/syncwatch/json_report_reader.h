@@ -12,4 +12,8 @@ namespace syncwatch {
 // On failure returns false and says why in Error ("not a syncwatch report: ...").
 bool readJsonReport(const std::string &Text, Report &Out, std::string &Error);
 
+class JsonValue;
+// A "coverage" array (JSON report, or a runtime SARIF run's properties).
+std::vector<CoveredCall> readCoverage(const JsonValue &V);
+
 } // namespace syncwatch

@@ -3,6 +3,7 @@
 
 #include "syncwatch/finding.h"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <ostream>
@@ -11,6 +12,18 @@
 #include <vector>
 
 namespace syncwatch {
+
+// Which calls ran where, and how often, fast ones included (the runtime half): what tells a
+// static warning that ran and never stalled (not-observed) from one whose line never ran
+// (not-exercised) in `syncwatch confirm`.
+struct CoveredCall {
+  std::string Api;
+  SourceSpan Where;          // the line a user edits (the Python line in a Python process)
+  std::string NativeFile;    // the first native frame outside CUDA and the runtimes
+  unsigned NativeLine = 0;
+  std::uint64_t Count = 0;
+  double TotalMs = 0, MaxMs = 0;
+};
 
 struct Report {
   std::string ToolName = "syncwatch";
@@ -26,6 +39,8 @@ struct Report {
   // Which process made it (the runtime half: rank, worldSize, job, host, gpu, pid,
   // commandLine): JSON "process", SARIF run properties "process". Empty for the analyzer.
   std::vector<std::pair<std::string, std::string>> Process;
+  // The runtime half's call sites with their counts: JSON "coverage", SARIF run properties.
+  std::vector<CoveredCall> Coverage;
   // SARIF: files under this absolute directory get URIs relative to it, under the
   // originalUriBaseIds entry %SRCROOT% (code scanning maps repo-relative URIs to the
   // repository's files); files outside it keep absolute file:// URIs. Empty: all absolute.
@@ -54,6 +69,8 @@ void writeToolErrorsText(std::ostream &Out, const std::string &Tool,
                          const std::vector<ToolError> &Errors);
 
 void writeJson(std::ostream &Out, const Report &R);
+class JsonWriter;
+void writeCoverage(JsonWriter &J, const std::vector<CoveredCall> &Coverage);  // "coverage": [...]
 void writeSarif(std::ostream &Out, const Report &R);
 
 // Turns a path into a file:// URI (absolute paths) or a relative URI reference.

@@ -1,0 +1,388 @@
+#include "Confirm.h"
+
+#include "Merge.h"
+
+#include "syncwatch/finding.h"
+#include "syncwatch/report.h"
+#include "syncwatch/sarif_reader.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace syncwatch::runtime {
+
+namespace {
+
+int fail(const std::string &Why) {
+  std::cerr << "syncwatch confirm: error: " << Why << "\n";
+  return 2;
+}
+
+std::vector<std::string> components(const std::string &Path) {
+  std::vector<std::string> Out;
+  std::stringstream S(Path);
+  for (std::string C; std::getline(S, C, '/');)
+    if (!C.empty() && C != ".")
+      Out.push_back(C);
+  return Out;
+}
+
+// How many trailing path components two paths share: checkouts differ in their prefixes
+// (/home/ci/work/repo vs /workspace/repo), never in the repository's own layout.
+std::size_t commonSuffix(const std::vector<std::string> &A, const std::vector<std::string> &B) {
+  std::size_t N = 0;
+  while (N < A.size() && N < B.size() && A[A.size() - 1 - N] == B[B.size() - 1 - N])
+    ++N;
+  return N;
+}
+
+double number(const Finding &F, const char *Key) {
+  const std::string *V = evidenceOf(F, Key);
+  return V ? std::atof(V->c_str()) : 0;
+}
+
+std::string ms(double Ms) {
+  char B[64];
+  std::snprintf(B, sizeof B, Ms >= 1000 ? "%.2f s" : Ms >= 10 ? "%.1f ms" : "%.2f ms", Ms >= 1000 ? Ms / 1000 : Ms);
+  return B;
+}
+
+std::string fixed(double V) {
+  char B[64];
+  std::snprintf(B, sizeof B, "%.6f", V);
+  return B;
+}
+
+std::string readFile(const std::string &Path, bool &Ok) {
+  std::ifstream In(Path, std::ios::binary);
+  Ok = static_cast<bool>(In);
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+bool writeAtomically(const std::string &Path, const std::string &Text) {
+  std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
+  std::ofstream O(Tmp, std::ios::binary);
+  O << Text;
+  O.close();
+  if (!O || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+    std::remove(Tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+// A runtime finding or coverage entry, with the static file its path matched.
+struct RuntimeSite {
+  std::string File;  // as the runtime wrote it, after --path-map
+  unsigned Line = 0;
+};
+
+} // namespace
+
+int confirmFindings(const ConfirmOptions &Opts) {
+  // --- inputs ---------------------------------------------------------------------------
+  bool Ok = false;
+  std::string Text = readFile(Opts.Static, Ok);
+  if (!Ok)
+    return fail(Opts.Static + ": cannot read it");
+  Report Static;
+  std::string Error;
+  if (!readSarifReport(Text, Static, Error))
+    return fail(Opts.Static + ": not a SARIF log: " + Error);
+  if (Static.ToolName != "syncwatch-lint")
+    return fail(Opts.Static + ": SARIF of '" + Static.ToolName + "', not of syncwatch-lint");
+  if (Opts.Runtime.empty())
+    return fail("no runtime reports given (--runtime REPORT...)");
+  std::vector<Report> Runtime(Opts.Runtime.size());
+  for (std::size_t I = 0; I < Opts.Runtime.size(); ++I)
+    if (!loadRuntimeReport(Opts.Runtime[I], Runtime[I], Error))
+      return fail(Opts.Runtime[I] + ": " + Error);
+
+  auto Mapped = [&](std::string P) {
+    for (const auto &[From, To] : Opts.PathMaps)
+      if (P.rfind(From, 0) == 0)
+        return To + P.substr(From.size());
+    return P;
+  };
+  // Static files, and which of them each runtime file is: the longest common suffix, at
+  // least the file name; an exact path (after --path-map) wins.
+  std::map<std::string, std::vector<std::string>> StaticFiles;  // path -> components
+  for (const Finding &F : Static.Findings) {
+    StaticFiles.emplace(F.Where.File, components(F.Where.File));
+    for (const FindingNote &N : F.Notes)
+      StaticFiles.emplace(N.Where.File, components(N.Where.File));
+  }
+  std::map<std::string, std::string> FileMatch;  // runtime path -> static path
+  auto staticFileOf = [&](const std::string &RuntimeFile) -> const std::string * {
+    auto It = FileMatch.find(RuntimeFile);
+    if (It == FileMatch.end()) {
+      std::string Path = Mapped(RuntimeFile), Best;
+      std::vector<std::string> C = components(Path);
+      std::size_t BestScore = 0;
+      bool Tie = false;
+      for (const auto &[S, SC] : StaticFiles) {
+        std::size_t Score = S == Path ? SIZE_MAX : commonSuffix(C, SC);
+        if (Score > BestScore) {
+          BestScore = Score;
+          Best = S;
+          Tie = false;
+        } else if (Score == BestScore && Score > 0) {
+          Tie = true;
+        }
+      }
+      It = FileMatch.emplace(RuntimeFile, BestScore > 0 && !Tie ? Best : "").first;
+    }
+    return It->second.empty() ? nullptr : &It->second;
+  };
+
+  // Runtime findings and coverage by (static file, line).
+  struct Measured {
+    const Finding *F;
+    const Report *From;
+    bool Used = false;
+  };
+  std::vector<Measured> Findings;
+  std::map<std::pair<std::string, unsigned>, std::vector<std::size_t>> FindingsAt;
+  std::map<std::pair<std::string, unsigned>, std::vector<const CoveredCall *>> Ran;
+  bool AnyRuntimeSite = false, AnyMatched = false;
+  for (const Report &R : Runtime) {
+    for (const Finding &F : R.Findings) {
+      Findings.push_back({&F, &R});
+      AnyRuntimeSite = true;
+      if (const std::string *S = staticFileOf(F.Where.File)) {
+        FindingsAt[{*S, F.Where.Line}].push_back(Findings.size() - 1);
+        AnyMatched = true;
+      }
+      // A Python process's finding is at the Python line; its native frame (a C++ extension
+      // the static side analyzed) is in the evidence: "file:line (function)".
+      if (const std::string *N = evidenceOf(F, "nativeSite"); N && !N->empty()) {
+        std::string Site = N->substr(0, N->find(' '));
+        auto Colon = Site.rfind(':');
+        if (Colon != std::string::npos)
+          if (const std::string *S = staticFileOf(Site.substr(0, Colon))) {
+            FindingsAt[{*S, static_cast<unsigned>(std::atoi(Site.c_str() + Colon + 1))}].push_back(Findings.size() - 1);
+            AnyMatched = true;
+          }
+      }
+    }
+    for (const CoveredCall &C : R.Coverage) {
+      AnyRuntimeSite = true;
+      for (auto [File, Line] : {std::pair{C.Where.File, C.Where.Line}, std::pair{C.NativeFile, C.NativeLine}})
+        if (!File.empty())
+          if (const std::string *S = staticFileOf(File)) {
+            Ran[{*S, Line}].push_back(&C);
+            AnyMatched = true;
+          }
+    }
+  }
+  if (!Static.Findings.empty() && AnyRuntimeSite && !AnyMatched)
+    return fail("the runtime reports share no source file with " + Opts.Static +
+                ": reports of another program? (--path-map OLD=NEW where the checkouts' paths differ beyond a common suffix)");
+  bool HaveCoverage = std::any_of(Runtime.begin(), Runtime.end(), [](const Report &R) { return !R.Coverage.empty(); });
+
+  // --- each static result's status --------------------------------------------------------
+  std::string Gpu, Host;
+  for (const Report &R : Runtime)
+    for (const auto &[K, V] : R.Process) {
+      if (K == "gpu" && Gpu.find(V) == std::string::npos)
+        Gpu += (Gpu.empty() ? "" : ", ") + V;
+      if (K == "host" && Host.find(V) == std::string::npos)
+        Host += (Host.empty() ? "" : ", ") + V;
+    }
+  std::string Profile;
+  for (const Report &R : Runtime)
+    for (const auto &[K, V] : R.Figures)
+      if (K == "calibrationProfile" || K == "calibration.device")
+        Profile = V;
+
+  Report Out;
+  Out.ToolName = "syncwatch confirm";
+  Out.ToolVersion = SYNCWATCH_VERSION;
+  Out.RulesRun = Static.RulesRun;
+  {
+    char Cwd[4096];
+    std::string Here = getcwd(Cwd, sizeof Cwd) ? Cwd : ".";
+    Out.SourceRoot = !Opts.SourceRoot.empty() ? (Opts.SourceRoot[0] == '/' ? Opts.SourceRoot : Here + "/" + Opts.SourceRoot)
+                     : !Static.SourceRoot.empty() ? Static.SourceRoot : defaultSourceRoot(Here);
+  }
+  std::map<std::string, unsigned> StatusCount;
+  double MaxCost = 0;
+  std::vector<double> Costs;
+  for (const Finding &S : Static.Findings) {
+    Finding F = S;
+    F.Evidence.clear();
+    // What ran at this line, or - for a blocking stream - at the legacy-stream work its
+    // notes name, which is where the runtime sees the stream's work hold it back.
+    std::vector<std::pair<std::size_t, unsigned>> Hits;  // runtime finding, line it was at
+    auto Collect = [&](const std::string &File, unsigned Line) {
+      if (auto It = FindingsAt.find({File, Line}); It != FindingsAt.end())
+        for (std::size_t I : It->second)
+          Hits.push_back({I, Line});
+    };
+    Collect(S.Where.File, S.Where.Line);
+    bool Causal = false;
+    if (Hits.empty() && S.Rule == "syncwatch-blocking-stream") {
+      for (const FindingNote &N : S.Notes)
+        if (N.Where.Line != S.Where.Line)
+          Collect(N.Where.File, N.Where.Line);
+      Causal = !Hits.empty();
+    }
+    // The costliest, preferring the same rule.
+    const Measured *Best = nullptr;
+    unsigned BestLine = 0;
+    for (auto [I, Line] : Hits) {
+      const Measured &M = Findings[I];
+      auto Better = [&](const Measured &A, const Measured &B) {
+        bool SA = A.F->Rule == S.Rule, SB = B.F->Rule == S.Rule;
+        return SA != SB ? SA : number(*A.F, "totalMs") > number(*B.F, "totalMs");
+      };
+      if (!Best || Better(M, *Best)) {
+        Best = &M;
+        BestLine = Line;
+      }
+    }
+    for (auto [I, Line] : Hits)
+      Findings[I].Used = true;
+    std::string Status;
+    double Cost = 0;
+    if (Best && number(*Best->F, "totalMs") >= Opts.MinCostMs) {
+      Status = "confirmed";
+      Cost = number(*Best->F, "totalMs");
+      const Finding &R = *Best->F;
+      F.Evidence.emplace_back("syncwatch.runtimeRule", R.Rule);
+      F.Evidence.emplace_back("syncwatch.runtimeMessage", R.Message);
+      F.Evidence.emplace_back("syncwatch.runtimeLine", std::to_string(BestLine));
+      for (const char *K : {"count", "totalMs", "maxMs"})
+        if (const std::string *V = evidenceOf(R, K))
+          F.Evidence.emplace_back(std::string("syncwatch.") + K, *V);
+      if (Causal)
+        F.Evidence.emplace_back("syncwatch.via", "its stream's work held the legacy-stream work at line " +
+                                                    std::to_string(BestLine));
+      F.Message += " [confirmed: " + std::string(Causal ? "held the work at :" + std::to_string(BestLine) + ", " : "") +
+                   "cost " + ms(Cost) + (evidenceOf(R, "count") ? " over " + *evidenceOf(R, "count") + " call(s)" : "") + "]";
+    } else {
+      const std::vector<const CoveredCall *> *Calls = nullptr;
+      if (auto It = Ran.find({S.Where.File, S.Where.Line}); It != Ran.end())
+        Calls = &It->second;
+      if (Calls) {
+        Status = "not-observed";
+        std::uint64_t Count = 0;
+        double Total = 0, Max = 0;
+        for (const CoveredCall *C : *Calls) {
+          Count += C->Count;
+          Total += C->TotalMs;
+          Max = std::max(Max, C->MaxMs);
+        }
+        F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
+        F.Evidence.emplace_back("syncwatch.totalMs", fixed(Total));
+        F.Evidence.emplace_back("syncwatch.maxMs", fixed(Max));
+        if (Best)
+          F.Evidence.emplace_back("syncwatch.belowMinCostMs", fixed(number(*Best->F, "totalMs")));
+        F.Message += " [not observed: ran " + std::to_string(Count) + " time(s), " + ms(Total) +
+                     " in all, max " + ms(Max) + ", and never stalled on this GPU]";
+      } else {
+        Status = "not-exercised";
+        F.Message += HaveCoverage ? " [not exercised: the recorded workload never ran this line]"
+                                  : " [not exercised: no runtime coverage (reports older than syncwatch 0.1.0?)]";
+      }
+    }
+    F.Evidence.insert(F.Evidence.begin(), {"syncwatch.status", Status});
+    if (!Gpu.empty())
+      F.Evidence.emplace_back("syncwatch.gpu", Gpu);
+    if (!Host.empty())
+      F.Evidence.emplace_back("syncwatch.host", Host);
+    if (!Profile.empty())
+      F.Evidence.emplace_back("syncwatch.profile", Profile);
+    ++StatusCount[Status];
+    MaxCost = std::max(MaxCost, Cost);
+    Costs.push_back(Cost);
+    Out.Findings.push_back(std::move(F));
+  }
+  // Runtime findings no static warning names.
+  for (const Measured &M : Findings) {
+    if (M.Used || number(*M.F, "totalMs") < Opts.MinCostMs)
+      continue;
+    Finding F = *M.F;
+    double Cost = number(F, "totalMs");
+    F.Evidence.insert(F.Evidence.begin(), {"syncwatch.status", "runtime-only"});
+    F.Message += " [runtime-only: no static warning at this line]";
+    ++StatusCount["runtime-only"];
+    MaxCost = std::max(MaxCost, Cost);
+    Costs.push_back(Cost);
+    Out.Findings.push_back(std::move(F));
+  }
+  // Ranked by measured cost: SARIF rank 0-100, costliest first.
+  for (std::size_t I = 0; I < Out.Findings.size(); ++I)
+    Out.Findings[I].Rank = MaxCost > 0 ? 100.0 * Costs[I] / MaxCost : 0;
+  std::vector<std::size_t> Order(Out.Findings.size());
+  for (std::size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  std::stable_sort(Order.begin(), Order.end(), [&](std::size_t A, std::size_t B) {
+    return Costs[A] != Costs[B] ? Costs[A] > Costs[B] : findingLess(Out.Findings[A], Out.Findings[B]);
+  });
+  std::vector<Finding> Sorted;
+  for (std::size_t I : Order)
+    Sorted.push_back(std::move(Out.Findings[I]));
+  Out.Findings = std::move(Sorted);
+  // Fingerprints: the static ones (code scanning keeps one alert per site); runtime-only
+  // results get the runtime's.
+  for (const char *S : {"confirmed", "not-observed", "not-exercised", "runtime-only"})
+    Out.Figures.emplace_back(std::string("status.") + S, std::to_string(StatusCount[S]));
+
+  // --- the gate ---------------------------------------------------------------------------
+  bool Fails = false;
+  for (const Finding &F : Out.Findings) {
+    const std::string *St = evidenceOf(F, "syncwatch.status");
+    if (Opts.FailOn == "confirmed")
+      Fails |= *St == "confirmed";
+    else if (Opts.FailOn == "runtime")
+      Fails |= *St == "confirmed" || *St == "runtime-only";
+    else
+      Fails |= *St != "runtime-only" && F.Level >= Severity::Warning;
+  }
+
+  std::ostringstream O;
+  if (Opts.Format == "json")
+    writeJson(O, Out);
+  else if (Opts.Format == "sarif")
+    writeSarif(O, Out);
+  else {
+    O << "syncwatch confirm: " << Static.Findings.size() << " static result(s) against " << Runtime.size()
+      << " runtime report(s)" << (Gpu.empty() ? "" : " (" + Gpu + ")") << ": " << StatusCount["confirmed"]
+      << " confirmed, " << StatusCount["not-observed"] << " not observed, " << StatusCount["not-exercised"]
+      << " not exercised, " << StatusCount["runtime-only"] << " runtime-only\n";
+    for (const Finding &F : Out.Findings) {
+      const std::string *St = evidenceOf(F, "syncwatch.status");
+      O << "  " << *St << std::string(14 - std::min<std::size_t>(13, St->size()), ' ');
+      std::string Where = F.Where.File;
+      if (!Out.SourceRoot.empty() && Where.rfind(Out.SourceRoot + "/", 0) == 0)
+        Where = Where.substr(Out.SourceRoot.size() + 1);
+      O << Where << ":" << F.Where.Line << "  " << F.Rule;
+      if (const std::string *T = evidenceOf(F, "syncwatch.totalMs"); T && *St == "confirmed")
+        O << "  " << ms(std::atof(T->c_str()));
+      else if (const std::string *T2 = evidenceOf(F, "totalMs"); T2 && *St == "runtime-only")
+        O << "  " << ms(std::atof(T2->c_str()));
+      else if (const std::string *C = evidenceOf(F, "syncwatch.count"); C && *St == "not-observed")
+        O << "  ran " << *C << "x, no stall";
+      O << "\n";
+    }
+    O << "syncwatch confirm: --fail-on=" << Opts.FailOn << ": " << (Fails ? "fails" : "passes") << "\n";
+  }
+  if (Opts.Output.empty())
+    std::cout << O.str();
+  else if (!writeAtomically(Opts.Output, O.str()))
+    return fail("cannot write '" + Opts.Output + "'");
+  return Fails ? 1 : 0;
+}
+
+} // namespace syncwatch::runtime

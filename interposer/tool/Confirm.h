@@ -1,0 +1,28 @@
+// `syncwatch confirm`: each static warning of syncwatch-lint joined with what the runtime
+// measured at its line - confirmed (it stalled, this much), not-observed (the line ran and
+// never stalled), not-exercised (the line never ran) - and the runtime's findings that no
+// static warning names (runtime-only). One pre-merge gate over both halves (docs/ci.md).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace syncwatch::runtime {
+
+struct ConfirmOptions {
+  std::string Static;                 // syncwatch-lint's SARIF
+  std::vector<std::string> Runtime;   // reports (JSON/SARIF) or recordings, one per process
+  std::string Format = "text";        // text | json | sarif
+  std::string Output;                 // empty: stdout
+  std::string FailOn = "confirmed";   // confirmed | warning | runtime
+  double MinCostMs = 0;               // a measured stall below this is not-observed
+  std::vector<std::pair<std::string, std::string>> PathMaps;  // runtime prefix -> static prefix
+  std::string SourceRoot;             // SARIF %SRCROOT% (default: the static log's)
+};
+
+// 0: nothing the gate fails on; 1: the gate fails; 2: bad input (one line on stderr,
+// nothing written).
+int confirmFindings(const ConfirmOptions &Opts);
+
+} // namespace syncwatch::runtime

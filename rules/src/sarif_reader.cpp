@@ -1,0 +1,109 @@
+#include "syncwatch/sarif_reader.h"
+
+#include "syncwatch/catalogue.h"
+#include "syncwatch/json_report_reader.h"
+#include "syncwatch/json_value.h"
+
+#include <cstdio>
+
+namespace syncwatch {
+
+std::string uriToPath(const std::string &Uri) {
+  std::string U = Uri;
+  if (U.rfind("file://", 0) == 0)
+    U = U.substr(7);
+  std::string Out;
+  for (std::size_t I = 0; I < U.size(); ++I) {
+    if (U[I] == '%' && I + 2 < U.size()) {
+      unsigned V = 0;
+      if (std::sscanf(U.substr(I + 1, 2).c_str(), "%2x", &V) == 1) {
+        Out += static_cast<char>(V);
+        I += 2;
+        continue;
+      }
+    }
+    Out += U[I];
+  }
+  return Out;
+}
+
+namespace {
+
+std::string pathOf(const JsonValue &ArtifactLocation, const std::string &Root) {
+  std::string P = uriToPath(ArtifactLocation["uri"].string());
+  if (!ArtifactLocation["uriBaseId"].string().empty() && !Root.empty() && !P.empty() && P[0] != '/')
+    return (Root.back() == '/' ? Root : Root + "/") + P;
+  return P;
+}
+
+SourceSpan spanOf(const JsonValue &PhysicalLocation, const std::string &Root) {
+  SourceSpan S;
+  S.File = pathOf(PhysicalLocation["artifactLocation"], Root);
+  const JsonValue &R = PhysicalLocation["region"];
+  S.Line = static_cast<unsigned>(R["startLine"].number());
+  S.Column = static_cast<unsigned>(R["startColumn"].number());
+  S.EndLine = static_cast<unsigned>(R["endLine"].number());
+  S.EndColumn = static_cast<unsigned>(R["endColumn"].number());
+  return S;
+}
+
+void flatten(const JsonValue &V, const std::string &Prefix, std::vector<std::pair<std::string, std::string>> &Out) {
+  for (const auto &[K, X] : V.members()) {
+    if (X.isObject())
+      flatten(X, Prefix + K + ".", Out);
+    else if (X.kind() == JsonValue::Kind::String)
+      Out.emplace_back(Prefix + K, X.string());
+    else if (X.kind() == JsonValue::Kind::Number) {
+      char B[64];
+      std::snprintf(B, sizeof B, "%.15g", X.number());
+      Out.emplace_back(Prefix + K, B);
+    }
+  }
+}
+
+} // namespace
+
+bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
+  JsonValue Doc;
+  if (!JsonValue::parse(Text, Doc, Error))
+    return false;
+  const JsonValue &Runs = Doc["runs"];
+  if (Doc["version"].string() != "2.1.0" || Runs.array().empty()) {
+    Error = "not a SARIF 2.1.0 log with a run";
+    return false;
+  }
+  const JsonValue &Run = Runs.array().front();
+  Out = Report();
+  Out.ToolName = Run["tool"]["driver"]["name"].string();
+  Out.ToolVersion = Run["tool"]["driver"]["version"].string();
+  Out.SourceRoot = uriToPath(Run["originalUriBaseIds"]["%SRCROOT%"]["uri"].string());
+  while (Out.SourceRoot.size() > 1 && Out.SourceRoot.back() == '/')
+    Out.SourceRoot.pop_back();
+  const JsonValue &Props = Run["properties"];
+  for (const auto &[K, V] : Props["process"].members())
+    Out.Process.emplace_back(K, V.string());
+  for (const auto &[K, V] : Props["figures"].members())
+    Out.Figures.emplace_back(K, V.string());
+  Out.Coverage = readCoverage(Props["coverage"]);
+  for (const JsonValue &R : Run["results"].array()) {
+    Finding F;
+    F.Rule = R["ruleId"].string();
+    std::string Level = R["level"].string();
+    F.Level = Level == "error" ? Severity::Error : Level == "note" ? Severity::Note : Severity::Warning;
+    F.Message = R["message"]["text"].string();
+    if (!R["locations"].array().empty())
+      F.Where = spanOf(R["locations"].array().front()["physicalLocation"], Out.SourceRoot);
+    for (const JsonValue &N : R["relatedLocations"].array())
+      F.Notes.push_back({spanOf(N["physicalLocation"], Out.SourceRoot), N["message"]["text"].string(), {}});
+    F.Fingerprint = R["partialFingerprints"]["syncwatch/v1"].string();
+    flatten(R["properties"], "", F.Evidence);
+    if (F.Rule.empty()) {
+      Error = "a result without a ruleId";
+      return false;
+    }
+    Out.Findings.push_back(std::move(F));
+  }
+  return true;
+}
+
+} // namespace syncwatch
