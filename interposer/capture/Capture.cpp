@@ -30,6 +30,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace syncwatch::runtime {
 namespace {
@@ -86,12 +88,88 @@ std::atomic<std::uint64_t> KernelsOnSince{UINT64_MAX};  // CUPTI time; 0: from t
 void installSignalHandlers();
 
 // The Recorder, created at the first CUDA event, on the thread that made it.
+// The devices GPU records came from (ordinals below 64), named by UUID in the report so
+// that `syncwatch merge` can say which GPU each rank used.
+std::atomic<std::uint64_t> DevicesSeen{0};
+void noteDevice(std::uint32_t Device) {
+  if (Device < 64)
+    DevicesSeen.fetch_or(std::uint64_t{1} << Device, std::memory_order_relaxed);
+}
+
+// Every device's UUID ("GPU-8c0a...", as nvidia-smi -L prints it), asked of the driver once.
+// The driver's entry points are looked up in the loaded libcuda (PyTorch loads it
+// RTLD_LOCAL), not linked. They need no context, but they must run before libcuda's own exit
+// handlers: measured on the H200, they answer from an atexit handler registered after cuInit
+// and not from syncwatch's own (registered at load, so it runs after libcuda's teardown).
+// So this runs from an atexit handler that the first CUDA event registers.
+std::mutex UuidLock;
+std::vector<std::string> DeviceUuids;  // by ordinal
+bool UuidsAsked = false;
+
+void nameDevices() {
+  std::lock_guard<std::mutex> G(UuidLock);
+  if (UuidsAsked)
+    return;
+  UuidsAsked = true;
+  using CountFn = int (*)(int *);
+  using GetFn = int (*)(int *, int);
+  using UuidFn = int (*)(unsigned char *, int);
+  void *Driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  void *Scope = Driver ? Driver : RTLD_DEFAULT;
+  auto Count = reinterpret_cast<CountFn>(::dlsym(Scope, "cuDeviceGetCount"));
+  auto Get = reinterpret_cast<GetFn>(::dlsym(Scope, "cuDeviceGet"));
+  auto Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid_v2"));
+  if (!Uuid)
+    Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid"));
+  int N = 0;
+  if (Count && Get && Uuid && Count(&N) == 0)
+    for (int Ordinal = 0; Ordinal < N && Ordinal < 64; ++Ordinal) {
+      int Device = 0;
+      unsigned char Bytes[16];
+      std::string Name;
+      if (Get(&Device, Ordinal) == 0 && Uuid(Bytes, Device) == 0) {
+        static const char *Hex = "0123456789abcdef";
+        Name = "GPU-";
+        for (int I = 0; I < 16; ++I) {
+          if (I == 4 || I == 6 || I == 8 || I == 10)
+            Name += '-';
+          Name += Hex[Bytes[I] >> 4];
+          Name += Hex[Bytes[I] & 15];
+        }
+      }
+      DeviceUuids.push_back(Name);
+    }
+  if (Driver)
+    ::dlclose(Driver);  // drops the reference RTLD_NOLOAD took
+}
+
+void nameDevicesAtExit() {
+  if (!InForkedChild.load())
+    nameDevices();
+}
+
+// The devices seen, by UUID where the driver named them, else "device N".
+std::string devicesSeenByUuid() {
+  nameDevices();  // a no-op when the exit handler asked already
+  std::lock_guard<std::mutex> G(UuidLock);
+  std::string Out;
+  std::uint64_t Seen = DevicesSeen.load();
+  for (int Ordinal = 0; Ordinal < 64; ++Ordinal) {
+    if (!(Seen >> Ordinal & 1))
+      continue;
+    bool Named = Ordinal < static_cast<int>(DeviceUuids.size()) && !DeviceUuids[Ordinal].empty();
+    Out += (Out.empty() ? "" : ", ") + (Named ? DeviceUuids[Ordinal] : "device " + std::to_string(Ordinal));
+  }
+  return Out;
+}
+
 Recorder &recorder() {
   std::call_once(RecorderOnce, [] {
     writeStderr(Start->ConfigMessages);
     TheRecorder = new Recorder(Start->Cfg);
     TheRecorder->kernelsTracedFrom(KernelsOnSince.load());
     installSignalHandlers();
+    std::atexit(nameDevicesAtExit);
   });
   return *TheRecorder;
 }
@@ -237,53 +315,6 @@ StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
   case CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING: return StreamFlag::NonBlocking;
   default: return StreamFlag::Unknown;
   }
-}
-
-// The devices GPU records came from (ordinals below 64), named by UUID in the report so
-// that `syncwatch merge` can say which GPU each rank used.
-std::atomic<std::uint64_t> DevicesSeen{0};
-void noteDevice(std::uint32_t Device) {
-  if (Device < 64)
-    DevicesSeen.fetch_or(std::uint64_t{1} << Device, std::memory_order_relaxed);
-}
-
-// "GPU-8c0a...": the driver's UUID of each device seen, as nvidia-smi -L prints it. The
-// driver's entry points are looked up, not linked (libsyncwatch.so links CUPTI only);
-// they need no context, so they work at exit too. Empty when the driver says no.
-std::string devicesSeenByUuid() {
-  using GetFn = int (*)(int *, int);
-  using UuidFn = int (*)(unsigned char *, int);
-  // PyTorch loads the driver RTLD_LOCAL: its symbols are not in the global scope, so the
-  // already-loaded library is asked for them (RTLD_NOLOAD: never loads it).
-  void *Driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  void *Scope = Driver ? Driver : RTLD_DEFAULT;
-  auto Get = reinterpret_cast<GetFn>(::dlsym(Scope, "cuDeviceGet"));
-  auto Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid_v2"));
-  if (!Uuid)
-    Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid"));
-  std::string Out;
-  std::uint64_t Seen = DevicesSeen.load();
-  for (int Ordinal = 0; Ordinal < 64; ++Ordinal) {
-    if (!(Seen >> Ordinal & 1))
-      continue;
-    std::string Name = "device " + std::to_string(Ordinal);
-    int Device = 0;
-    unsigned char Bytes[16];
-    if (Get && Uuid && Get(&Device, Ordinal) == 0 && Uuid(Bytes, Device) == 0) {
-      static const char *Hex = "0123456789abcdef";
-      Name = "GPU-";
-      for (int I = 0; I < 16; ++I) {
-        if (I == 4 || I == 6 || I == 8 || I == 10)
-          Name += '-';
-        Name += Hex[Bytes[I] >> 4];
-        Name += Hex[Bytes[I] & 15];
-      }
-    }
-    Out += (Out.empty() ? "" : ", ") + Name;
-  }
-  if (Driver)
-    ::dlclose(Driver);  // drops the reference RTLD_NOLOAD took
-  return Out;
 }
 
 void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {

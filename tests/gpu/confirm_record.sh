@@ -7,8 +7,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd); build=$1; out=$2; mkdir -p "$out"
 lib=$build/interposer/libsyncwatch.so
 nvcc -g -O2 -arch=sm_90 -o "$build/confirm_probe" "$here/confirm_probe.cu" || exit 1
+mkdir -p "$out/probe"
 SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/probe LD_PRELOAD=$lib "$build/confirm_probe" 2>&1 | tail -4
-mkdir -p "$out/probe" && ls "$out/probe"
+ls "$out/probe"
 gcc -O2 -o "$build/uuid_at_exit" "$here/uuid_at_exit.c" -ldl && "$build/uuid_at_exit"
 python3 - <<'PY'
 import atexit, ctypes, torch
