@@ -102,8 +102,13 @@ void noteDevice(std::uint32_t Device) {
 // handlers: measured on the H200, they answer from an atexit handler registered after cuInit
 // and not from syncwatch's own (registered at load, so it runs after libcuda's teardown).
 // So this runs from an atexit handler that the first CUDA event registers.
-std::mutex UuidLock;
-std::vector<std::string> DeviceUuids;  // by ordinal
+// Plain arrays, constant-initialized and never destroyed: this runs at exit, when a
+// std::vector of this library may already be destroyed (a preloaded C++ program aborted
+// with std::length_error on the H200 when it was one).
+std::mutex UuidLock;  // trivially destructible in libstdc++
+constexpr int kMaxDevices = 64;
+char DeviceUuids[kMaxDevices][48] = {};  // by ordinal; "" when the driver did not say
+int DevicesNamed = 0;
 bool UuidsAsked = false;
 
 void nameDevices() {
@@ -123,21 +128,23 @@ void nameDevices() {
     Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid"));
   int N = 0;
   if (Count && Get && Uuid && Count(&N) == 0)
-    for (int Ordinal = 0; Ordinal < N && Ordinal < 64; ++Ordinal) {
+    for (int Ordinal = 0; Ordinal < N && Ordinal < kMaxDevices; ++Ordinal) {
       int Device = 0;
       unsigned char Bytes[16];
-      std::string Name;
       if (Get(&Device, Ordinal) == 0 && Uuid(Bytes, Device) == 0) {
         static const char *Hex = "0123456789abcdef";
-        Name = "GPU-";
+        char *Out = DeviceUuids[Ordinal];
+        std::memcpy(Out, "GPU-", 4);
+        int At = 4;
         for (int I = 0; I < 16; ++I) {
           if (I == 4 || I == 6 || I == 8 || I == 10)
-            Name += '-';
-          Name += Hex[Bytes[I] >> 4];
-          Name += Hex[Bytes[I] & 15];
+            Out[At++] = '-';
+          Out[At++] = Hex[Bytes[I] >> 4];
+          Out[At++] = Hex[Bytes[I] & 15];
         }
+        Out[At] = '\0';
       }
-      DeviceUuids.push_back(Name);
+      DevicesNamed = Ordinal + 1;
     }
   if (Driver)
     ::dlclose(Driver);  // drops the reference RTLD_NOLOAD took
@@ -157,8 +164,8 @@ std::string devicesSeenByUuid() {
   for (int Ordinal = 0; Ordinal < 64; ++Ordinal) {
     if (!(Seen >> Ordinal & 1))
       continue;
-    bool Named = Ordinal < static_cast<int>(DeviceUuids.size()) && !DeviceUuids[Ordinal].empty();
-    Out += (Out.empty() ? "" : ", ") + (Named ? DeviceUuids[Ordinal] : "device " + std::to_string(Ordinal));
+    bool Named = Ordinal < DevicesNamed && DeviceUuids[Ordinal][0] != '\0';
+    Out += (Out.empty() ? "" : ", ") + (Named ? std::string(DeviceUuids[Ordinal]) : "device " + std::to_string(Ordinal));
   }
   return Out;
 }

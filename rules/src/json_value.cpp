@@ -14,8 +14,8 @@ constexpr int MaxDepth = 64;  // a profile is three levels deep; deeper input is
 const std::string &JsonValue::string() const { return K == Kind::String ? S : EmptyString; }
 const std::vector<JsonValue> &JsonValue::array() const { return K == Kind::Array ? A : EmptyArray; }
 const std::map<std::string, JsonValue> &JsonValue::members() const {
-  static const std::map<std::string, JsonValue> EmptyObject;
-  return K == Kind::Object ? O : EmptyObject;
+  static const auto *EmptyObject = new std::map<std::string, JsonValue>();  // never destroyed
+  return K == Kind::Object ? O : *EmptyObject;
 }
 const JsonValue &JsonValue::operator[](const std::string &Key) const {
   if (K != Kind::Object)

@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd); build=$1; out=$2; mkdir -p "$out"
 lib=$build/interposer/libsyncwatch.so
 nvcc -g -O2 -arch=sm_90 -o "$build/confirm_probe" "$here/confirm_probe.cu" || exit 1
 mkdir -p "$out/probe"
-SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/probe LD_PRELOAD=$lib "$build/confirm_probe" 2>&1 | tail -4
+SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/probe LD_PRELOAD=$lib "$build/confirm_probe" > "$out/probe.log" 2>&1; rc=$?
+tail -4 "$out/probe.log"; echo "confirm_probe under the preload: exit $rc"; [ $rc -eq 0 ] || exit 1
 ls "$out/probe"
 gcc -O2 -o "$build/uuid_at_exit" "$here/uuid_at_exit.c" -ldl && "$build/uuid_at_exit"
 python3 - <<'PY'
