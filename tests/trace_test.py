@@ -35,7 +35,7 @@ with tempfile.TemporaryDirectory() as tmp:
         ev = trace["traceEvents"]
         cats = collections.Counter(e.get("cat") for e in ev)
         check(f"{rec}: GPU work and host calls present", cats["cuda_runtime"] > 0 and
-              cats["kernel"] + cats["gpu_memcpy"] > 0, str(dict(cats)))
+              cats["kernel"] + cats["gpu_memcpy"] + cats["gpu_memset"] > 0, str(dict(cats)))
         starts = {(e["cat"], e["id"]) for e in ev if e["ph"] == "s"}
         ends = {(e["cat"], e["id"]) for e in ev if e["ph"] == "f"}
         # A flow joins a recorded call to the GPU work it issued: there is one wherever some
@@ -52,7 +52,10 @@ with tempfile.TemporaryDirectory() as tmp:
         total = sum(int(dict(f["evidence"])["count"]) for f in findings)
         check(f"{rec}: one instant per finding occurrence", len(marks) == total, f"{len(marks)} marks, {total} occurrences")
         arrows = [e for e in ev if e["ph"] == "s" and e["cat"] == "syncwatch"]
-        check(f"{rec}: stalled calls point at GPU work", not findings or len(arrows) > 0, f"{len(arrows)} arrows")
+        # Kernels traced on demand (a T record) and none recorded: a stall's kernel was
+        # never seen, so there is nothing to point at (the finding says so).
+        untraced = any(l[0] == "T" for l in lines) and not any(l[0] == "K" for l in lines)
+        check(f"{rec}: stalled calls point at GPU work", not findings or untraced or len(arrows) > 0, f"{len(arrows)} arrows")
         if rec.startswith("h200_seed_non_blocking"):
             figures = json.loads(p.stdout).get("figures", {})
             check(f"{rec}: overlap figures reported", "copyOverlapPercent" in figures and float(figures["copyMs"]) > 0,

@@ -177,12 +177,16 @@ int confirmFindings(const ConfirmOptions &Opts) {
     }
     for (const CoveredCall &C : R.Coverage) {
       AnyRuntimeSite = true;
-      for (auto [File, Line] : {std::pair{C.Where.File, C.Where.Line}, std::pair{C.NativeFile, C.NativeLine}})
-        if (!File.empty())
-          if (const std::string *S = staticFileOf(File)) {
-            Ran[{*S, Line}].push_back(&C);
-            AnyMatched = true;
-          }
+      // The line a user edits and, in a Python process, the native frame under it (a C++
+      // extension's line): each counted once.
+      std::vector<std::pair<std::string, unsigned>> Lines{{C.Where.File, C.Where.Line}};
+      if (!C.NativeFile.empty() && (C.NativeFile != C.Where.File || C.NativeLine != C.Where.Line))
+        Lines.push_back({C.NativeFile, C.NativeLine});
+      for (const auto &[File, Line] : Lines)
+        if (const std::string *S = staticFileOf(File)) {
+          Ran[{*S, Line}].push_back(&C);
+          AnyMatched = true;
+        }
     }
   }
   if (!Static.Findings.empty() && AnyRuntimeSite && !AnyMatched)
@@ -314,6 +318,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
       continue;
     Finding F = *M.F;
     double Cost = number(F, "totalMs");
+    // Placed in the checkout the lint ran in (its SARIF then annotates the right file).
+    if (const std::string *S = staticFileOf(F.Where.File))
+      F.Where.File = *S;
     F.Evidence.insert(F.Evidence.begin(), {"syncwatch.status", "runtime-only"});
     F.Message += " [runtime-only: no static warning at this line]";
     ++StatusCount["runtime-only"];

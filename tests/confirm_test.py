@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""`syncwatch confirm` joins syncwatch-lint's SARIF with what the runtime measured on an
+H200. The two GPU programs (tests/gpu/runtime_probe.cu, confirm_probe.cu) are linted in a
+checkout at another path than the one they were recorded in, then confirmed against their
+committed recordings and the library's own JSON report:
+  confirmed      the free, the pageable copies, the legacy launch, the per-iteration sync,
+                 and the blocking stream whose work held the launch at :67 (causal link);
+  not-observed   the per-tile sync that ran 64 times and never stalled;
+  not-exercised  the verification copy the recorded run skipped;
+  runtime-only   the registered-then-unregistered copy at runtime_probe.cu:88.
+Also: SARIF with properties.syncwatch.status, ranks by cost, the lint's fingerprints; the
+gate; --path-map; and bad input (exit 2, one line, nothing written).
+  confirm_test.py SYNCWATCH SYNCWATCH-LINT REPO_ROOT SARIF_SCHEMA"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+tool, lint, root, schema = sys.argv[1:5]
+rt = os.path.join(root, "test_inputs", "runtime")
+recs = [os.path.join(rt, "h200_runtime_probe.swrec"), os.path.join(rt, "h200_confirm_probe.swrec")]
+report = os.path.join(rt, "confirm", "h200_confirm_probe.report.json")
+fails = 0
+
+
+def check(name, ok, detail=""):
+    global fails
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+    fails += not ok
+
+
+def run(*args, cwd=None):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def statuses(doc):
+    return {(os.path.basename(f["location"]["file"]), f["location"]["line"]): f["evidence"]["syncwatch.status"]
+            for f in doc["findings"]}
+
+
+with tempfile.TemporaryDirectory() as d:
+    # Another checkout: same layout, another prefix than the recordings' (/work/main).
+    repo = os.path.join(d, "ci-workspace", "syncwatch")
+    os.makedirs(os.path.join(repo, "tests", "gpu"))
+    os.makedirs(os.path.join(repo, ".git"))
+    for f in ("runtime_probe.cu", "confirm_probe.cu"):
+        shutil.copy(os.path.join(root, "tests", "gpu", f), os.path.join(repo, "tests", "gpu", f))
+    sarif = os.path.join(d, "lint.sarif")
+    r = run(lint, "--format=sarif", f"--output={sarif}", "tests/gpu/runtime_probe.cu", "tests/gpu/confirm_probe.cu",
+            "--", "--cuda-path=/usr/local/cuda", cwd=repo)
+    check("syncwatch-lint over the checkout: findings (exit 1)", r.returncode == 1, r.stderr[-300:])
+    lint_fps = {(os.path.basename(x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
+                 x["locations"][0]["physicalLocation"]["region"]["startLine"]): x["partialFingerprints"]["syncwatch/v1"]
+                for x in json.load(open(sarif))["runs"][0]["results"]}
+
+    r = run(tool, "confirm", "--static", sarif, "--runtime", *recs, "--format=json")
+    check("confirm: exit 1 (confirmed stalls fail the default gate)", r.returncode == 1, r.stderr)
+    doc = json.loads(r.stdout)
+    st = statuses(doc)
+    want = {("runtime_probe.cu", 37): "confirmed", ("runtime_probe.cu", 46): "confirmed",
+            ("runtime_probe.cu", 47): "confirmed", ("runtime_probe.cu", 67): "confirmed",
+            ("runtime_probe.cu", 74): "confirmed", ("runtime_probe.cu", 103): "confirmed",
+            ("confirm_probe.cu", 56): "confirmed", ("confirm_probe.cu", 44): "not-observed",
+            ("confirm_probe.cu", 48): "not-exercised", ("runtime_probe.cu", 88): "runtime-only"}
+    for k, v in want.items():
+        check(f"{k[0]}:{k[1]} {v}", st.get(k) == v, st.get(k))
+    check("no other results", set(st) == set(want), sorted(set(st) - set(want)))
+    by = {(os.path.basename(f["location"]["file"]), f["location"]["line"]): f for f in doc["findings"]}
+    bs = by[("runtime_probe.cu", 103)]["evidence"]
+    check("the blocking stream is confirmed through the launch it held", bs.get("syncwatch.runtimeLine") == "67"
+          and "held" in bs.get("syncwatch.via", "") and float(bs.get("syncwatch.totalMs", 0)) > 40, bs)
+    no = by[("confirm_probe.cu", 44)]["evidence"]
+    check("not-observed says how often the line ran", no.get("syncwatch.count") == "64", no)
+    fr = by[("confirm_probe.cu", 56)]["evidence"]
+    check("confirmed carries the measured cost and the GPU", float(fr["syncwatch.totalMs"]) > 25 and
+          fr.get("syncwatch.gpu", "").startswith("GPU-"), fr)
+    costs = [float(f["evidence"].get("syncwatch.totalMs", f["evidence"].get("totalMs", 0)))
+             if f["evidence"]["syncwatch.status"] in ("confirmed", "runtime-only") else 0 for f in doc["findings"]]
+    check("results ranked by measured cost", costs == sorted(costs, reverse=True), costs)
+
+    # The library's own JSON report (coverage written by libsyncwatch, not by a replay).
+    r = run(tool, "confirm", "--static", sarif, "--runtime", report, "--format=json")
+    st2 = statuses(json.loads(r.stdout))
+    check("the library's JSON report: the same statuses for its program",
+          st2.get(("confirm_probe.cu", 44)) == "not-observed" and st2.get(("confirm_probe.cu", 48)) == "not-exercised"
+          and st2.get(("confirm_probe.cu", 56)) == "confirmed", st2)
+
+    out = os.path.join(d, "confirm.sarif")
+    r = run(tool, "confirm", "--static", sarif, "--runtime", *recs, "--format", "sarif", "--output", out)
+    log = json.load(open(out))
+    res = log["runs"][0]["results"]
+    check("SARIF: every result has properties.syncwatch.status and a rank",
+          all(x["properties"]["syncwatch"]["status"] and "rank" in x for x in res), res[0].get("properties"))
+    ranks = [x["rank"] for x in res]
+    check("SARIF: ranks 0-100, costliest first", ranks == sorted(ranks, reverse=True) and 0 <= min(ranks) and max(ranks) == 100, ranks)
+    keep = all(x["partialFingerprints"]["syncwatch/v1"] ==
+               lint_fps[(os.path.basename(x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
+                         x["locations"][0]["physicalLocation"]["region"]["startLine"])]
+               for x in res if x["properties"]["syncwatch"]["status"] != "runtime-only")
+    check("SARIF: static results keep the lint's fingerprints", keep)
+    uri = next(x for x in res)["locations"][0]["physicalLocation"]["artifactLocation"]
+    check("SARIF: repo-relative URIs under %SRCROOT% (the lint's root)", uri.get("uriBaseId") == "%SRCROOT%"
+          and os.path.exists(os.path.join(repo, uri["uri"])), uri)
+    try:
+        import jsonschema
+        jsonschema.validate(log, json.load(open(schema)))
+        check("SARIF: valid against the 2.1.0 schema", True)
+    except ImportError:
+        print("skip SARIF schema validation: no jsonschema")
+    except Exception as e:  # noqa: BLE001
+        check("SARIF: valid against the 2.1.0 schema", False, str(e)[:300])
+
+    # The gate.
+    def gate(*extra):
+        return run(tool, "confirm", "--static", sarif, "--runtime", *recs, *extra).returncode
+    check("--fail-on=confirmed: 1", gate("--fail-on=confirmed") == 1)
+    check("--min-cost-ms above every stall: 0 (nothing confirmed)", gate("--min-cost-ms", "100000") == 0)
+    check("--fail-on=runtime with only runtime-only above the bar: 1", gate("--fail-on=runtime", "--min-cost-ms=1") == 1)
+    check("--fail-on=warning: 1", gate("--fail-on", "warning") == 1)
+    text = run(tool, "confirm", "--static", sarif, "--runtime", *recs).stdout
+    check("text: one line per result with its status", "confirmed     tests/gpu/runtime_probe.cu:37" in text and
+          "not-exercised tests/gpu/confirm_probe.cu:48" in text and "runtime-only  tests/gpu/runtime_probe.cu:88" in text, text)
+
+    # --path-map: a runtime path that shares no suffix with the checkout.
+    moved = json.load(open(report))
+    for f in moved["findings"]:
+        f["location"]["file"] = f["location"]["file"].replace("/work/main/tests/gpu/confirm_probe.cu", "/gpu/build/cp.cu")
+    for c in moved["coverage"]:
+        for k in ("file", "nativeFile"):
+            c[k] = c.get(k, "").replace("/work/main/tests/gpu/confirm_probe.cu", "/gpu/build/cp.cu")
+    moved_path = os.path.join(d, "moved.json")
+    json.dump(moved, open(moved_path, "w"))
+    r = run(tool, "confirm", "--static", sarif, "--runtime", moved_path, "--format=json")
+    check("a runtime path with no common suffix: not matched (an error: no shared file)", r.returncode == 2, r.stderr)
+    target = os.path.join(repo, "tests", "gpu", "confirm_probe.cu")
+    r = run(tool, "confirm", "--static", sarif, "--runtime", moved_path, "--format=json", f"--path-map=/gpu/build/cp.cu={target}")
+    st3 = statuses(json.loads(r.stdout)) if r.stdout else {}
+    check("--path-map OLD=NEW: matched", st3.get(("confirm_probe.cu", 56)) == "confirmed"
+          and st3.get(("confirm_probe.cu", 44)) == "not-observed", r.stderr or st3)
+
+    # Bad input.
+    def bad(name, args, expect):
+        target = os.path.join(d, "never.sarif")
+        r = run(tool, "confirm", *args, "--output", target)
+        lines = r.stderr.strip().splitlines()
+        check(name + ": exit 2, one line, nothing written", r.returncode == 2 and len(lines) == 1 and expect in lines[0]
+              and not os.path.exists(target), f"{r.returncode} {r.stderr!r}")
+    bad("a missing static file", ["--static", os.path.join(d, "no.sarif"), "--runtime", *recs], "cannot read")
+    runtime_sarif = os.path.join(d, "runtime.sarif")
+    open(runtime_sarif, "w").write(run(tool, "replay", "--format=sarif", recs[0]).stdout)
+    bad("SARIF from another tool as --static", ["--static", runtime_sarif, "--runtime", *recs], "not of syncwatch-lint")
+    mp = os.path.join(rt, "multiprocess")
+    other = [os.path.join(mp, f) for f in sorted(os.listdir(mp)) if f.endswith(".swrec")]
+    bad("a report of a different program", ["--static", sarif, "--runtime", *other], "share no source file")
+    empty = os.path.join(d, "empty.swrec")
+    open(empty, "w").close()
+    bad("an empty recording", ["--static", sarif, "--runtime", empty], "empty")
+    bad("a missing runtime report", ["--static", sarif, "--runtime", os.path.join(d, "gone.json")], "cannot read")
+    r = run(tool, "confirm", "--static", sarif, "--runtime", *recs, "--output", "/nonexistent/dir/c.sarif")
+    check("an unwritable --output: exit 2", r.returncode == 2 and "/nonexistent/dir/c.sarif" in r.stderr, r.stderr)
+    r = run(tool, "confirm", "--static", sarif)
+    check("no --runtime: exit 2", r.returncode == 2, r.stderr)
+    r = run(tool, "confirm", "--help")
+    check("confirm --help: exit 0", r.returncode == 0 and "usage: syncwatch confirm" in r.stdout)
+    r = run(tool, "confirm", "--static", sarif, "--runtime", *recs, "--fail-on=never")
+    check("a bad --fail-on: exit 2, one line", r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr)
+
+print("all passed" if not fails else f"{fails} failed")
+sys.exit(1 if fails else 0)
