@@ -29,7 +29,7 @@ for args in (["--help"], ["run", "--help"], ["replay", "--help"], ["calibrate", 
           and not r.stderr, f"{r.returncode} {r.stdout[:80]!r} {r.stderr[:80]!r}")
 r = run("--version")
 check("--version", r.returncode == 0 and r.stdout.strip() == f"syncwatch {version}", r.stdout)
-for sub in ("run", "replay", "merge", "calibrate"):
+for sub in ("run", "replay", "merge", "confirm", "calibrate"):
     r = run(sub, "--version")
     check(f"{sub} --version", r.returncode == 0 and r.stdout.strip() == f"syncwatch {version}", r.stdout + r.stderr)
 r = run("run", "--out", tempfile.gettempdir(), "--", "sh", "-c", 'echo "$1"', "sh", "--version")
