@@ -656,3 +656,25 @@ TEST(EventWindow, CallsWaitForTheirRecordsWithTheCallThatFollowed) {
   EXPECT_NE(F[0].Message.find("100 times"), std::string::npos) << F[0].Message;
   EXPECT_EQ(Followed, "100 x cudaStreamSynchronize");
 }
+
+TEST(Engine, TheCallThatCreatedTheContextIsStartUpNotAWait) {
+  // cublasCreate's cudaFree(0) took 155 ms on the H200 creating the context, with kernel
+  // tracing not yet on: reported as a device-wide wait until the resource callback said so.
+  Stream S;
+  S.Log.KernelsTracedFrom = UINT64_MAX;
+  S.call(1, "cudaFree", 10, 155'000, 1);
+  ASSERT_EQ(S.run().size(), 1u);  // without the flag: what the H200 run reported
+  S.Log.Calls[0].CreatedContext = true;
+  EXPECT_EQ(S.run().size(), 0u);
+  // A later cudaFree of the same run is judged as before.
+  S.call(2, "cudaFree", 160'000, 210'000, 1);
+  EXPECT_EQ(S.run().size(), 1u);
+  // The flag survives a recording; recordings without it read as before.
+  std::stringstream Text;
+  writeEventLog(Text, S.Log);
+  EXPECT_NE(Text.str().find("\t1\tctx\n"), std::string::npos) << Text.str();
+  ParseResult P = readEventLog(Text);
+  ASSERT_TRUE(P.Error.empty()) << P.Error;
+  EXPECT_TRUE(P.Log.Calls[0].CreatedContext);
+  EXPECT_FALSE(P.Log.Calls[1].CreatedContext);
+}

@@ -12,7 +12,9 @@
 
 namespace syncwatch::runtime {
 
-constexpr int kMaxFrames = 24;
+// Deep enough for a library's own call chain above the user's frame (cufftPlan1d's
+// first copies were 24 frames deep on the H200 and lost their site).
+constexpr int kMaxFrames = 64;
 
 struct RawStack {
   void *Frames[kMaxFrames];

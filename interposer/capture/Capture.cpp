@@ -184,6 +184,7 @@ Recorder &recorder() {
 struct ThreadState {
   int Depth = 0;                 // a driver call inside a runtime call is not a second call
   bool Skip = false;             // this call cannot matter: not recorded at all
+  bool CreatedContext = false;   // CUPTI created a context inside the current call
   std::uint64_t Enter = 0;
   RawStack Stack;
 };
@@ -226,6 +227,12 @@ std::uint64_t threadId() {
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   if (InForkedChild.load(std::memory_order_relaxed))
     return;
+  // A context created inside the call this thread is in: that call's time is start-up.
+  if (Domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (Id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && Thread.Depth > 0)
+      Thread.CreatedContext = true;
+    return;
+  }
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
   if (Cb->callbackSite == CUPTI_API_ENTER) {
     if (Thread.Depth++ > 0)
@@ -239,6 +246,7 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     if (KernelMode == KernelTrace::Auto && D.TraceKernels)
       traceKernels();
     Thread.Skip = !D.Record;
+    Thread.CreatedContext = false;
     if (Thread.Skip)
       return;
     cuptiGetTimestamp(&Thread.Enter);
@@ -256,6 +264,7 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   C.Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
   C.Enter = Thread.Enter;
   C.Exit = Exit;
+  C.CreatedContext = Thread.CreatedContext;
   bool Slow = C.duration() >= Rec.config().ThresholdNs;
   // The stack is taken here, at the exit, where the call's frames are still live and its
   // cost is known: only for calls that were slow, or that a rule judges later from GPU
@@ -542,6 +551,8 @@ void start() {
   enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, !Floor);
   if (Floor)
     return;
+  // Context creation: the call it happens in is start-up, not a wait (ApiCall::CreatedContext).
+  cuptiEnableCallback(1, Start->Subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
   KernelMode = Start->Cfg.Kernels;
   startActivity();
   if (KernelMode == KernelTrace::Always)

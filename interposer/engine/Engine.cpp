@@ -129,7 +129,9 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
   const std::vector<const GpuWork *> &ByEnd = I.ByEnd;
   for (std::size_t N = 0; N < I.InScope; ++N) {
     const ApiCall &C = W.Calls[N];
-    if (C.duration() < Config.HostWaitThresholdNs)
+    // A call that created the CUDA context spent its time starting CUDA up; no GPU work
+    // can have been in flight (cublasCreate's cudaFree(0), a first cudaMalloc).
+    if (C.duration() < Config.HostWaitThresholdNs || C.CreatedContext)
       continue;
     const ApiInfo *Api = findApi(C.Api);
     // Async copies are judged by their memcpy record (pageableCopies), not here. Calls the

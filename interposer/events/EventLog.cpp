@@ -101,7 +101,7 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
     Out << "S\t" << S.Stream << '\t' << streamFlagName(S.Flag) << '\t' << S.Priority << '\n';
   for (const ApiCall &C : Log.Calls)
     Out << "C\t" << C.Correlation << '\t' << C.Thread << '\t' << field(C.Api) << '\t' << C.Enter
-        << '\t' << C.Exit << '\t' << C.Site << '\n';
+        << '\t' << C.Exit << '\t' << C.Site << (C.CreatedContext ? "\tctx" : "") << '\n';
   for (const GpuWork &W : Log.Work) {
     switch (W.Kind) {
     case GpuKind::Kernel:
@@ -217,6 +217,7 @@ ParseResult readEventLog(std::istream &In) {
           !toU(F[4], C.Enter) || !toU(F[5], C.Exit) || !toU(F[6], C.Site))
         return Fail("malformed API call record");
       C.Api = internApiName(unfield(F[3]));
+      C.CreatedContext = F.size() > 7 && F[7] == "ctx";
       R.Log.Calls.push_back(C);
     } else if (T == "K" || T == "M" || T == "Z") {
       GpuWork W;

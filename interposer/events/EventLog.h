@@ -3,7 +3,8 @@
 //
 // Text format, one record per line, tab-separated ("# syncwatch-events 1" first):
 //   S  stream  flag(legacy|blocking|nonblocking|unknown)  priority
-//   C  correlation  thread  api  enter_ns  exit_ns  site
+//   C  correlation  thread  api  enter_ns  exit_ns  site  [ctx]
+//                      (ctx: the call created the CUDA context; its time is start-up)
 //   K  correlation  stream  start_ns  end_ns  name
 //   M  correlation  stream  start_ns  end_ns  bytes  copy_kind  src_kind  dst_kind  async(0|1)
 //   Z  correlation  stream  start_ns  end_ns  bytes
@@ -42,6 +43,9 @@ struct ApiCall {
   std::string_view Api;       // canonical catalogue name (static storage: see internApiName)
   std::uint64_t Enter = 0, Exit = 0;
   std::uint32_t Site = 0;     // 0: unknown
+  // The call created the CUDA context (CUPTI's resource callback fired inside it): its host
+  // time is start-up - cublasCreate's cudaFree(0) took 155 ms on the H200 - not a wait.
+  bool CreatedContext = false;
   std::uint64_t duration() const { return Exit > Enter ? Exit - Enter : 0; }
 };
 
