@@ -16,7 +16,9 @@ struct ConfirmOptions {
   std::string Format = "text";        // text | json | sarif
   std::string Output;                 // empty: stdout
   std::string FailOn = "confirmed";   // confirmed | warning | runtime
-  double MinCostMs = 0;               // a measured stall below this is not-observed
+  // A measured stall below this is not-observed: the runtime's own threshold for a host
+  // wait. Pageable copies are measured whatever their cost (a 16-byte one takes 10 us).
+  double MinCostMs = 1;
   std::vector<std::pair<std::string, std::string>> PathMaps;  // runtime prefix -> static prefix
   std::string SourceRoot;             // SARIF %SRCROOT% (default: the static log's)
 };

@@ -54,7 +54,7 @@ const char *const MergeUsage =
     "  one report for the processes of one job (ranks): findings per site over all ranks, the straggler\n";
 const char *const ConfirmUsage =
     "usage: syncwatch confirm --static LINT.sarif --runtime REPORT... [--format text|json|sarif] [--output FILE]\n"
-    "                         [--fail-on confirmed|warning|runtime] [--min-cost-ms N] [--path-map OLD=NEW]...\n"
+    "                         [--fail-on confirmed|warning|runtime] [--min-cost-ms N (1)] [--path-map OLD=NEW]...\n"
     "  each static warning confirmed, not observed or not exercised by what the runtime measured at its line\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
