@@ -167,5 +167,23 @@ with tempfile.TemporaryDirectory() as d:
     r = run(tool, "confirm", "--static", sarif, "--runtime", *recs, "--fail-on=never")
     check("a bad --fail-on: exit 2, one line", r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr)
 
+# Public programs (NVIDIA/CUDALibrarySamples at 34377293, built with their own CMake flags
+# plus host line tables, run on the H200): the lint's SARIF over each build's compile
+# database and the run's recording are committed with the statuses they give.
+public = os.path.join(rt, "public")
+for name in sorted(os.listdir(public)):
+    d = os.path.join(public, name)
+    want = sorted(l.split() for l in open(os.path.join(d, "expected.txt")) if l.strip())
+    r = run(tool, "confirm", "--static", os.path.join(d, "lint.sarif"), "--runtime", os.path.join(d, "recording.swrec"),
+            "--format=json")
+    got = sorted([f["evidence"]["syncwatch.status"], f"{os.path.basename(f['location']['file'])}:{f['location']['line']}",
+                  f["rule"]] for f in json.loads(r.stdout)["findings"]) if r.stdout else []
+    check(f"{name}: the committed statuses", r.returncode == 0 and got == want, f"{r.returncode} {got} {r.stderr}")
+    r0 = run(tool, "confirm", "--static", os.path.join(d, "lint.sarif"), "--runtime", os.path.join(d, "recording.swrec"),
+             "--format=json", "--min-cost-ms=0")
+    st0 = [f["evidence"]["syncwatch.status"] for f in json.loads(r0.stdout)["findings"] if f["rule"] == "syncwatch-pageable-async-copy"]
+    check(f"{name}: with --min-cost-ms=0 its microsecond pageable copies are confirmed", st0 and all(x == "confirmed" for x in st0)
+          and r0.returncode == 1, st0)
+
 print("all passed" if not fails else f"{fails} failed")
 sys.exit(1 if fails else 0)

@@ -290,10 +290,14 @@ int confirmFindings(const ConfirmOptions &Opts) {
         F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
         F.Evidence.emplace_back("syncwatch.totalMs", fixed(Total));
         F.Evidence.emplace_back("syncwatch.maxMs", fixed(Max));
-        if (Best)
+        if (Best) {
           F.Evidence.emplace_back("syncwatch.belowMinCostMs", fixed(number(*Best->F, "totalMs")));
-        F.Message += " [not observed: ran " + std::to_string(Count) + " time(s), " + ms(Total) +
-                     " in all, max " + ms(Max) + ", and never stalled on this GPU]";
+          F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); what it cost, " +
+                       ms(number(*Best->F, "totalMs")) + ", is below --min-cost-ms " + fixed(Opts.MinCostMs) + "]";
+        } else {
+          F.Message += " [not observed: ran " + std::to_string(Count) + " time(s), " + ms(Total) +
+                       " in all, max " + ms(Max) + ", and never stalled on this GPU]";
+        }
       } else {
         Status = "not-exercised";
         F.Message += HaveCoverage ? " [not exercised: the recorded workload never ran this line]"
@@ -379,8 +383,12 @@ int confirmFindings(const ConfirmOptions &Opts) {
         O << "  " << ms(std::atof(T->c_str()));
       else if (const std::string *T2 = evidenceOf(F, "totalMs"); T2 && *St == "runtime-only")
         O << "  " << ms(std::atof(T2->c_str()));
-      else if (const std::string *C = evidenceOf(F, "syncwatch.count"); C && *St == "not-observed")
-        O << "  ran " << *C << "x, no stall";
+      else if (const std::string *C = evidenceOf(F, "syncwatch.count"); C && *St == "not-observed") {
+        if (const std::string *B = evidenceOf(F, "syncwatch.belowMinCostMs"))
+          O << "  ran " << *C << "x, cost " << ms(std::atof(B->c_str())) << " < --min-cost-ms";
+        else
+          O << "  ran " << *C << "x, no stall";
+      }
       O << "\n";
     }
     O << "syncwatch confirm: --fail-on=" << Opts.FailOn << ": " << (Fails ? "fails" : "passes") << "\n";
