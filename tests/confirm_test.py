@@ -140,6 +140,28 @@ with tempfile.TemporaryDirectory() as d:
     check("--path-map OLD=NEW: matched", st3.get(("confirm_probe.cu", 56)) == "confirmed"
           and st3.get(("confirm_probe.cu", 44)) == "not-observed", r.stderr or st3)
 
+    # A call written over two lines: the runtime's line table may name the second.
+    two = json.load(open(report))
+    for f in two["findings"]:
+        if f["location"]["line"] == 56:
+            f["location"]["line"] = 57
+    for c in two["coverage"]:
+        if c["line"] == 56:
+            c["line"] = c["nativeLine"] = 57
+    two_path = os.path.join(d, "two-lines.json")
+    json.dump(two, open(two_path, "w"))
+    spread = json.load(open(sarif))
+    for x in spread["runs"][0]["results"]:
+        reg = x["locations"][0]["physicalLocation"]["region"]
+        if x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("confirm_probe.cu") and reg["startLine"] == 56:
+            reg["endLine"] = 57
+    spread_path = os.path.join(d, "spread.sarif")
+    json.dump(spread, open(spread_path, "w"))
+    st4 = statuses(json.loads(run(tool, "confirm", "--static", spread_path, "--runtime", two_path, "--format=json").stdout))
+    st5 = statuses(json.loads(run(tool, "confirm", "--static", sarif, "--runtime", two_path, "--format=json").stdout))
+    check("a call over two lines matches the runtime's second line", st4.get(("confirm_probe.cu", 56)) == "confirmed"
+          and st5.get(("confirm_probe.cu", 56)) != "confirmed", f"{st4.get(('confirm_probe.cu', 56))} {st5.get(('confirm_probe.cu', 56))}")
+
     # Bad input.
     def bad(name, args, expect):
         target = os.path.join(d, "never.sarif")

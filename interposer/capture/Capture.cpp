@@ -109,6 +109,7 @@ std::mutex UuidLock;  // trivially destructible in libstdc++
 constexpr int kMaxDevices = 64;
 char DeviceUuids[kMaxDevices][48] = {};  // by ordinal; "" when the driver did not say
 int DevicesNamed = 0;
+int DriverVersion = 0;  // cuDriverGetVersion: 13000 is CUDA 13.0
 bool UuidsAsked = false;
 
 void nameDevices() {
@@ -121,6 +122,9 @@ void nameDevices() {
   using UuidFn = int (*)(unsigned char *, int);
   void *Driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   void *Scope = Driver ? Driver : RTLD_DEFAULT;
+  using VersionFn = int (*)(int *);
+  if (auto Version = reinterpret_cast<VersionFn>(::dlsym(Scope, "cuDriverGetVersion")))
+    Version(&DriverVersion);
   auto Count = reinterpret_cast<CountFn>(::dlsym(Scope, "cuDeviceGetCount"));
   auto Get = reinterpret_cast<GetFn>(::dlsym(Scope, "cuDeviceGet"));
   auto Uuid = reinterpret_cast<UuidFn>(::dlsym(Scope, "cuDeviceGetUuid_v2"));
@@ -410,6 +414,9 @@ void finishOnce(const char *Why) {
   }
   cuptiActivityFlushAll(1);
   TheRecorder->setGpu(devicesSeenByUuid());
+  if (DriverVersion > 0)
+    TheRecorder->setDriver("CUDA " + std::to_string(DriverVersion / 1000) + "." +
+                           std::to_string(DriverVersion % 1000 / 10) + " driver API");
   TheRecorder->finish(Why);
 }
 

@@ -59,6 +59,8 @@ std::vector<std::pair<std::string, std::string>> ProcessIdentity::pairs() const 
     P.emplace_back("host", Host);
   if (!Gpu.empty())
     P.emplace_back("gpu", Gpu);
+  if (!Driver.empty())
+    P.emplace_back("driver", Driver);
   if (Pid)
     P.emplace_back("pid", std::to_string(Pid));
   if (!CommandLine.empty())
@@ -82,6 +84,8 @@ void ProcessIdentity::set(const std::string &Key, const std::string &Value) {
     Host = Value;
   else if (Key == "gpu")
     Gpu = Value;
+  else if (Key == "driver")
+    Driver = Value;
   else if (Key == "pid")
     Pid = std::strtoull(Value.c_str(), nullptr, 10);
   else if (Key == "commandLine")

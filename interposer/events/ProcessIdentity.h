@@ -18,6 +18,7 @@ struct ProcessIdentity {
   std::string Job;          // what ties a job's ranks together (SYNCWATCH_JOB, TORCHELASTIC_RUN_ID, SLURM_JOB_ID, ...)
   std::string Host;
   std::string Gpu;          // "GPU-<uuid>" of the device(s) its work ran on, ", "-separated
+  std::string Driver;       // "CUDA 13.0 driver API" (cuDriverGetVersion)
   std::string CommandLine;  // argv, space-separated
   std::uint64_t Pid = 0;
 

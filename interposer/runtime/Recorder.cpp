@@ -88,6 +88,7 @@ ProcessIdentity Recorder::currentProcess() const {
   if (::gethostname(Host, sizeof Host - 1) == 0)
     P.Host = Host;
   P.Gpu = Gpu;
+  P.Driver = Driver;
   // argv, NUL-separated in /proc; bounded (a job's command line can be long).
   std::ifstream Cmd("/proc/self/cmdline", std::ios::binary);
   std::string Args((std::istreambuf_iterator<char>(Cmd)), std::istreambuf_iterator<char>());
@@ -103,6 +104,11 @@ ProcessIdentity Recorder::currentProcess() const {
 void Recorder::setGpu(std::string G) {
   std::lock_guard<std::mutex> L(M);
   Gpu = std::move(G);
+}
+
+void Recorder::setDriver(std::string D) {
+  std::lock_guard<std::mutex> L(M);
+  Driver = std::move(D);
 }
 
 static bool writable(const std::string &Dir) {

@@ -29,6 +29,7 @@ public:
 
   // The GPU(s) the process's work ran on ("GPU-<uuid>"), found by capture at exit.
   void setGpu(std::string Gpu);
+  void setDriver(std::string Driver);
   // Runs the engine on what is buffered, writes the reports; once.
   void finish(const char *Why);
   const Config &config() const { return Cfg; }
@@ -37,7 +38,7 @@ private:
   static std::string processName();
   // Rank, job, host, pid and command line, read when the report is written.
   ProcessIdentity currentProcess() const;
-  std::string Gpu;
+  std::string Gpu, Driver;
   void writeTrace(const std::string &Dir, const std::string &BaseName, std::ostream &Err);
   Config Cfg;
   CalibrationProfile Profile;  // SYNCWATCH_PROFILE, when it could be read

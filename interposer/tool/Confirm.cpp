@@ -195,13 +195,15 @@ int confirmFindings(const ConfirmOptions &Opts) {
   bool HaveCoverage = std::any_of(Runtime.begin(), Runtime.end(), [](const Report &R) { return !R.Coverage.empty(); });
 
   // --- each static result's status --------------------------------------------------------
-  std::string Gpu, Host;
+  std::string Gpu, Host, Driver;
   for (const Report &R : Runtime)
     for (const auto &[K, V] : R.Process) {
       if (K == "gpu" && Gpu.find(V) == std::string::npos)
         Gpu += (Gpu.empty() ? "" : ", ") + V;
       if (K == "host" && Host.find(V) == std::string::npos)
         Host += (Host.empty() ? "" : ", ") + V;
+      if (K == "driver" && Driver.find(V) == std::string::npos)
+        Driver += (Driver.empty() ? "" : ", ") + V;
     }
   std::string Profile;
   for (const Report &R : Runtime)
@@ -233,7 +235,11 @@ int confirmFindings(const ConfirmOptions &Opts) {
         for (std::size_t I : It->second)
           Hits.push_back({I, Line});
     };
-    Collect(S.Where.File, S.Where.Line);
+    // A call written over several lines (a macro invocation's argument on the next line):
+    // the runtime's line table may name any line of it.
+    unsigned LastLine = std::max(S.Where.Line, std::min(S.Where.EndLine, S.Where.Line + 8));
+    for (unsigned L = S.Where.Line; L <= LastLine; ++L)
+      Collect(S.Where.File, L);
     bool Causal = false;
     if (Hits.empty() && S.Rule == "syncwatch-blocking-stream") {
       for (const FindingNote &N : S.Notes)
@@ -276,8 +282,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
                    "cost " + ms(Cost) + (evidenceOf(R, "count") ? " over " + *evidenceOf(R, "count") + " call(s)" : "") + "]";
     } else {
       const std::vector<const CoveredCall *> *Calls = nullptr;
-      if (auto It = Ran.find({S.Where.File, S.Where.Line}); It != Ran.end())
-        Calls = &It->second;
+      for (unsigned L = S.Where.Line; L <= LastLine && !Calls; ++L)
+        if (auto It = Ran.find({S.Where.File, L}); It != Ran.end())
+          Calls = &It->second;
       if (Calls) {
         Status = "not-observed";
         std::uint64_t Count = 0;
@@ -309,6 +316,8 @@ int confirmFindings(const ConfirmOptions &Opts) {
       F.Evidence.emplace_back("syncwatch.gpu", Gpu);
     if (!Host.empty())
       F.Evidence.emplace_back("syncwatch.host", Host);
+    if (!Driver.empty())
+      F.Evidence.emplace_back("syncwatch.driver", Driver);
     if (!Profile.empty())
       F.Evidence.emplace_back("syncwatch.profile", Profile);
     ++StatusCount[Status];
