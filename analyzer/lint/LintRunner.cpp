@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -53,6 +54,16 @@ SourceSpan spanOf(SourceLocation Loc, CharSourceRange Range, const SourceManager
   if (P.isInvalid())
     return S;
   S.File = P.getFilename();
+  // A header found through a relative -I is named relative to the entry's directory: the
+  // working directory of this tool's own file system, not the process's.
+  if (llvm::sys::path::is_relative(S.File)) {
+    if (llvm::ErrorOr<std::string> Cwd = SM.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory()) {
+      llvm::SmallString<256> Abs(S.File);
+      llvm::sys::path::make_absolute(*Cwd, Abs);
+      llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+      S.File = std::string(Abs);
+    }
+  }
   S.Line = P.getLine();
   S.Column = P.getColumn();
   if (Range.isValid()) {
@@ -217,7 +228,12 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
     Checks.back()->registerMatchers(Finder, Callbacks.back().get());
   }
 
-  tooling::ClangTool Tool(DB, {File});
+  // A file system of this tool's own: ClangTool moves its working directory to each entry's
+  // `directory`. On the real file system that is the process's, which the other workers
+  // share: under -j2, units with relative -I paths failed at random (issue 11). This is
+  // what clangd does (one physical file system per worker).
+  tooling::ClangTool Tool(DB, {File}, std::make_shared<PCHContainerOperations>(),
+                          llvm::vfs::createPhysicalFileSystem());
   Tool.appendArgumentsAdjuster(lintAdjuster(Options));
   if (!Pch.empty())
     Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
@@ -277,6 +293,13 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
                                    "database; it was not analyzed"};
     return Result;
   }
+  for (const tooling::CompileCommand &C : Commands)
+    if (!llvm::sys::fs::is_directory(C.Directory)) {
+      Result.Error = ToolError{File, "its compile command's directory '" + C.Directory +
+                                         "' does not exist (a database from another machine? "
+                                         "regenerate it, or create the build directory); it was not analyzed"};
+      return Result;
+    }
   if (const auto *T = dynamic_cast<const TranslatingDatabase *>(&DB)) {
     std::string Why = T->translationError(File);
     if (!Why.empty()) {
@@ -287,7 +310,8 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
   std::string Pch;
   if (Pchs && Commands.size() == 1) {
     std::vector<std::string> Args = fullAdjuster(Options)(Commands[0].CommandLine, Commands[0].Filename);
-    Pch = Pchs->pchFor(PreludePchCache::keyOf(Args, Commands[0].Filename), Args, Commands[0].Filename);
+    Pch = Pchs->pchFor(PreludePchCache::keyOf(Args, Commands[0].Filename, Commands[0].Directory), Args,
+                       Commands[0].Filename, Commands[0].Directory);
   }
   Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch);
   if (!Pch.empty() && Result.Error && !Result.Crashed && !Result.ErrorInMainFile) {
@@ -340,7 +364,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     for (const std::string &F : Files) {
       std::vector<tooling::CompileCommand> C = DB.getCompileCommands(F);
       if (C.size() == 1)
-        Keys.push_back(PreludePchCache::keyOf(A(C[0].CommandLine, C[0].Filename), C[0].Filename));
+        Keys.push_back(PreludePchCache::keyOf(A(C[0].CommandLine, C[0].Filename), C[0].Filename, C[0].Directory));
     }
     Pchs->plan(Keys);
   }

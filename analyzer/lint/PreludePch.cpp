@@ -25,7 +25,8 @@ PreludePchCache::~PreludePchCache() {
     llvm::sys::fs::remove_directories(Dir);
 }
 
-std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File) {
+std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                                   llvm::StringRef Directory) {
   bool Cuda = llvm::sys::path::extension(File) == ".cu";
   std::string Key;
   for (std::size_t I = 0; I < FinalArgs.size(); ++I) {
@@ -39,6 +40,7 @@ std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, ll
     Key += FinalArgs[I];
     Key += '\0';
   }
+  Key += Directory;  // the same flags in another directory may name other headers
   return Cuda ? Key : "";
 }
 
@@ -50,7 +52,7 @@ void PreludePchCache::plan(const std::vector<std::string> &Keys) {
 }
 
 std::string PreludePchCache::pchFor(const std::string &Key, const std::vector<std::string> &FinalArgs,
-                                    llvm::StringRef File) {
+                                    llvm::StringRef File, llvm::StringRef Directory) {
   if (Key.empty())
     return "";
   std::promise<std::string> Promise;
@@ -71,11 +73,12 @@ std::string PreludePchCache::pchFor(const std::string &Key, const std::vector<st
     }
   }
   if (Builder)
-    Promise.set_value(build(FinalArgs, File));
+    Promise.set_value(build(FinalArgs, File, Directory));
   return Future.get();
 }
 
-std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, llvm::StringRef File) {
+std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                                   llvm::StringRef Directory) {
   unsigned Id;
   {
     std::lock_guard<std::mutex> G(Lock);
@@ -108,8 +111,14 @@ std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, ll
     Args.push_back(A);
   Args.push_back(std::string(Pch));
   Args.push_back(std::string(Prelude));
-  llvm::IntrusiveRefCntPtr<clang::FileManager> Files(
-      new clang::FileManager(clang::FileSystemOptions(), llvm::vfs::getRealFileSystem()));
+  // The entry's relative paths (-I Common) are resolved from its own directory, in a file
+  // system of this build's own: never the process's working directory, which other workers
+  // share (issue 11's -j2 race).
+  std::unique_ptr<llvm::vfs::FileSystem> Physical = llvm::vfs::createPhysicalFileSystem();
+  if (Physical->setCurrentWorkingDirectory(Directory))
+    return "";
+  llvm::IntrusiveRefCntPtr<clang::FileManager> Files(new clang::FileManager(
+      clang::FileSystemOptions(), llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(Physical.release())));
   clang::IgnoringDiagConsumer Quiet;
   clang::tooling::ToolInvocation Invocation(Args, std::make_unique<clang::GeneratePCHAction>(),
                                             Files.get());

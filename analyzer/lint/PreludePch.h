@@ -30,7 +30,9 @@ public:
 
   // The key of a CUDA file's final clang command (the command without its input), or ""
   // when the file is not parsed as CUDA.
-  static std::string keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File);
+  // Directory: the entry's working directory, which relative paths in it are resolved from.
+  static std::string keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                           llvm::StringRef Directory);
 
   // Marks the keys two or more files share: only those get a PCH (one file gains nothing).
   void plan(const std::vector<std::string> &Keys);
@@ -38,14 +40,15 @@ public:
   // The PCH for a planned key, built on first use (other workers wait for it); "" when the
   // key was not planned or the prelude did not build.
   std::string pchFor(const std::string &Key, const std::vector<std::string> &FinalArgs,
-                     llvm::StringRef File);
+                     llvm::StringRef File, llvm::StringRef Directory);
 
   unsigned built() const { return Built; }
   unsigned fallbacks() const { return Fallbacks; }
   void noteFallback() { ++Fallbacks; }
 
 private:
-  std::string build(const std::vector<std::string> &FinalArgs, llvm::StringRef File);
+  std::string build(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                    llvm::StringRef Directory);
 
   std::mutex Lock;
   std::map<std::string, unsigned> Shared;
