@@ -1,6 +1,9 @@
 #include "Confirm.h"
 
 #include "Merge.h"
+#include "ToolFiles.h"
+
+#include "../engine/Engine.h"
 
 #include "syncwatch/finding.h"
 #include "syncwatch/report.h"
@@ -49,37 +52,9 @@ double number(const Finding &F, const char *Key) {
   return V ? std::atof(V->c_str()) : 0;
 }
 
-std::string ms(double Ms) {
-  char B[64];
-  std::snprintf(B, sizeof B, Ms >= 1000 ? "%.2f s" : Ms >= 10 ? "%.1f ms" : "%.2f ms", Ms >= 1000 ? Ms / 1000 : Ms);
-  return B;
-}
-
-std::string fixed(double V) {
-  char B[64];
-  std::snprintf(B, sizeof B, "%.6f", V);
-  return B;
-}
-
-std::string readFile(const std::string &Path, bool &Ok) {
-  std::ifstream In(Path, std::ios::binary);
-  Ok = static_cast<bool>(In);
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
-bool writeAtomically(const std::string &Path, const std::string &Text) {
-  std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
-  std::ofstream O(Tmp, std::ios::binary);
-  O << Text;
-  O.close();
-  if (!O || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
-    std::remove(Tmp.c_str());
-    return false;
-  }
-  return true;
-}
+// Times as every report says them (the engine's formatDuration), and as evidence values.
+std::string ms(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
+std::string fixed(double V) { return std::to_string(V); }
 
 // A runtime finding or coverage entry, with the static file its path matched.
 struct RuntimeSite {
@@ -91,9 +66,8 @@ struct RuntimeSite {
 
 int confirmFindings(const ConfirmOptions &Opts) {
   // --- inputs ---------------------------------------------------------------------------
-  bool Ok = false;
-  std::string Text = readFile(Opts.Static, Ok);
-  if (!Ok)
+  std::string Text;
+  if (!readWholeFile(Opts.Static, Text))
     return fail(Opts.Static + ": cannot read it");
   Report Static;
   std::string Error;
@@ -404,7 +378,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
   }
   if (Opts.Output.empty())
     std::cout << O.str();
-  else if (!writeAtomically(Opts.Output, O.str()))
+  else if (!writeFileAtomically(Opts.Output, O.str()))
     return fail("cannot write '" + Opts.Output + "'");
   return Fails ? 1 : 0;
 }

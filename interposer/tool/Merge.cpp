@@ -1,5 +1,7 @@
 #include "Merge.h"
 
+#include "ToolFiles.h"
+
 #include "../engine/Engine.h"
 #include "../engine/TraceWriter.h"
 #include "../engine/Utilization.h"
@@ -54,14 +56,6 @@ struct RankInput {
   }
 };
 
-std::string readWhole(const std::string &File, bool &Ok) {
-  std::ifstream In(File, std::ios::binary);
-  Ok = static_cast<bool>(In);
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
 // A recording, analyzed as `syncwatch replay` does.
 bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
   std::istringstream S(Text);
@@ -88,10 +82,9 @@ bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
 }
 
 bool loadInput(const std::string &File, RankInput &In, std::string &Error) {
-  bool Ok = false;
-  std::string Text = readWhole(File, Ok);
+  std::string Text;
   In.File = File;
-  if (!Ok) {
+  if (!readWholeFile(File, Text)) {
     Error = "cannot read it";
     return false;
   }
@@ -124,22 +117,9 @@ double median(std::vector<double> V) {
   return V[(V.size() - 1) / 2];
 }
 
-std::string ms(double Ms) {
-  char B[64];
-  if (Ms >= 1000)
-    std::snprintf(B, sizeof B, "%.2f s", Ms / 1000);
-  else if (Ms >= 10)
-    std::snprintf(B, sizeof B, "%.1f ms", Ms);
-  else
-    std::snprintf(B, sizeof B, "%.2f ms", Ms);
-  return B;
-}
-
-std::string fixed(double V) {
-  char B[64];
-  std::snprintf(B, sizeof B, "%.6f", V);
-  return B;
-}
+// Times as every report says them (the engine's formatDuration), and as evidence values.
+std::string ms(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
+std::string fixed(double V) { return std::to_string(V); }
 
 double evidenceMs(const Finding &F, const char *Key) {
   const std::string *V = evidenceOf(F, Key);
@@ -179,25 +159,6 @@ struct Straggler {
   std::vector<std::pair<std::string, double>> Sites;  // "file:line (rule)", excess ms
 };
 
-bool writeAtomically(const std::string &Path, const std::string &Text, std::string &Error) {
-  std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream O(Tmp, std::ios::binary);
-    O << Text;
-    O.close();
-    if (!O) {
-      std::remove(Tmp.c_str());
-      Error = "cannot write '" + Path + "'";
-      return false;
-    }
-  }
-  if (std::rename(Tmp.c_str(), Path.c_str()) != 0) {
-    std::remove(Tmp.c_str());
-    Error = "cannot write '" + Path + "'";
-    return false;
-  }
-  return true;
-}
 
 } // namespace
 
@@ -508,12 +469,12 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
   }
 
   std::string Error;
-  if (!Opts.Trace.empty() && !writeAtomically(Opts.Trace, TraceText, Error))
-    return fail(Error);
+  if (!Opts.Trace.empty() && !writeFileAtomically(Opts.Trace, TraceText))
+    return fail("cannot write '" + Opts.Trace + "'");
   if (Opts.Output.empty())
     std::cout << Out.str();
-  else if (!writeAtomically(Opts.Output, Out.str(), Error))
-    return fail(Error);
+  else if (!writeFileAtomically(Opts.Output, Out.str()))
+    return fail("cannot write '" + Opts.Output + "'");
   if (!Opts.Quiet && !Missing.empty() && Opts.Format != "text")
     std::cerr << "syncwatch merge: rank(s) " << MissingText << " of " << WorldSize << " missing\n";
   return Merged.Findings.empty() ? 0 : 1;

@@ -43,18 +43,10 @@ void writeJson(std::ostream &Out, const Report &R) {
   J.beginObject();
   J.field("tool", R.ToolName).field("version", R.ToolVersion);
   J.field("filesAnalyzed", R.FilesAnalyzed);
-  if (!R.Process.empty()) {
-    J.key("process").beginObject();
-    for (const auto &[K, V] : R.Process)
-      J.field(K, V);
-    J.endObject();
-  }
-  if (!R.Figures.empty()) {
-    J.key("figures").beginObject();
-    for (const auto &[K, V] : R.Figures)
-      J.field(K, V);
-    J.endObject();
-  }
+  if (!R.Process.empty())
+    J.stringMap("process", R.Process);
+  if (!R.Figures.empty())
+    J.stringMap("figures", R.Figures);
   J.key("findings").beginArray();
   for (const Finding &F : R.Findings) {
     J.beginObject();
@@ -73,10 +65,7 @@ void writeJson(std::ostream &Out, const Report &R) {
     }
     J.endArray();
     writeFixes(J, "fixes", F.Fixes);
-    J.key("evidence").beginObject();
-    for (const auto &[K, V] : F.Evidence)
-      J.field(K, V);
-    J.endObject();
+    J.stringMap("evidence", F.Evidence);
     J.endObject();
   }
   J.endArray();

@@ -166,18 +166,10 @@ void writeSarif(std::ostream &Out, const Report &R) {
     J.key("properties").beginObject();
     if (!R.Coverage.empty())
       writeCoverage(J, R.Coverage);
-    if (!R.Process.empty()) {
-      J.key("process").beginObject();
-      for (const auto &[K, V] : R.Process)
-        J.field(K, V);
-      J.endObject();
-    }
-    if (!R.Figures.empty()) {
-      J.key("figures").beginObject();
-      for (const auto &[K, V] : R.Figures)
-        J.field(K, V);
-      J.endObject();
-    }
+    if (!R.Process.empty())
+      J.stringMap("process", R.Process);
+    if (!R.Figures.empty())
+      J.stringMap("figures", R.Figures);
     J.endObject();
   }
 

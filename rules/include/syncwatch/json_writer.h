@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <ostream>
 #include <string_view>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace syncwatch {
@@ -33,6 +35,14 @@ public:
   template <typename T> JsonWriter &field(std::string_view K, const T &V) {
     key(K);
     return value(V);
+  }
+
+  // "K": {"k1": "v1", ...}: a report's string maps (figures, process, evidence).
+  JsonWriter &stringMap(std::string_view K, const std::vector<std::pair<std::string, std::string>> &Pairs) {
+    key(K).beginObject();
+    for (const auto &[Name, V] : Pairs)
+      field(Name, V);
+    return endObject();
   }
 
   static void escape(std::ostream &Out, std::string_view S);

@@ -1,0 +1,33 @@
+#include "ToolFiles.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace syncwatch::runtime {
+
+bool readWholeFile(const std::string &Path, std::string &Text) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return false;
+  std::stringstream S;
+  S << In.rdbuf();
+  Text = S.str();
+  return true;
+}
+
+bool writeFileAtomically(const std::string &Path, const std::string &Text) {
+  std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
+  std::ofstream O(Tmp, std::ios::binary);
+  O << Text;
+  O.close();
+  if (!O || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+    std::remove(Tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace syncwatch::runtime
