@@ -92,8 +92,10 @@ void installSignalHandlers();
 // that `syncwatch merge` can say which GPU each rank used.
 std::atomic<std::uint64_t> DevicesSeen{0};
 void noteDevice(std::uint32_t Device) {
-  if (Device < 64)
-    DevicesSeen.fetch_or(std::uint64_t{1} << Device, std::memory_order_relaxed);
+  // Read first: every record of a buffer names a device, almost always one already seen.
+  std::uint64_t Bit = std::uint64_t{1} << (Device & 63);
+  if (Device < 64 && !(DevicesSeen.load(std::memory_order_relaxed) & Bit))
+    DevicesSeen.fetch_or(Bit, std::memory_order_relaxed);
 }
 
 // Every device's UUID ("GPU-8c0a...", as nvidia-smi -L prints it), asked of the driver once.

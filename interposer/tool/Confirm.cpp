@@ -189,12 +189,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
   Out.ToolName = "syncwatch confirm";
   Out.ToolVersion = SYNCWATCH_VERSION;
   Out.RulesRun = Static.RulesRun;
-  {
-    char Cwd[4096];
-    std::string Here = getcwd(Cwd, sizeof Cwd) ? Cwd : ".";
-    Out.SourceRoot = !Opts.SourceRoot.empty() ? (Opts.SourceRoot[0] == '/' ? Opts.SourceRoot : Here + "/" + Opts.SourceRoot)
-                     : !Static.SourceRoot.empty() ? Static.SourceRoot : defaultSourceRoot(Here);
-  }
+  // The lint's root unless told otherwise: the results are the lint's files.
+  Out.SourceRoot = Opts.SourceRoot.empty() && !Static.SourceRoot.empty() ? Static.SourceRoot
+                                                                         : sourceRootOption(Opts.SourceRoot);
   std::map<std::string, unsigned> StatusCount;
   double MaxCost = 0;
   std::vector<double> Costs;

@@ -364,12 +364,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
       Sites += (Sites.empty() ? "" : "; ") + Site + " +" + ms(D);
     Merged.Figures.emplace_back("stragglerSites", Sites);
   }
-  {
-    char Cwd[PATH_MAX];
-    std::string Here = getcwd(Cwd, sizeof Cwd) ? Cwd : ".";
-    Merged.SourceRoot = Opts.SourceRoot.empty() ? defaultSourceRoot(Here)
-                        : Opts.SourceRoot[0] == '/' ? Opts.SourceRoot : Here + "/" + Opts.SourceRoot;
-  }
+  Merged.SourceRoot = sourceRootOption(Opts.SourceRoot);
   setFingerprints(Merged);
 
   std::ostringstream Out;

@@ -1,5 +1,7 @@
 #include "ToolFiles.h"
 
+#include "syncwatch/report.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -28,6 +30,14 @@ bool writeFileAtomically(const std::string &Path, const std::string &Text) {
     return false;
   }
   return true;
+}
+
+std::string sourceRootOption(const std::string &Given) {
+  if (!Given.empty() && Given[0] == '/')
+    return Given;
+  char Cwd[4096];
+  std::string Here = ::getcwd(Cwd, sizeof Cwd) ? Cwd : ".";
+  return Given.empty() ? defaultSourceRoot(Here) : Here + "/" + Given;
 }
 
 } // namespace syncwatch::runtime

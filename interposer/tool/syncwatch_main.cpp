@@ -20,6 +20,7 @@
 #include "syncwatch/report.h"
 #include "Confirm.h"
 #include "Merge.h"
+#include "ToolFiles.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -209,14 +210,9 @@ int replay(const std::vector<std::string> &Args) {
   Report R;
   R.ToolName = "syncwatch replay";
   R.ToolVersion = SYNCWATCH_VERSION;
-  {
-    // SARIF URIs relative to --source-root (the checkout the recording was made in may be
-    // elsewhere), by default the git top level of the working directory.
-    char Cwd[PATH_MAX];
-    std::string Here = getcwd(Cwd, sizeof Cwd) ? Cwd : ".";
-    std::string Root = P0.get("source-root");
-    R.SourceRoot = Root.empty() ? defaultSourceRoot(Here) : Root[0] == '/' ? Root : Here + "/" + Root;
-  }
+  // SARIF URIs relative to --source-root (the checkout the recording was made in may be
+  // elsewhere), by default the git top level of the working directory.
+  R.SourceRoot = sourceRootOption(P0.get("source-root"));
   R.Findings = E.findings();
   R.Process = P.Log.Process.pairs();  // which rank of which job recorded it
   R.Coverage = E.coverage();
