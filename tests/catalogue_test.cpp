@@ -38,7 +38,7 @@ TEST(Catalogue, CoversTheApisTheRulesNeed) {
         "cudaMallocHost", "cudaHostAlloc", "cudaFreeHost", "cudaHostRegister",
         "cudaHostUnregister", "cudaMallocManaged", "cudaMallocAsync", "cudaFreeAsync",
         "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-        "cudaStreamWaitEvent", "cudaStreamQuery", "cudaStreamCreate",
+        "cudaStreamWaitEvent", "cudaStreamQuery", "cudaEventQuery", "cudaStreamCreate",
         "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaDeviceSetLimit",
         "cudaDeviceSetCacheConfig", "cudaFuncSetCacheConfig", "cudaLaunchKernel",
         "cudaLaunchKernelEx", "cudaLaunchCooperativeKernel", "cuMemcpy", "cuMemcpyHtoD",

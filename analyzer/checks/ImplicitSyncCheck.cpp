@@ -6,10 +6,6 @@ using namespace clang;
 
 namespace syncwatch {
 
-static std::string workName(const WorkCall &W) {
-  return W.Api ? "'" + std::string(W.Api->Name) + "'" : "kernel '" + calleeName(*W.Call) + "'";
-}
-
 // cudaFree(nullptr) returned in 0.003 ms on the H200: freeing nothing waits for nothing.
 static bool freesNothing(const WorkCall &C, ASTContext &Ctx) {
   bool IsFree = C.Api->Family == ApiFamily::DeviceFree || C.Api->Family == ApiFamily::HostFree;
@@ -18,6 +14,14 @@ static bool freesNothing(const WorkCall &C, ASTContext &Ctx) {
   const Expr *Arg = C.Call->getArg(0);
   return !Arg->isValueDependent() &&
          Arg->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
+}
+
+// The work to name in the finding: one still running on every path if there is one.
+static const Pending *firstPending(const CallFlow &F) {
+  for (const Pending &P : F.InFlight)
+    if (P.Must)
+      return &P;
+  return F.InFlight.empty() ? nullptr : &F.InFlight.front();
 }
 
 void ImplicitSyncCheck::onEndOfTranslationUnit() {
@@ -29,33 +33,39 @@ void ImplicitSyncCheck::onEndOfTranslationUnit() {
     for (const WorkCall &C : F.Calls) {
       if (!C.Api || C.Api->Rule != RuleId::ImplicitSync || freesNothing(C, *Ctx))
         continue;
-      auto [Loop, LoopWork] = F.loopWithWork(C);
-      const WorkCall *Before = Loop ? nullptr : F.unsyncedWorkBefore(C);
-      const WorkCall *InFlight = Loop ? LoopWork : Before;
-      if (!InFlight || !Reported.first(C.Loc))
-        continue;
+      const CallFlow *Flow = flow().at(C);
+      // Only work we can see counts: a function whose callers are not in this unit is
+      // silent rather than a guess.
       bool Measured = C.Api->Measured == MeasuredSync::BlocksDevice;
+      // A documented-only sync (it returned at once when measured) is worth a note only
+      // next to this function's own work, not for what some caller might have left.
+      if (!Flow || !Flow->any() || (!Measured && Flow->InFlight.empty()) || !Reported.first(C.Loc))
+        continue;
+      const Pending *P = firstPending(*Flow);
       std::string Name = "'" + std::string(C.Api->Name) + "'";
+      std::string Where = P ? (P->Must ? "while stream work is still running"
+                                       : "while stream work may still be running")
+                            : "while its caller's stream work may still be running";
       CheckDiagnostic D;
       D.Rule = RuleId::ImplicitSync;
       D.Level = C.Api->RuleSeverity;
       D.Loc = C.Loc;
       D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
-      std::string Where = Loop ? "inside a loop that issues stream work"
-                               : "after stream work with no synchronization in between";
       if (Measured)
         D.Message = Name + " waits until the whole device is idle (measured on CUDA 13, H200), " +
                     Where + "; " + std::string(C.Api->Fix);
       else
         D.Message = Name + " is documented to synchronize the device, " + Where +
                     " (it did not block on CUDA 13 / H200); " + std::string(C.Api->Fix);
-      D.Notes.push_back({InFlight->Loc,
-                         workName(*InFlight) + " issues stream work here that may still be running",
-                         {}});
+      if (P)
+        D.Notes.push_back(pendingNote(*P, C, SM));
+      else
+        callerNotes(*Flow, F, D.Notes);
       D.Evidence = {{"api", std::string(C.Api->Name)},
                     {"documented", std::string(documentedSyncText(C.Api->Documented))},
                     {"measured", std::string(measuredSyncText(C.Api->Measured))},
-                    {"evidence", std::string(evidenceName(C.Api->Proof))}};
+                    {"evidence", std::string(evidenceName(C.Api->Proof))},
+                    {"inFlight", P ? (P->Must ? "must" : "may") : "caller"}};
       emit(D, SM);
     }
   }

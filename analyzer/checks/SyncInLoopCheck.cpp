@@ -2,9 +2,21 @@
 
 #include "clang/AST/ASTContext.h"
 
+#include <algorithm>
+
 using namespace clang;
 
 namespace syncwatch {
+
+// The work this wait drains that a loop around it issued: the stall the loop pays each
+// iteration. Returns that work and the loop, or nulls.
+static std::pair<const Pending *, const Stmt *> loopWorkWaited(const WorkCall &C, const CallFlow &F) {
+  for (const Stmt *Loop : C.Loops)  // innermost first
+    for (const Pending &P : F.Waited)
+      if (std::find(P.Work->Loops.begin(), P.Work->Loops.end(), Loop) != P.Work->Loops.end())
+        return {&P, Loop};
+  return {nullptr, nullptr};
+}
 
 void SyncInLoopCheck::onEndOfTranslationUnit() {
   ASTContext *Ctx = Work.context();
@@ -13,26 +25,48 @@ void SyncInLoopCheck::onEndOfTranslationUnit() {
   const SourceManager &SM = Ctx->getSourceManager();
   for (const FunctionCalls &F : Work.functions()) {
     for (const WorkCall &C : F.Calls) {
-      if (!C.Api || C.Api->Rule != RuleId::SyncInLoop)
+      if (C.Loops.empty())
         continue;
-      auto [Loop, LoopWork] = F.loopWithWork(C);
-      if (!Loop || !Reported.first(C.Loc))
+      const FunctionSummary *Helper = C.Helper ? flow().summary(C.Helper) : nullptr;
+      bool Sync = C.Api && C.Api->Rule == RuleId::SyncInLoop;
+      if (!Sync && !(Helper && Helper->Waits))
         continue;
-      bool Query = C.Api->Family == ApiFamily::StreamQuery;
+      const CallFlow *Flow = flow().at(C);
+      if (!Flow)
+        continue;
+      auto [LoopWork, Loop] = loopWorkWaited(C, *Flow);
+      // A wait on an event the loop records later waits for an earlier iteration (double
+      // buffering): the GPU still holds this iteration's work.
+      if (!LoopWork || flow().waitsOnEarlierIteration(F, C, Loop) || !Reported.first(C.Loc))
+        continue;
+      const WorkCall &Wait = Helper ? *Helper->Waits : C;
+      const ApiInfo *WaitApi = Wait.Api;
+      bool Query = WaitApi && (WaitApi->Family == ApiFamily::StreamQuery ||
+                               WaitApi->Family == ApiFamily::EventQuery);
       CheckDiagnostic D;
       D.Rule = RuleId::SyncInLoop;
-      D.Level = C.Api->RuleSeverity;
+      D.Level = Helper ? Severity::Warning : C.Api->RuleSeverity;
       D.Loc = C.Loc;
       D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
-      D.Message = "'" + std::string(C.Api->Name) + "' " +
-                  (Query ? "polled inside a loop that issues stream work spins the host every iteration"
-                         : "inside a loop that issues stream work stalls the host every iteration") +
-                  "; " + std::string(C.Api->Fix);
-      std::string Work = LoopWork->Api ? "'" + std::string(LoopWork->Api->Name) + "'"
-                                       : "kernel '" + calleeName(*LoopWork->Call) + "'";
-      D.Notes.push_back({LoopWork->Loc, Work + " issues work in the same loop here", {}});
-      D.Evidence = {{"api", std::string(C.Api->Name)},
-                    {"documented", std::string(documentedSyncText(C.Api->Documented))}};
+      std::string Fix = WaitApi ? std::string(WaitApi->Fix)
+                                : "order GPU work with events and cudaStreamWaitEvent, or "
+                                  "synchronize once after the loop";
+      if (Helper)
+        D.Message = "'" + calleeName(*C.Call) + "' waits for the GPU (" + workName(Wait) +
+                    ") inside a loop that issues stream work, which stalls the host every iteration; " + Fix;
+      else
+        D.Message = "'" + std::string(C.Api->Name) + "' " +
+                    (Query ? "polled inside a loop that issues stream work spins the host every iteration"
+                           : "inside a loop that issues stream work stalls the host every iteration") +
+                    "; " + Fix;
+      D.Notes.push_back({LoopWork->Work->Loc, workName(*LoopWork->Work) + " issues work in the same loop here", {}});
+      if (Helper)
+        D.Notes.push_back({Wait.Loc, "the wait inside '" + calleeName(*C.Call) + "' is here", {}});
+      D.Evidence = {{"api", WaitApi ? std::string(WaitApi->Name) : calleeName(*Wait.Call)}};
+      if (WaitApi)
+        D.Evidence.push_back({"documented", std::string(documentedSyncText(WaitApi->Documented))});
+      if (Helper)
+        D.Evidence.push_back({"via", calleeName(*C.Call)});
       emit(D, SM);
     }
   }

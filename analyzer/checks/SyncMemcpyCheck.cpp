@@ -10,15 +10,6 @@ using namespace clang::ast_matchers;
 namespace syncwatch {
 namespace {
 
-bool isStreamType(QualType T) {
-  // cudaStream_t and CUstream are both `struct CUstream_st *`.
-  T = T.getCanonicalType();
-  if (const auto *P = T->getAs<PointerType>())
-    if (const auto *R = P->getPointeeType()->getAsRecordDecl())
-      return R->getName() == "CUstream_st";
-  return false;
-}
-
 // The declaration a stream expression names (a variable, parameter or member of *this),
 // or nullptr for anything more complex.
 const NamedDecl *streamDecl(const Expr *E) {
@@ -112,13 +103,25 @@ void SyncMemcpyCheck::onEndOfTranslationUnit() {
     const NamedDecl *Stream = nullptr;
     bool StreamLookedUp = false;
     for (const WorkCall &C : F.Calls) {
-      if (!C.Api || C.Api->Rule != RuleId::SyncMemcpy || !Reported.first(C.Loc))
+      if (!C.Api || C.Api->Rule != RuleId::SyncMemcpy)
         continue;
+      // The copy costs concurrency only where there is work for it to wait for or to
+      // serialize with: not at start-up, not right after everything was drained.
+      const CallFlow *Flow = flow().at(C);
+      if (!Flow || (!Flow->any() && Flow->Caller != CallerWork::Unknown) || !Reported.first(C.Loc))
+        continue;
+      const Pending *P = Flow->InFlight.empty() ? nullptr : &Flow->InFlight.front();
+      for (const Pending &Q : Flow->InFlight)
+        if (Q.Must) {
+          P = &Q;
+          break;
+        }
       const ApiInfo *Async = asyncCounterpart(*C.Api);
       bool Copy = C.Api->Family == ApiFamily::Copy;
       CheckDiagnostic D;
       D.Rule = RuleId::SyncMemcpy;
-      D.Level = C.Api->RuleSeverity;
+      // Work only the callers outside this unit might have left: a note, not a gate failure.
+      D.Level = Flow->any() ? C.Api->RuleSeverity : Severity::Note;
       D.Loc = C.Loc;
       D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
       std::string Name = "'" + std::string(C.Api->Name) + "'";
@@ -146,9 +149,15 @@ void SyncMemcpyCheck::onEndOfTranslationUnit() {
                                Fix});
         }
       }
+      if (P)
+        D.Notes.insert(D.Notes.begin(), pendingNote(*P, C, SM));
+      else if (Flow->Caller == CallerWork::Known)
+        callerNotes(*Flow, F, D.Notes);
       D.Evidence = {{"api", std::string(C.Api->Name)},
                     {"documented", std::string(documentedSyncText(C.Api->Documented))},
-                    {"measured", std::string(measuredSyncText(C.Api->Measured))}};
+                    {"measured", std::string(measuredSyncText(C.Api->Measured))},
+                    {"inFlight", P ? (P->Must ? "must" : "may")
+                                   : Flow->Caller == CallerWork::Known ? "caller" : "unknown-caller"}};
       emit(D, SM);
     }
   }

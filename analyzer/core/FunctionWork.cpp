@@ -1,4 +1,5 @@
 #include "FunctionWork.h"
+#include "WorkFlow.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -103,21 +104,74 @@ private:
 
 } // namespace
 
+// The definition a call runs when it is one of the user's functions or lambdas.
+static const FunctionDecl *helperCallee(const CallExpr &Call, const SourceManager &SM) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee)
+    return nullptr;
+  const FunctionDecl *Def = nullptr;
+  if (!Callee->hasBody(Def) || !Def || !Def->doesThisDeclarationHaveABody())
+    return nullptr;
+  if (SM.isInSystemHeader(SM.getFileLoc(Def->getLocation())))
+    return nullptr;
+  return Def;
+}
+
+// A call into the user's code of another unit that receives a stream.
+static bool isOpaqueWithStream(const CallExpr &Call, const SourceManager &SM) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || Callee->hasBody() || SM.isInSystemHeader(SM.getFileLoc(Callee->getLocation())))
+    return false;
+  for (const Expr *A : Call.arguments())
+    if (isStreamType(A->getType()))
+      return true;
+  return false;
+}
+
+// The condition of the loop, when Call is part of it.
+static bool inLoopCondition(const CallExpr &Call, const Stmt *Loop, const SourceManager &SM) {
+  const Expr *Cond = nullptr;
+  if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    Cond = W->getCond();
+  else if (const auto *D = dyn_cast<DoStmt>(Loop))
+    Cond = D->getCond();
+  else if (const auto *F = dyn_cast<ForStmt>(Loop))
+    Cond = F->getCond();
+  if (!Cond)
+    return false;
+  SourceRange R = Cond->getSourceRange();
+  SourceLocation L = Call.getBeginLoc();
+  return SM.isPointWithin(SM.getExpansionLoc(L), SM.getExpansionLoc(R.getBegin()),
+                          SM.getExpansionRange(R.getEnd()).getEnd());
+}
+
 void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::vector<const Stmt *> &Loops) {
   const SourceManager &SM = Ctx->getSourceManager();
   if (isOutsideUserCode(Call->getBeginLoc(), SM) || !Seen.insert({Function, Call}).second)
     return;
   const ApiInfo *Api = isa<CUDAKernelCallExpr>(Call) ? nullptr : catalogueEntry(*Call);
-  if (!isa<CUDAKernelCallExpr>(Call) && !Api)
-    return;
+  const FunctionDecl *Helper = nullptr;
+  bool Opaque = false;
+  if (!isa<CUDAKernelCallExpr>(Call) && !Api) {
+    Helper = helperCallee(*Call, SM);
+    if (!Helper)
+      Opaque = isOpaqueWithStream(*Call, SM);
+    if ((!Helper && !Opaque) || Helper == Function)
+      return;
+  }
   bool SyncCopy = Api && Api->Family == ApiFamily::Copy && Api->issuesOnLegacyStream() &&
                   !usesPerThreadDefaultStream(*Call, *Ctx);
   WorkCall W{Call,
              Api,
              reportLoc(Call->getBeginLoc(), SM),
              std::vector<const Stmt *>(Loops.rbegin(), Loops.rend()), // innermost first
-             !Api || issuesStreamWork(*Api),
-             Api && (isExplicitSync(*Api) || SyncCopy)};
+             !Api && !Helper && !Opaque ? true : Api && issuesStreamWork(*Api),
+             Api && (isExplicitSync(*Api) || SyncCopy),
+             Helper,
+             false,
+             Opaque};
+  bool Query = Api && (Api->Family == ApiFamily::StreamQuery || Api->Family == ApiFamily::EventQuery);
+  W.PollsToCompletion = Query && !Loops.empty() && inLoopCondition(*Call, Loops.back(), SM);
   auto [It, New] = ByFunction.try_emplace(Function, FunctionCalls{Function, {}});
   if (New)
     Order.push_back(Function);

@@ -1,6 +1,6 @@
 // The GPU-related calls of each function body, in source order, with the loops around
-// them: what implicit-sync, sync-in-loop and sync-memcpy need to ask "is stream work in
-// flight here?", "does this loop issue work every iteration?", "which streams are in scope?".
+// them, and the calls to the unit's own functions and lambdas (whose work and waits
+// WorkFlow summarizes). WorkFlow runs the dataflow over these; the checks ask it.
 // Lambdas are functions of their own: their calls are not their enclosing function's.
 #pragma once
 
@@ -16,7 +16,7 @@ namespace syncwatch {
 
 struct WorkCall {
   const clang::CallExpr *Call;
-  const ApiInfo *Api;                       // nullptr for <<<...>>> launches
+  const ApiInfo *Api;                       // nullptr for <<<...>>> launches and helpers
   clang::SourceLocation Loc;                // file location of the call
   std::vector<const clang::Stmt *> Loops;   // enclosing loops in this function, innermost first
   bool StreamWork;                          // puts work into a stream (launch, Async copy...)
@@ -24,6 +24,18 @@ struct WorkCall {
   // cudaStreamSynchronize...) or a synchronous legacy-stream copy (cudaMemcpy), which waits
   // for all legacy-stream and blocking-stream work before it.
   bool HostWaits;
+  // A call to a function or lambda of this unit that has a body: WorkFlow applies its
+  // summary (work it leaves in flight, what it waits for). nullptr otherwise.
+  const clang::FunctionDecl *Helper = nullptr;
+  // A cudaStreamQuery / cudaEventQuery in the condition of its innermost loop: the loop
+  // ends only once the work is done, so leaving it waited like a synchronize.
+  bool PollsToCompletion = false;
+  // A call of the user's own code defined in another unit that is handed a stream
+  // (reduce::sums(d, n, stream)): it may synchronize that stream. WorkFlow takes it to,
+  // so that a later call is not blamed for work the callee most likely waited for.
+  bool OpaqueWithStream = false;
+
+  bool isLaunch() const { return !Api && !Helper && !OpaqueWithStream; }
 };
 
 struct FunctionCalls {

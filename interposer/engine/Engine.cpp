@@ -50,6 +50,7 @@ static std::string causeOf(const ApiInfo &Api) {
   case ApiFamily::StreamSync:
   case ApiFamily::EventSync:
   case ApiFamily::StreamQuery:
+  case ApiFamily::EventQuery:
     return "explicit synchronization";
   case ApiFamily::Copy:
   case ApiFamily::Memset:

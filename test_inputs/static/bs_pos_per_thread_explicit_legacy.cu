@@ -36,12 +36,12 @@ void classify(const float* h_logits, float* h_probs, int n) {
   CUDA_CHECK(cudaStreamCreate(&side));  // expect: warning syncwatch-blocking-stream
   float* d_x;
   CUDA_CHECK(cudaMalloc(&d_x, n * sizeof(float)));
-  CUDA_CHECK(cudaMemcpy(d_x, h_logits, n * sizeof(float), cudaMemcpyHostToDevice));  // expect: warning syncwatch-sync-memcpy
+  CUDA_CHECK(cudaMemcpy(d_x, h_logits, n * sizeof(float), cudaMemcpyHostToDevice));  // expect: note syncwatch-sync-memcpy
   softmax_inplace<<<1, 256>>>(d_x, n);
   CUDA_CHECK(cudaStreamSynchronize(side));
   legacy_plugin_postprocess(d_x, n);
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // expect: warning syncwatch-default-stream
-  CUDA_CHECK(cudaMemcpy(h_probs, d_x, n * sizeof(float), cudaMemcpyDeviceToHost));  // expect: warning syncwatch-sync-memcpy
+  CUDA_CHECK(cudaMemcpy(h_probs, d_x, n * sizeof(float), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(d_x));
   CUDA_CHECK(cudaStreamDestroy(side));
 }

@@ -42,7 +42,7 @@ int run_vector_add(const char* cubin_path, const float* ha, const float* hb, flo
   void* params[] = {&da, &db, &dc, &n};
   CU_CHECK(cuLaunchKernel(vadd, (n + 255) / 256, 1, 1, 256, 1, 1, 0, stream, params, nullptr));
   CU_CHECK(cuStreamSynchronize(stream));
-  CU_CHECK(cuMemcpyDtoH(hc, dc, bytes));  // expect: warning syncwatch-sync-memcpy
+  CU_CHECK(cuMemcpyDtoH(hc, dc, bytes));  // expect: note syncwatch-sync-memcpy
 
   CU_CHECK(cuMemFree(da));
   CU_CHECK(cuMemFree(db));

@@ -36,7 +36,7 @@ void consume_batches(std::vector<DeviceBatch>& batches, std::vector<int*>& evict
                      float* d_table, int size, cudaStream_t s) {
   int* retired_keys = nullptr;
   for (DeviceBatch& b : batches) {
-    CUDA_CHECK(cudaFree(retired_keys));  // expect: warning syncwatch-implicit-sync
+    CUDA_CHECK(cudaFree(retired_keys));
     scatter_add<<<(b.n + 255) / 256, 256, 0, s>>>(b.keys, b.vals, b.n, d_table, size);
     CUDA_CHECK(cudaGetLastError());
     RELEASE(b.vals);  // expect: warning syncwatch-implicit-sync
@@ -44,7 +44,7 @@ void consume_batches(std::vector<DeviceBatch>& batches, std::vector<int*>& evict
     b.keys = nullptr;
     b.vals = nullptr;
   }
-  CUDA_CHECK(cudaFree(retired_keys));  // expect: warning syncwatch-implicit-sync
+  CUDA_CHECK(cudaFree(retired_keys));
   while (!evictions.empty()) {
     int* d_idx = evictions.back();
     evictions.pop_back();

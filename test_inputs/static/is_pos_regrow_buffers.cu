@@ -38,7 +38,7 @@ void render_sequence(const int2* sizes, int frames, float* d_means, cudaStream_t
     const int w = sizes[f].x, h = sizes[f].y;
     if (w > cap_w || h > cap_h) {
       CUDA_CHECK(cudaFree(d_img));  // expect: warning syncwatch-implicit-sync
-      CUDA_CHECK(cudaMallocPitch(&d_img, &pitch, w * sizeof(float), h));  // expect: note syncwatch-implicit-sync
+      CUDA_CHECK(cudaMallocPitch(&d_img, &pitch, w * sizeof(float), h));
       cap_w = w;
       cap_h = h;
     }
@@ -54,7 +54,7 @@ void download_frame(float** h_buf, size_t* cap, float* d_img, size_t pitch, int 
   const size_t need = size_t(w) * h * sizeof(float);
   if (need > *cap) {
     CUDA_CHECK(cudaFreeHost(*h_buf));  // expect: warning syncwatch-implicit-sync
-    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(h_buf), need, cudaHostAllocDefault));  // expect: note syncwatch-implicit-sync
+    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(h_buf), need, cudaHostAllocDefault));
     *cap = need;
   }
   CUDA_CHECK(cudaMemcpy2DAsync(*h_buf, w * sizeof(float), d_img, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost, s));

@@ -40,7 +40,7 @@ void train(const float* d_data, float* d_w, float* d_grad, int samples, int dim,
     const int batch = batch_sizes[step];
     if (offset + batch > samples) offset = 0;
     float* d_act;
-    CUDA_CHECK(cudaMalloc(&d_act, size_t(batch) * dim * sizeof(float)));  // expect: note syncwatch-implicit-sync
+    CUDA_CHECK(cudaMalloc(&d_act, size_t(batch) * dim * sizeof(float)));
     const float* x = d_data + size_t(offset) * dim;
     forward<<<(batch * dim + 255) / 256, 256, 0, stream>>>(x, d_w, d_act, batch, dim);
     backward<<<(dim + 255) / 256, 256, 0, stream>>>(d_act, x, d_grad, batch, dim);

@@ -27,8 +27,8 @@ float median_filter_volume(CUfunction median3_fn, const std::vector<float>& volu
   CU_CHECK(cuMemAlloc(&d_in, bytes));
   CU_CHECK(cuMemAlloc(&d_out, bytes));
 
-  CU_CHECK(cuMemcpyHtoD(d_in, volume.data(), bytes));  // expect: warning syncwatch-sync-memcpy
-  CU_CHECK(cuMemsetD32(d_out, 0, voxels));  // expect: note syncwatch-sync-memcpy
+  CU_CHECK(cuMemcpyHtoD(d_in, volume.data(), bytes));  // expect: note syncwatch-sync-memcpy
+  CU_CHECK(cuMemsetD32(d_out, 0, voxels));
   void* args[] = {&d_in, &d_out, &nx, &ny, &nz};
   CU_CHECK(cuLaunchKernel(median3_fn, (nx + 7) / 8, (ny + 7) / 8, (nz + 7) / 8, 8, 8, 8, 0, stream, args, nullptr));
   CU_CHECK(cuStreamSynchronize(stream));

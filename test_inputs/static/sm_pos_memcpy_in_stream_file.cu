@@ -34,9 +34,9 @@ class Detector {
   }
 
   void load_anchors(const std::vector<float4>& anchors, float score_thr, float iou_thr) {
-    CUDA_CHECK(cudaMemcpy(d_anchors_, anchors.data(), n_ * sizeof(float4), cudaMemcpyHostToDevice));  // expect: warning syncwatch-sync-memcpy
+    CUDA_CHECK(cudaMemcpy(d_anchors_, anchors.data(), n_ * sizeof(float4), cudaMemcpyHostToDevice));  // expect: note syncwatch-sync-memcpy
     const float thr[2] = {score_thr, iou_thr};
-    CUDA_CHECK(cudaMemcpyToSymbol(c_thresholds, thr, sizeof(thr)));  // expect: warning syncwatch-sync-memcpy
+    CUDA_CHECK(cudaMemcpyToSymbol(c_thresholds, thr, sizeof(thr)));
   }
 
   void detect(const float* d_scores, int* h_count_pinned) {

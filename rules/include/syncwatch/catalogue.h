@@ -37,7 +37,7 @@ enum class ApiFamily : std::uint8_t {
   Copy, Memset,
   DeviceAlloc, DeviceFree, HostAlloc, HostFree, HostRegister, HostUnregister, ManagedAlloc,
   StreamOrderedAlloc, StreamOrderedFree,
-  DeviceSync, StreamSync, EventSync, StreamWaitEvent, StreamQuery, EventRecord,
+  DeviceSync, StreamSync, EventSync, StreamWaitEvent, StreamQuery, EventQuery, EventRecord,
   StreamCreate, DeviceConfig, CacheConfig, Launch,
 };
 

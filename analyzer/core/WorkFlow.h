@@ -1,0 +1,104 @@
+// Which GPU work may be in flight at each CUDA call: a forward dataflow over clang's CFG of
+// every function FunctionWork found, shared by implicit-sync, sync-memcpy and sync-in-loop.
+//
+// The state at a program point is the set of work items (launches, async calls, calls of
+// helpers that leave work running) that may still run, each with the queue it waits in
+// (legacy stream, per-thread stream, a named stream, or unknown), and which of them every
+// path leaves running (must). Joins take the union for "may" and the intersection for
+// "must"; loop back edges carry one iteration's work into the next. What drains work:
+//   cudaDeviceSynchronize / cuCtxSynchronize          everything
+//   cudaStreamSynchronize(s), a query loop on s        work on s (the legacy stream: also
+//                                                      every blocking stream)
+//   cudaEventSynchronize(e), a query loop on e         what was in flight on e's stream
+//                                                      when e was recorded, on every path
+//   a blocking legacy-stream copy (cudaMemcpy...)      everything except work on streams
+//                                                      created cudaStreamNonBlocking here
+//   a helper of this unit                              what its summary says it drains
+// Work of unknown queue (a helper's, a stream we cannot name) is drained by any host wait:
+// syncwatch prefers a missed finding to a false one there.
+//
+// Each function also starts with the work its callers may have left: one entry item for
+// each stream parameter and one for everything else. Its context is computed from the
+// call sites in this unit; a function with no caller here (or an open unit: no main) gets
+// "unknown", which checks report at lower certainty or not at all.
+#pragma once
+
+#include "FunctionWork.h"
+
+#include <map>
+#include <vector>
+
+namespace syncwatch {
+
+// The queue GPU work waits in, as far as the source names it.
+struct Queue {
+  enum Kind : std::uint8_t { Legacy, PerThread, Named, Unknown };
+  Kind K = Unknown;
+  const clang::Decl *Stream = nullptr;  // Named: the variable, parameter, member or array
+  bool operator==(const Queue &O) const { return K == O.K && Stream == O.Stream; }
+};
+
+// Work that may be in flight when a call starts.
+struct Pending {
+  const WorkCall *Work;  // the launch, async call or helper call that issued it
+  bool Must;             // left running on every path to the call
+};
+
+// What the callers of a function may have left running when it starts.
+enum class CallerWork : std::uint8_t { None, Unknown, Known };
+
+struct CallFlow {
+  std::vector<Pending> InFlight;          // the function's own work, before the call
+  std::vector<Pending> Waited;            // for a host wait: the part of InFlight it waits for
+  CallerWork Caller = CallerWork::None;   // the callers' work, still running here
+  const WorkCall *CallerSite = nullptr;   // Known: a call site that left work running...
+  const WorkCall *CallerPending = nullptr;  // ...and that work
+  bool any() const { return !InFlight.empty() || Caller == CallerWork::Known; }
+};
+
+// What a call of a helper does to its caller's work.
+struct FunctionSummary {
+  const WorkCall *LeavesWork = nullptr;   // some work it issues may run past its return
+  Queue LeftOn;                           // on which queue (Unknown when mixed)
+  int LeftOnParam = -1;                   // or on the stream its parameter N names
+  bool DrainsAll = false;                 // every path waits for all earlier work
+  std::vector<unsigned> DrainsParams;     // every path waits for these stream parameters
+  std::vector<Queue> DrainsNamed;         // member or global streams it synchronizes
+  const WorkCall *Waits = nullptr;        // a host wait inside it (for sync-in-loop)
+};
+
+class WorkFlow {
+public:
+  // Analyzes every function of the unit (callees first, so calls use their summaries).
+  WorkFlow(const std::vector<FunctionCalls> &Functions, clang::ASTContext &Ctx);
+  ~WorkFlow();
+
+  // The state before a call; nullptr for calls the CFG does not reach.
+  const CallFlow *at(const WorkCall &C) const;
+  const FunctionSummary *summary(const clang::Decl *Function) const;
+  // The queue a call issues its work on.
+  Queue queueOf(const WorkCall &C) const;
+  // A cudaEventSynchronize / query loop in Loop on an event that Loop records only after
+  // it: it waits for an earlier iteration's work (double buffering), not this one's.
+  bool waitsOnEarlierIteration(const FunctionCalls &F, const WorkCall &Sync,
+                               const clang::Stmt *Loop) const;
+
+  struct FunctionState;
+
+private:
+  void analyze(const FunctionCalls &F);
+  void computeCallerWork();
+
+  clang::ASTContext &Ctx;
+  std::map<const clang::Decl *, const FunctionCalls *> ByDecl;
+  std::map<const clang::Decl *, FunctionSummary> Summaries;
+  std::map<const WorkCall *, CallFlow> Flows;
+  std::map<const clang::Decl *, FunctionState *> States;
+  std::vector<const clang::Decl *> NonBlockingStreams;
+  bool ClosedUnit = false;   // the unit defines main: its call sites are all the callers
+};
+
+// cudaStream_t and CUstream are both `struct CUstream_st *`.
+bool isStreamType(clang::QualType T);
+
+} // namespace syncwatch
