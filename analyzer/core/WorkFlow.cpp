@@ -52,22 +52,32 @@ const Decl *namedDecl(const Expr *E) {
 // written (ev[b] and ev[(b + 1) % 2] are different events).
 using EventKey = std::pair<const Decl *, std::string>;
 
-std::optional<EventKey> eventKey(const Expr *E, ASTContext &Ctx) {
-  const Decl *D = namedDecl(E);
-  if (!D)
-    return std::nullopt;
+bool isConstantIndex(const std::string &Index) {
+  return !Index.empty() && std::all_of(Index.begin(), Index.end(), [](char C) { return C >= '0' && C <= '9'; });
+}
+
+// The index of an array element as written, or "".
+std::string indexText(const Expr *E, ASTContext &Ctx) {
   E = E->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    E = U->getSubExpr()->IgnoreParenImpCasts();
   const Expr *Index = nullptr;
   if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
     Index = A->getIdx();
   else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E); Op && Op->getOperator() == OO_Subscript)
     Index = Op->getArg(1);
-  std::string Text;
-  if (Index)
-    Text = Lexer::getSourceText(CharSourceRange::getTokenRange(Index->getSourceRange()),
-                                Ctx.getSourceManager(), Ctx.getLangOpts())
-               .str();
-  return EventKey{D, Text};
+  if (!Index)
+    return {};
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(Index->getSourceRange()),
+                              Ctx.getSourceManager(), Ctx.getLangOpts())
+      .str();
+}
+
+std::optional<EventKey> eventKey(const Expr *E, ASTContext &Ctx) {
+  const Decl *D = namedDecl(E);
+  if (!D)
+    return std::nullopt;
+  return EventKey{D, indexText(E, Ctx)};
 }
 
 // A local copy of another stream (cudaStream_t s = streams[i % 2]) is that stream; one
@@ -84,7 +94,7 @@ Queue namedQueue(const Decl *D, int Depth = 0) {
   return {Queue::Unknown, nullptr};
 }
 
-Queue queueOfStreamArg(const StreamArg &S, bool PerThreadDefault) {
+Queue queueOfStreamArg(const StreamArg &S, bool PerThreadDefault, ASTContext &Ctx) {
   switch (S.Kind) {
   case StreamArgKind::Omitted:
   case StreamArgKind::Null:
@@ -95,8 +105,12 @@ Queue queueOfStreamArg(const StreamArg &S, bool PerThreadDefault) {
   case StreamArgKind::PerThread:
     return {Queue::PerThread, nullptr};
   case StreamArgKind::Explicit:
-    if (const Decl *D = namedDecl(S.Expr))
-      return namedQueue(D);
+    if (const Decl *D = namedDecl(S.Expr)) {
+      Queue Q = namedQueue(D);
+      if (Q.K == Queue::Named && Q.Stream == D)
+        Q.Index = indexText(S.Expr, Ctx);
+      return Q;
+    }
     return {Queue::Unknown, nullptr};
   }
   return {};
@@ -174,7 +188,8 @@ struct WorkFlow::FunctionState {
   const FunctionDecl *FD = nullptr;
   std::vector<Origin> Origins;
   std::map<const WorkCall *, unsigned> GenOf;
-  std::map<const WorkCall *, State> Before, After;
+  std::map<const WorkCall *, State> Before;
+  std::map<const WorkCall *, llvm::BitVector> WaitedAt;  // what each call waits for
   std::vector<CallerWork> EntryCtx;                      // per origin (entry items only)
   std::vector<std::pair<const WorkCall *, const WorkCall *>> EntryWitness;
   std::vector<const WorkCall *> Callers;                 // call sites in this unit
@@ -227,11 +242,15 @@ public:
       for (const CFGElement &E : B)
         if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
           if (auto It = ByCall.find(CS->getStmt()); It != ByCall.end()) {
-            if (Record)
+            llvm::BitVector Wait(FS.Origins.size());
+            if (Record) {
               FS.Before[It->second] = S;
+              Waited = &Wait;
+            }
             transfer(*It->second, S);
+            Waited = nullptr;
             if (Record)
-              FS.After[It->second] = S;
+              FS.WaitedAt[It->second] = Wait;
           }
       return S;
     };
@@ -305,7 +324,11 @@ private:
     case Queue::Named:
       // A blocking stream's work waits for earlier legacy-stream work, so once it is done
       // that legacy work is too.
-      return O.Q == Q || (O.Q.K == Queue::Legacy && !nonBlocking(Q.Stream));
+      if (O.Q.K == Queue::Named && O.Q.Stream == Q.Stream)
+        // Elements of one array of streams: streams[i] in a loop waits for them all;
+        // streams[0] waits for streams[0] only.
+        return O.Q.Index == Q.Index || !isConstantIndex(Q.Index);
+      return O.Q.K == Queue::Legacy && !nonBlocking(Q.Stream);
     case Queue::Unknown:
       return false;
     }
@@ -321,12 +344,25 @@ private:
   template <typename Pred> void kill(State &S, Pred P) const {
     for (unsigned I = 0; I < FS.Origins.size(); ++I)
       if (P(FS.Origins[I])) {
+        if (Waited && S.May.test(I))
+          Waited->set(I);
         S.May.reset(I);
         S.Must.reset(I);
       }
   }
 
+public:
+  // Set during the recording pass: what the current call waits for, in full or in part.
+  mutable llvm::BitVector *Waited = nullptr;
+
+private:
   void drainQueue(State &S, const Queue &Q) const {
+    // Another element of the same array of streams (streams[0] for work on streams[k]):
+    // the wait covers part of that work, not all of it.
+    if (Waited && Q.K == Queue::Named)
+      for (unsigned I = 0; I < FS.Origins.size(); ++I)
+        if (S.May.test(I) && FS.Origins[I].Q.K == Queue::Named && FS.Origins[I].Q.Stream == Q.Stream)
+          Waited->set(I);
     kill(S, [&](const Origin &O) { return drainedBy(Q, O); });
     if (Q.K == Queue::Named)
       if (auto It = S.Deps.find(Q.Stream); It != S.Deps.end()) {
@@ -370,6 +406,10 @@ private:
         auto It = K ? S.Cover.find(*K) : S.Cover.end();
         if (It != S.Cover.end()) {
           llvm::BitVector Keep = It->second;
+          if (Waited)
+            for (unsigned I : It->second.set_bits())
+              if (S.May.test(I))
+                Waited->set(I);
           Keep.flip();
           S.May &= Keep;
           S.Must &= Keep;
@@ -421,7 +461,7 @@ private:
       for (const Expr *Arg : W.Call->arguments())
         if (isStreamType(Arg->getType()))
           drainQueue(S, queueOfStreamArg(StreamArg{Arg, classifyStreamArg(Arg, Ctx)},
-                                         usesPerThreadDefaultStream(*W.Call, Ctx)));
+                                         usesPerThreadDefaultStream(*W.Call, Ctx), Ctx));
     } else if (W.Helper) {
       if (const FunctionSummary *Sum = Flow.summary(W.Helper)) {
         if (Sum->DrainsAll)
@@ -453,7 +493,7 @@ Queue argQueue(const WorkCall &W, unsigned P, ASTContext &Ctx) {
     return {};
   const Expr *Arg = W.Call->getArg(P + Offset);
   StreamArg S{Arg, classifyStreamArg(Arg, Ctx)};
-  return queueOfStreamArg(S, usesPerThreadDefaultStream(*W.Call, Ctx));
+  return queueOfStreamArg(S, usesPerThreadDefaultStream(*W.Call, Ctx), Ctx);
 }
 
 } // namespace
@@ -476,7 +516,7 @@ Queue WorkFlow::queueOf(const WorkCall &C) const {
       return {PerThread ? Queue::PerThread : Queue::Legacy, nullptr};
     return {};
   }
-  return queueOfStreamArg(*S, PerThread);
+  return queueOfStreamArg(*S, PerThread, Ctx);
 }
 
 bool WorkFlow::waitsOnEarlierIteration(const FunctionCalls &F, const WorkCall &Sync,
@@ -722,7 +762,7 @@ void WorkFlow::computeCallerWork() {
       auto B = FS->Before.find(&W);
       if (B == FS->Before.end())
         continue;
-      const State &After = FS->After.at(&W);
+      const llvm::BitVector &Waits = FS->WaitedAt.at(&W);
       CallFlow Flow;
       for (unsigned I = 0; I < FS->Origins.size(); ++I) {
         if (!B->second.May.test(I))
@@ -740,7 +780,7 @@ void WorkFlow::computeCallerWork() {
           continue;
         Pending P{O.Work, B->second.Must.test(I)};
         Flow.InFlight.push_back(P);
-        if (!After.May.test(I))
+        if (Waits.test(I))
           Flow.Waited.push_back(P);
       }
       Flows[&W] = std::move(Flow);

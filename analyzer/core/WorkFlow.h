@@ -26,6 +26,7 @@
 #include "FunctionWork.h"
 
 #include <map>
+#include <string>
 #include <vector>
 
 namespace syncwatch {
@@ -35,7 +36,10 @@ struct Queue {
   enum Kind : std::uint8_t { Legacy, PerThread, Named, Unknown };
   Kind K = Unknown;
   const clang::Decl *Stream = nullptr;  // Named: the variable, parameter, member or array
-  bool operator==(const Queue &O) const { return K == O.K && Stream == O.Stream; }
+  std::string Index;                    // an array element's index as written ("k", "0")
+  bool operator==(const Queue &O) const {
+    return K == O.K && Stream == O.Stream && Index == O.Index;
+  }
 };
 
 // Work that may be in flight when a call starts.

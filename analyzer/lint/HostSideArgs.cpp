@@ -56,6 +56,8 @@ clang::tooling::ArgumentsAdjuster hostSideAdjuster(const HostSideConfig &Config)
     if (Cuda) {
       Extra.push_back("--cuda-host-only");
       Extra.push_back("-Wno-unknown-cuda-version");
+      // nvcc accepts the 'register' storage class in C++17 code; clang makes it an error.
+      Extra.push_back("-Wno-register");
       if (!HasCudaPath && !Config.CudaPath.empty())
         Extra.push_back("--cuda-path=" + Config.CudaPath);
       if (!HasArch)
