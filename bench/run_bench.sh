@@ -65,10 +65,10 @@ done
 LINES=$(cat "${FILES[@]}" | wc -l)
 
 # The flags syncwatch-lint's host-side adjuster adds to a .cu file (HostSideArgs.cpp):
-# -resource-dir, --cuda-host-only, -Wno-unknown-cuda-version, --cuda-path,
+# -resource-dir, --cuda-host-only, -Wno-unknown-cuda-version, -Wno-register, --cuda-path,
 # --cuda-gpu-arch=sm_90, and -isystem <cuda>/include/cccl when that folder exists.
 CLANG_FLAGS=(-fsyntax-only -resource-dir="$RESOURCE_DIR" --cuda-host-only -x cuda
-             --cuda-path="$CUDA_DIR" --cuda-gpu-arch=sm_90 -Wno-unknown-cuda-version)
+             --cuda-path="$CUDA_DIR" --cuda-gpu-arch=sm_90 -Wno-unknown-cuda-version -Wno-register)
 if [[ -d "$CUDA_DIR/include/cccl" ]]; then
   CLANG_FLAGS+=(-isystem "$CUDA_DIR/include/cccl")
 fi
