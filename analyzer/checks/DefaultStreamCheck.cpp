@@ -17,6 +17,8 @@ void DefaultStreamCheck::check(const MatchFinder::MatchResult &Result) { Usage.o
 
 // "kernel 'scale'", "'cudaMemcpyAsync'"
 static std::string subject(const StreamUse &U) {
+  if (U.Library)
+    return "'" + calleeName(*U.Call) + "' (" + std::string(U.Library->Name) + ")";
   if (!U.Api)
     return "kernel '" + calleeName(*U.Call) + "'";
   return "'" + std::string(U.Api->Name) + "'";
@@ -26,6 +28,8 @@ static std::string describe(const StreamUse &U) {
   std::string S = subject(U);
   switch (U.Stream.Kind) {
   case StreamArgKind::Omitted:
+    if (U.Library)
+      return S + " " + U.LibraryHow + " runs on the legacy default stream";
     return U.Api ? S + " without a stream argument runs on the legacy default stream"
                  : S + " is launched without a stream, on the legacy default stream";
   case StreamArgKind::Null:
@@ -57,10 +61,13 @@ void DefaultStreamCheck::onEndOfTranslationUnit() {
     D.Level = Others ? Severity::Warning : Severity::Note;
     D.Loc = U.Loc;
     D.Range = reportRange(U.Range, SM, Ctx->getLangOpts());
-    D.Message = describe(U) + (Others ? ", which serializes it with every blocking stream; "
-                                        "pass an explicit stream"
-                                      : "; pass an explicit stream before this code "
-                                        "shares the GPU with other streams");
+    std::string Pass = !U.Library ? "pass an explicit stream"
+                       : U.Library->Shape == LibraryShape::ThrustAlgorithm
+                           ? "pass thrust::cuda::par_nosync.on(stream) (or par.on(stream))"
+                           : "pass the stream argument";
+    D.Message = describe(U) + (Others ? ", which serializes it with every blocking stream; " + Pass
+                                      : "; " + Pass + " before this code shares the GPU with "
+                                                      "other streams");
     if (Usage.perThreadDefineTooLate() && U.Stream.Kind != StreamArgKind::Legacy)
       D.Notes.push_back({U.Loc,
                          "CUDA_API_PER_THREAD_DEFAULT_STREAM is defined after CUDA's headers "
@@ -68,7 +75,8 @@ void DefaultStreamCheck::onEndOfTranslationUnit() {
                          "has no effect; define it on the command line or build with "
                          "--default-stream per-thread",
                          {}});
-    D.Evidence = {{"api", U.Api ? std::string(U.Api->Name) : std::string("<<<>>>")},
+    D.Evidence = {{"api", U.Library ? std::string(U.Library->Name)
+                          : U.Api ? std::string(U.Api->Name) : std::string("<<<>>>")},
                   {"documented", std::string(documentedSyncText(DocumentedSync::LegacyStream))},
                   {"measured", "a legacy-stream kernel started only after a blocking "
                                "stream's work ended (CUDA 13, H200)"}};

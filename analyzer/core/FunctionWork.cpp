@@ -151,13 +151,21 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
     return;
   const ApiInfo *Api = isa<CUDAKernelCallExpr>(Call) ? nullptr : catalogueEntry(*Call);
   const FunctionDecl *Helper = nullptr;
+  const LibraryApi *Library = nullptr;
   bool Opaque = false;
   if (!isa<CUDAKernelCallExpr>(Call) && !Api) {
-    Helper = helperCallee(*Call, SM);
-    if (!Helper)
-      Opaque = isOpaqueWithStream(*Call, SM);
-    if ((!Helper && !Opaque) || Helper == Function)
-      return;
+    Library = libraryEntry(*Call);
+    if (Library) {
+      LibraryStream LS = libraryStreamOf(*Call, *Library, *Ctx);
+      if (LS.K == LibraryStream::NoGpuWork || LS.K == LibraryStream::Unknown)
+        return;
+    } else {
+      Helper = helperCallee(*Call, SM);
+      if (!Helper)
+        Opaque = isOpaqueWithStream(*Call, SM);
+      if ((!Helper && !Opaque) || Helper == Function)
+        return;
+    }
   }
   bool SyncCopy = Api && Api->Family == ApiFamily::Copy && Api->issuesOnLegacyStream() &&
                   !usesPerThreadDefaultStream(*Call, *Ctx);
@@ -169,7 +177,8 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
              Api && (isExplicitSync(*Api) || SyncCopy),
              Helper,
              false,
-             Opaque};
+             Opaque,
+             Library};
   bool Query = Api && (Api->Family == ApiFamily::StreamQuery || Api->Family == ApiFamily::EventQuery);
   W.PollsToCompletion = Query && !Loops.empty() && inLoopCondition(*Call, Loops.back(), SM);
   auto [It, New] = ByFunction.try_emplace(Function, FunctionCalls{Function, {}});

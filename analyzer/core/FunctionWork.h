@@ -5,6 +5,7 @@
 #pragma once
 
 #include "CudaCalls.h"
+#include "LibraryCalls.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -34,8 +35,10 @@ struct WorkCall {
   // (reduce::sums(d, n, stream)): it may synchronize that stream. WorkFlow takes it to,
   // so that a later call is not blamed for work the callee most likely waited for.
   bool OpaqueWithStream = false;
+  // A thrust algorithm or cub::Device* call (library_api.def) that does GPU work.
+  const LibraryApi *Library = nullptr;
 
-  bool isLaunch() const { return !Api && !Helper && !OpaqueWithStream; }
+  bool isLaunch() const { return !Api && !Helper && !OpaqueWithStream && !Library; }
 };
 
 struct FunctionCalls {

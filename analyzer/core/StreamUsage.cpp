@@ -10,6 +10,7 @@ namespace syncwatch {
 void StreamUsage::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallback *Callback) {
   Finder.addMatcher(kernelLaunchMatcher(), Callback);
   Finder.addMatcher(catalogedCallMatcher(), Callback);
+  Finder.addMatcher(libraryCallMatcher(), Callback);
 }
 
 void StreamUsage::reset() {
@@ -24,6 +25,10 @@ void StreamUsage::reset() {
 void StreamUsage::observe(const MatchFinder::MatchResult &Result) {
   Ctx = Result.Context;
   const SourceManager &SM = *Result.SourceManager;
+  if (const auto *Lib = Result.Nodes.getNodeAs<CallExpr>("library-call")) {
+    observeLibraryCall(*Lib, SM);
+    return;
+  }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("launch");
   if (!Call)
     Call = Result.Nodes.getNodeAs<CallExpr>("api-call");
@@ -69,6 +74,39 @@ void StreamUsage::observe(const MatchFinder::MatchResult &Result) {
   } else {
     U.Range = SourceRange(Call->getBeginLoc(), Call->getBeginLoc()); // the callee's name
   }
+  Uses.push_back(U);
+}
+
+// A thrust algorithm or cub call: a stream use like a launch's, at the callee's name, or at
+// the stream it is given.
+void StreamUsage::observeLibraryCall(const CallExpr &Call, const SourceManager &SM) {
+  if (isOutsideUserCode(Call.getBeginLoc(), SM))
+    return;
+  const LibraryApi *Lib = libraryEntry(Call);
+  if (!Lib)
+    return;
+  SourceLocation CalleeLoc = reportLoc(Call.getBeginLoc(), SM);
+  SourceLocation Spelled = SM.getSpellingLoc(Call.getBeginLoc());
+  if (!Seen.insert({CalleeLoc.getRawEncoding(), Spelled.getRawEncoding(), Lib}).second)
+    return;
+  LibraryStream LS = libraryStreamOf(Call, *Lib, *Ctx);
+  if (LS.K == LibraryStream::NoGpuWork || LS.K == LibraryStream::Unknown)
+    return;
+  StreamArg Stream;
+  if (LS.K == LibraryStream::Given) {
+    Stream.Kind = classifyStreamArg(LS.Stream, *Ctx);
+    Stream.Expr = Stream.Kind == StreamArgKind::Omitted ? nullptr : LS.Stream;
+  }
+  StreamUse U{&Call, nullptr, Stream, usesPerThreadDefaultStream(Call, *Ctx), CalleeLoc,
+              SourceRange(Call.getBeginLoc(), Call.getBeginLoc())};
+  if (Stream.Expr) {
+    U.Loc = reportLoc(Stream.Expr->getBeginLoc(), SM);
+    U.Range = Stream.Expr->getSourceRange();
+  } else if (const auto *Callee = Call.getCallee()) {
+    U.Range = Callee->getSourceRange();
+  }
+  U.Library = Lib;
+  U.LibraryHow = LS.How;
   Uses.push_back(U);
 }
 

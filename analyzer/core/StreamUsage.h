@@ -6,6 +6,7 @@
 #pragma once
 
 #include "CudaCalls.h"
+#include "LibraryCalls.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -16,12 +17,14 @@
 namespace syncwatch {
 
 struct StreamUse {
-  const clang::CallExpr *Call;     // the API call or the CUDAKernelCallExpr
-  const ApiInfo *Api;              // nullptr for <<<...>>> launches
+  const clang::CallExpr *Call;     // the API call, the CUDAKernelCallExpr, the library call
+  const ApiInfo *Api;              // nullptr for <<<...>>> launches and library calls
   StreamArg Stream;
   bool PerThreadDefault;           // "no stream" and 0 mean the per-thread stream here
   clang::SourceLocation Loc;       // where to report: the stream argument, or the callee
   clang::SourceRange Range;
+  const LibraryApi *Library = nullptr;  // a thrust / cub entry point (library_api.def)
+  std::string LibraryHow;               // "without an execution policy", ...
 };
 
 struct StreamCreation {
@@ -58,6 +61,8 @@ public:
   void finish();
 
 private:
+  void observeLibraryCall(const clang::CallExpr &Call, const clang::SourceManager &SM);
+
   clang::ASTContext *Ctx = nullptr;
   bool DefineTooLate = false;
   std::vector<StreamUse> Uses;

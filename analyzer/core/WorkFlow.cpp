@@ -457,6 +457,10 @@ private:
       default:
         break;
       }
+    } else if (W.Library) {
+      // thrust's synchronous policies wait for their stream at the end of the algorithm.
+      if (libraryStreamOf(*W.Call, *W.Library, Ctx).Waits)
+        drainQueue(S, Flow.queueOf(W));
     } else if (W.OpaqueWithStream) {
       for (const Expr *Arg : W.Call->arguments())
         if (isStreamType(Arg->getType()))
@@ -508,6 +512,14 @@ Queue WorkFlow::queueOf(const WorkCall &C) const {
     return S->LeftOn;
   }
   bool PerThread = usesPerThreadDefaultStream(*C.Call, Ctx);
+  if (C.Library) {
+    LibraryStream LS = libraryStreamOf(*C.Call, *C.Library, Ctx);
+    if (LS.K == LibraryStream::Default)
+      return {PerThread ? Queue::PerThread : Queue::Legacy, nullptr};
+    if (LS.K == LibraryStream::Given)
+      return queueOfStreamArg(StreamArg{LS.Stream, classifyStreamArg(LS.Stream, Ctx)}, PerThread, Ctx);
+    return {};
+  }
   std::optional<StreamArg> S = streamArgOf(*C.Call, C.Api, Ctx);
   if (!S) {
     // No stream argument: synchronous copies and memsets run on the default stream;
@@ -582,7 +594,7 @@ WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx)
   std::set<const Decl *> Relevant;
   for (const FunctionCalls &F : Functions)
     for (const WorkCall &W : F.Calls)
-      if (W.Api || W.isLaunch()) {
+      if (W.Api || W.isLaunch() || W.Library) {
         Relevant.insert(F.Function);
         break;
       }
@@ -633,7 +645,8 @@ void WorkFlow::analyze(const FunctionCalls &F) {
       FS->Origins.push_back(Origin{nullptr, Queue{Queue::Named, FD->getParamDecl(P)->getCanonicalDecl()},
                                    static_cast<int>(P), true});
   for (const WorkCall &W : F.Calls) {
-    bool Generates = W.isLaunch() || (W.Api && isGeneratingApi(*W.Api));
+    bool Generates = W.isLaunch() || (W.Api && isGeneratingApi(*W.Api)) ||
+                     (W.Library && !libraryStreamOf(*W.Call, *W.Library, Ctx).Waits);
     if (W.Helper)
       if (const FunctionSummary *S = summary(W.Helper))
         Generates = S->LeavesWork != nullptr;

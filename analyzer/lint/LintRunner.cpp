@@ -1,4 +1,5 @@
 #include "LintRunner.h"
+#include "ResultCache.h"
 
 #include "../core/CheckRegistry.h"
 #include "NoLintFilter.h"
@@ -7,6 +8,7 @@
 #include "SarifMerge.h"
 
 #include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Tooling.h"
@@ -148,34 +150,54 @@ public:
   bool FirstInMainFile = false;
 };
 
-// Keeps the LangOptions of the unit being analyzed, for token lengths in ranges.
+// Keeps the LangOptions of the unit being analyzed, for token lengths in ranges, and the
+// files its parse read (for the result cache).
 class LangOptionsAction : public ASTFrontendAction {
 public:
-  LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO) : Finder(Finder), LO(LO) {}
+  LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO, std::vector<std::string> &Deps)
+      : Finder(Finder), LO(LO), Deps(Deps) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     LO = &CI.getLangOpts();
     return Finder.newASTConsumer();
   }
-
-private:
-  MatchFinder &Finder;
-  const LangOptions *&LO;
-};
-
-class LangOptionsActionFactory : public tooling::FrontendActionFactory {
-public:
-  LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO) : Finder(Finder), LO(LO) {}
-  std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<LangOptionsAction>(Finder, LO);
+  void EndSourceFileAction() override {
+    CompilerInstance &CI = getCompilerInstance();
+    if (!CI.hasSourceManager())
+      return;
+    SourceManager &SM = CI.getSourceManager();
+    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+      SmallString<256> Path(It->first.getName());
+      CI.getFileManager().makeAbsolutePath(Path);
+      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+      Deps.push_back(std::string(Path));
+    }
+    std::sort(Deps.begin(), Deps.end());
+    Deps.erase(std::unique(Deps.begin(), Deps.end()), Deps.end());
   }
 
 private:
   MatchFinder &Finder;
   const LangOptions *&LO;
+  std::vector<std::string> &Deps;
+};
+
+class LangOptionsActionFactory : public tooling::FrontendActionFactory {
+public:
+  LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO, std::vector<std::string> &Deps)
+      : Finder(Finder), LO(LO), Deps(Deps) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<LangOptionsAction>(Finder, LO, Deps);
+  }
+
+private:
+  MatchFinder &Finder;
+  const LangOptions *&LO;
+  std::vector<std::string> &Deps;
 };
 
 struct FileResult {
   std::vector<Finding> Findings;
+  std::vector<std::string> Deps;   // every file the parse read
   std::optional<ToolError> Error;
   bool Crashed = false;
   bool ErrorInMainFile = false;  // the first compiler error is in the file itself
@@ -241,7 +263,7 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
-  LangOptionsActionFactory Factory(Finder, LO);
+  LangOptionsActionFactory Factory(Finder, LO, Result.Deps);
   int Status = 1;
   // A crash in clang or in a check (a file the front end chokes on) costs that file only:
   // its analysis is abandoned, the others are still analyzed and reported.
@@ -285,7 +307,7 @@ tooling::ArgumentsAdjuster fullAdjuster(const LintOptions &Options) {
 
 FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string &File,
                        const std::vector<RuleId> &Rules, const LintOptions &Options,
-                       NoLintFilter &NoLint, PreludePchCache *Pchs) {
+                       NoLintFilter &NoLint, PreludePchCache *Pchs, ResultCache *Cache) {
   FileResult Result;
   std::vector<tooling::CompileCommand> Commands = DB.getCompileCommands(File);
   if (Commands.empty()) {
@@ -307,6 +329,24 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
       return Result;
     }
   }
+  std::string Key;
+  if (Cache && Cache->enabled()) {
+    std::vector<std::vector<std::string>> Args;
+    std::vector<std::string> Dirs;
+    for (const tooling::CompileCommand &C : Commands) {
+      Args.push_back(fullAdjuster(Options)(C.CommandLine, C.Filename));
+      Dirs.push_back(C.Directory);
+    }
+    std::string Checks;
+    for (RuleId R : Rules)
+      Checks += std::string(ruleInfo(R).Id) + ",";
+    Checks += Options.Checking.ReportUnknown ? "ReportUnknown=1" : "ReportUnknown=0";
+    Key = Cache->keyOf(Args, Dirs, Checks);
+    if (std::optional<std::vector<Finding>> Hit = Cache->lookup(Key)) {
+      Result.Findings = std::move(*Hit);
+      return Result;
+    }
+  }
   std::string Pch;
   if (Pchs && Commands.size() == 1) {
     std::vector<std::string> Args = fullAdjuster(Options)(Commands[0].CommandLine, Commands[0].Filename);
@@ -321,6 +361,8 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
     Pchs->noteFallback();
     Result = analyzeOnce(DB, File, Rules, Options, NoLint, "");
   }
+  if (!Key.empty() && !Result.Error && !Result.Deps.empty())
+    Cache->store(Key, Result.Deps, Result.Findings);
   return Result;
 }
 
@@ -368,6 +410,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     }
     Pchs->plan(Keys);
   }
+  ResultCache Cache(Options.CacheDir);
   std::atomic<unsigned> Done{0};
   std::mutex ProgressLock;
   {
@@ -375,7 +418,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     for (std::size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] {
         auto Start = std::chrono::steady_clock::now();
-        PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Options, NoLint, Pchs.get());
+        PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Options, NoLint, Pchs.get(), &Cache);
         PerFile[I].Seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
         unsigned N = ++Done;
@@ -386,6 +429,9 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
       });
     Pool.wait();
   }
+  Result.CacheHits = Cache.hits();
+  Result.CacheMisses = Cache.misses();
+  Result.CacheProblem = Cache.problem();
   if (Pchs) {
     Result.PchsBuilt = Pchs->built();
     Result.PchFallbacks = Pchs->fallbacks();

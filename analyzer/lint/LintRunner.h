@@ -22,6 +22,7 @@ struct LintOptions {
   HostSideConfig Host;
   std::vector<std::string> ExtraArgs;  // appended to every command (--extra-arg)
   bool UsePch = true;       // share a precompiled CUDA prelude between files (PreludePch.h)
+  std::string CacheDir;     // keep each unit's findings between runs (ResultCache.h); "" off
   CheckOptions Checking;
 };
 
@@ -36,6 +37,8 @@ struct LintResult {
   unsigned Crashes = 0;            // files whose analysis crashed and was recovered
   unsigned PchsBuilt = 0;          // precompiled preludes built
   unsigned PchFallbacks = 0;       // files parsed again without the prelude PCH
+  unsigned CacheHits = 0, CacheMisses = 0;  // units taken from / added to --cache-dir
+  std::string CacheProblem;        // why the cache could not be used or written, if so
 };
 
 // Turns a crash while analyzing one file (a signal, a stack overflow) into that file's

@@ -119,6 +119,12 @@ cl::opt<bool> NoPch("no-pch", cl::desc("Parse CUDA's implicit prelude in every f
                                      "sharing one precompiled copy between files with the "
                                      "same flags"),
                     cl::cat(Category));
+cl::opt<std::string> CacheDir("cache-dir",
+                              cl::desc("Keep each file's findings in this directory and reuse "
+                                       "them while the file, everything it includes, its "
+                                       "flags, the checks and syncwatch itself are unchanged "
+                                       "(default: $SYNCWATCH_CACHE_DIR, else off)"),
+                              cl::value_desc("dir"), cl::cat(Category));
 cl::opt<bool> PrintCommands("print-commands",
                             cl::desc("Print the clang command each file is parsed with (after "
                                      "nvcc/g++ translation) and exit"),
@@ -373,6 +379,10 @@ int main(int argc, const char **argv) {
   Options.Host.CudaPath = FallbackCuda;
   Options.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
   Options.UsePch = !NoPch;
+  Options.CacheDir = CacheDir;
+  if (CacheDir.getNumOccurrences() == 0)
+    if (std::optional<std::string> Env = sys::Process::GetEnv("SYNCWATCH_CACHE_DIR"))
+      Options.CacheDir = *Env;
   Options.Checking.ReportUnknown = ReportUnknown;
 
   // Load the baseline before the (long) analysis, so a bad path fails fast.
@@ -398,6 +408,8 @@ int main(int argc, const char **argv) {
   }
 
   syncwatch::LintResult Result = syncwatch::runLint(Translated, Files, Options);
+  if (!Result.CacheProblem.empty())
+    errs() << "syncwatch-lint: warning: " << Result.CacheProblem << "; continuing without it\n";
   if (Measured) {
     unsigned Changed = syncwatch::applyProfile(Result.Findings, *Measured);
     errs() << "syncwatch-lint: profile of " << Measured->Device << ": " << Changed
@@ -479,10 +491,12 @@ int main(int argc, const char **argv) {
     if (Stats)
       errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
                        "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
-                       "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s)\n",
+                       "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s); cache %u hit(s), "
+                       "%u miss(es)\n",
                        Files.size(), Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
                        Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
-                       Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks);
+                       Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
+                       Result.CacheMisses);
     if (!StatsJson.empty()) {
       std::error_code EC;
       raw_fd_ostream J(StatsJson, EC);
@@ -502,6 +516,8 @@ int main(int argc, const char **argv) {
         O.attribute("peakRssKiB", static_cast<int64_t>(Rss));
         O.attribute("preludePchs", static_cast<int64_t>(Result.PchsBuilt));
         O.attribute("pchFallbacks", static_cast<int64_t>(Result.PchFallbacks));
+        O.attribute("cacheHits", static_cast<int64_t>(Result.CacheHits));
+        O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
       });
       J << "\n";
     }

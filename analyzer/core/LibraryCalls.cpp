@@ -1,0 +1,234 @@
+#include "LibraryCalls.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+#include <vector>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+
+std::string libraryName(const FunctionDecl &FD) {
+  std::vector<std::string> Parts{FD.getNameAsString()};
+  for (const DeclContext *DC = FD.getDeclContext(); DC; DC = DC->getParent()) {
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC)) {
+      if (!NS->isInline())
+        Parts.push_back(NS->getNameAsString());
+    } else if (const auto *R = dyn_cast<RecordDecl>(DC)) {
+      Parts.push_back(R->getNameAsString());
+    }
+  }
+  std::string Name;
+  for (auto It = Parts.rbegin(); It != Parts.rend(); ++It)
+    Name += (Name.empty() ? "" : "::") + *It;
+  return Name;
+}
+
+const LibraryApi *libraryEntry(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return nullptr;
+  // Cheap first: only thrust's and cub's names can match.
+  const DeclContext *Top = FD->getDeclContext();
+  while (Top->getParent() && !Top->getParent()->isTranslationUnit())
+    Top = Top->getParent();
+  const auto *NS = dyn_cast<NamespaceDecl>(Top);
+  if (!NS || (NS->getName() != "thrust" && NS->getName() != "cub"))
+    return nullptr;
+  return findLibraryApi(libraryName(*FD));
+}
+
+namespace {
+
+AST_MATCHER(FunctionDecl, isLibraryEntryPoint) {
+  if (!Node.getIdentifier())
+    return false;
+  const DeclContext *Top = Node.getDeclContext();
+  while (Top->getParent() && !Top->getParent()->isTranslationUnit())
+    Top = Top->getParent();
+  const auto *NS = dyn_cast<NamespaceDecl>(Top);
+  return NS && (NS->getName() == "thrust" || NS->getName() == "cub") &&
+         findLibraryApi(libraryName(Node)) != nullptr;
+}
+
+const CXXRecordDecl *recordOf(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  return T->getAsCXXRecordDecl();
+}
+
+// Whether R is a thrust execution policy: it derives from thrust's execution_policy.
+bool isExecutionPolicy(const CXXRecordDecl *R, int Depth = 0) {
+  if (!R || !R->hasDefinition() || Depth > 12)
+    return false;
+  if (R->getName() == "execution_policy" || R->getName() == "execution_policy_base")
+    return true;
+  for (const CXXBaseSpecifier &B : R->bases())
+    if (isExecutionPolicy(recordOf(B.getType()), Depth + 1))
+      return true;
+  return false;
+}
+
+// Thrust's device iterators: device_ptr, device_vector's iterators, and iterator adaptors
+// over them (their names carry the device system).
+bool isDeviceIteratorType(QualType T) {
+  std::string Name = T.getNonReferenceType().getCanonicalType().getAsString();
+  return Name.find("device_ptr") != std::string::npos ||
+         Name.find("device_reference") != std::string::npos ||
+         Name.find("device_system_tag") != std::string::npos ||
+         Name.find("cuda_cub::tag") != std::string::npos;
+}
+
+// The stream given to par.on(s) / par_nosync.on(s), looking through the policy expression.
+const Expr *onStream(const Expr *Policy) {
+  Policy = Policy->IgnoreParenImpCasts();
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(Policy))
+    Policy = Temp->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Policy))
+    Policy = Bind->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Policy); Construct && Construct->getNumArgs() == 1)
+    return onStream(Construct->getArg(0));
+  if (const auto *M = dyn_cast<CXXMemberCallExpr>(Policy))
+    if (M->getMethodDecl() && M->getMethodDecl()->getName() == "on" && M->getNumArgs() >= 1)
+      return M->getArg(0);
+  return nullptr;
+}
+
+LibraryStream thrustStream(const CallExpr &Call) {
+  LibraryStream S;
+  if (Call.getNumArgs() == 0)
+    return S;
+  // The policy as written, not the execution_policy_base it converts to.
+  const Expr *First = Call.getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(First))
+    First = Temp->getSubExpr()->IgnoreParenImpCasts();
+  const CXXRecordDecl *R = recordOf(First->getType());
+  if (!isExecutionPolicy(R)) {
+    // No policy: the iterators' system decides.
+    if (isDeviceIteratorType(First->getType())) {
+      S.K = LibraryStream::Default;
+      S.Waits = true;
+      S.How = "without an execution policy";
+    } else {
+      S.K = LibraryStream::NoGpuWork;
+    }
+    return S;
+  }
+  std::string Policy = R->getNameAsString();
+  if (Policy.find("execute_on_stream") != std::string::npos) {
+    S.Stream = onStream(First);
+    S.K = S.Stream ? LibraryStream::Given : LibraryStream::Unknown;
+    S.Waits = Policy.find("nosync") == std::string::npos;
+    S.How = "on the stream of its execution policy";
+    return S;
+  }
+  if (Policy == "par_t" || Policy == "device_t" || Policy.find("par_nosync") != std::string::npos) {
+    S.K = LibraryStream::Default;
+    S.Waits = Policy.find("nosync") == std::string::npos;
+    S.How = Policy == "device_t" ? "with thrust::device" : "with an execution policy that names no stream";
+    return S;
+  }
+  if (Policy == "host_t" || Policy == "seq_t" || Policy.find("cpp") != std::string::npos ||
+      Policy.find("omp") != std::string::npos || Policy.find("tbb") != std::string::npos ||
+      Policy.find("host") != std::string::npos || Policy.find("seq") != std::string::npos) {
+    S.K = LibraryStream::NoGpuWork;
+    return S;
+  }
+  // A policy with an allocator (thrust::cuda::par(alloc)) is par's: the legacy stream.
+  if (Policy.find("execute_with_allocator") != std::string::npos) {
+    S.K = LibraryStream::Default;
+    S.Waits = true;
+    S.How = "with an execution policy that names no stream";
+  }
+  return S;
+}
+
+bool isNullPointer(const Expr *E, ASTContext &Ctx) {
+  return !E->isValueDependent() &&
+         E->IgnoreParenImpCasts()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) !=
+             Expr::NPCK_NotNull;
+}
+
+// The temp-storage pointer is still the null it was initialized with: the call only
+// computes the size (void *d_temp = nullptr; cub::DeviceReduce::Sum(d_temp, bytes, ...)).
+bool isSizeQuery(const CallExpr &Call, ASTContext &Ctx) {
+  if (Call.getNumArgs() == 0)
+    return false;
+  if (isNullPointer(Call.getArg(0), Ctx))
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Call.getArg(0)->IgnoreParenImpCasts());
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!V || !V->isLocalVarDecl() || !V->getInit() || !isNullPointer(V->getInit(), Ctx))
+    return false;
+  const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext());
+  if (!Fn || !Fn->getBody())
+    return false;
+  struct Writes : RecursiveASTVisitor<Writes> {
+    const VarDecl *V;
+    SourceLocation Before;
+    const SourceManager &SM;
+    bool Found = false;
+    Writes(const VarDecl *V, SourceLocation B, const SourceManager &SM) : V(V), Before(B), SM(SM) {}
+    bool refersToV(const Expr *E) {
+      const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+      return R && R->getDecl() == V;
+    }
+    void note(const Stmt *S) {
+      if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(S->getBeginLoc()), Before))
+        Found = true;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      if (U->getOpcode() == UO_AddrOf && refersToV(U->getSubExpr()))
+        note(U);
+      return true;
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      if (B->isAssignmentOp() && refersToV(B->getLHS()))
+        note(B);
+      return true;
+    }
+  } W(V, Ctx.getSourceManager().getExpansionLoc(Call.getBeginLoc()), Ctx.getSourceManager());
+  W.TraverseStmt(const_cast<Stmt *>(Fn->getBody()));
+  return !W.Found;
+}
+
+LibraryStream cubStream(const CallExpr &Call, ASTContext &Ctx) {
+  LibraryStream S;
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD)
+    return S;
+  if (isSizeQuery(Call, Ctx)) {
+    S.K = LibraryStream::NoGpuWork; // sizes the temp storage only
+    return S;
+  }
+  for (unsigned I = 0; I < FD->getNumParams() && I < Call.getNumArgs(); ++I) {
+    if (FD->getParamDecl(I)->getName() != "stream")
+      continue;
+    const Expr *Arg = Call.getArg(I);
+    if (isa<CXXDefaultArgExpr>(Arg)) {
+      S.K = LibraryStream::Default;
+      S.How = "without its stream argument";
+    } else {
+      S.K = LibraryStream::Given;
+      S.Stream = Arg;
+      S.How = "on the stream it is given";
+    }
+    return S;
+  }
+  // No parameter named stream (an environment overload): unknown.
+  return S;
+}
+
+} // namespace
+
+LibraryStream libraryStreamOf(const CallExpr &Call, const LibraryApi &Api, ASTContext &Ctx) {
+  return Api.Shape == LibraryShape::ThrustAlgorithm ? thrustStream(Call) : cubStream(Call, Ctx);
+}
+
+StatementMatcher libraryCallMatcher() {
+  return callExpr(callee(functionDecl(isLibraryEntryPoint()))).bind("library-call");
+}
+
+} // namespace syncwatch
