@@ -166,10 +166,20 @@ public:
       return;
     SourceManager &SM = CI.getSourceManager();
     for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-      SmallString<256> Path(It->first.getName());
-      CI.getFileManager().makeAbsolutePath(Path);
-      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-      Deps.push_back(std::string(Path));
+      // The real path the file was opened at: a name relative to the entry's directory
+      // must not be resolved against this process's working directory.
+      StringRef Real = It->first.getFileEntry().tryGetRealPathName();
+      SmallString<256> Path(Real.empty() ? It->first.getName() : Real);
+      if (Real.empty()) {
+        CI.getFileManager().makeAbsolutePath(Path);
+        SmallString<256> Resolved;
+        if (!llvm::sys::fs::real_path(Path, Resolved))
+          Path = Resolved;
+      }
+      // Headers inside the prelude PCH carry the names they were precompiled under, which
+      // need not exist as such: the command's key (its --cuda-path) covers them.
+      if (llvm::sys::fs::exists(Path))
+        Deps.push_back(std::string(Path));
     }
     std::sort(Deps.begin(), Deps.end());
     Deps.erase(std::unique(Deps.begin(), Deps.end()), Deps.end());
@@ -293,6 +303,13 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
     return Result;
   }
   Result.Findings = std::move(Collector.Findings);
+  // The shared prelude PCH is rebuilt by every run: it is keyed by the command, not read.
+  if (!Pch.empty())
+    Result.Deps.erase(std::remove_if(Result.Deps.begin(), Result.Deps.end(),
+                                     [&](const std::string &D) {
+                                       return D == Pch || llvm::sys::fs::equivalent(D, Pch);
+                                     }),
+                      Result.Deps.end());
   return Result;
 }
 

@@ -200,7 +200,7 @@ void ResultCache::store(const std::string &Key, const std::vector<std::string> &
   for (const std::string &D : Deps) {
     std::optional<std::string> H = contentHash(D);
     if (!H)
-      return; // a file that vanished mid-run: do not cache what cannot be checked
+      return; // it vanished mid-run: the tree changed under us, keep nothing
     DepList.push_back(json::Array{D, *H});
   }
   for (const Finding &F : Findings)
