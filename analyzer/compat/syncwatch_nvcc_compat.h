@@ -73,4 +73,50 @@ static inline __host__ unsigned long long int ullmax(const unsigned long long in
 #define __nv_is_extended_device_lambda_with_preserved_return_type(...) true
 #endif
 
+// 5. `__ldcs(p)` / `__stcs(p, v)` and the other cache-hinted loads and stores (__ldcg,
+//    __ldca, __ldlu, __ldcv, __stcg, __stwb, __stwt) on built-in and vector types, as in
+//    llm.c's Packed128: CUDA's sm_32_intrinsics.h declares them for nvcc's host pass too;
+//    clang defines them only when compiling for the device, and the host pass then finds
+//    only cuda_fp16/cuda_bf16's overloads ("no matching function for call to '__stcs'").
+//    Declarations suffice: device code is parsed, never run, on the host side.
+#if !defined(__CUDA_ARCH__)
+#define SYNCWATCH_CACHE_HINTS(T)                                                      \
+  __device__ T __ldcs(const T *); __device__ T __ldcg(const T *);                      \
+  __device__ T __ldca(const T *); __device__ T __ldlu(const T *);                      \
+  __device__ T __ldcv(const T *); __device__ void __stcs(T *, T);                      \
+  __device__ void __stcg(T *, T); __device__ void __stwb(T *, T);                      \
+  __device__ void __stwt(T *, T);
+SYNCWATCH_CACHE_HINTS(char)
+SYNCWATCH_CACHE_HINTS(signed char)
+SYNCWATCH_CACHE_HINTS(short)
+SYNCWATCH_CACHE_HINTS(int)
+SYNCWATCH_CACHE_HINTS(long)
+SYNCWATCH_CACHE_HINTS(long long)
+SYNCWATCH_CACHE_HINTS(unsigned char)
+SYNCWATCH_CACHE_HINTS(unsigned short)
+SYNCWATCH_CACHE_HINTS(unsigned int)
+SYNCWATCH_CACHE_HINTS(unsigned long)
+SYNCWATCH_CACHE_HINTS(unsigned long long)
+SYNCWATCH_CACHE_HINTS(float)
+SYNCWATCH_CACHE_HINTS(double)
+SYNCWATCH_CACHE_HINTS(char2)
+SYNCWATCH_CACHE_HINTS(char4)
+SYNCWATCH_CACHE_HINTS(short2)
+SYNCWATCH_CACHE_HINTS(short4)
+SYNCWATCH_CACHE_HINTS(int2)
+SYNCWATCH_CACHE_HINTS(int4)
+SYNCWATCH_CACHE_HINTS(longlong2)
+SYNCWATCH_CACHE_HINTS(uchar2)
+SYNCWATCH_CACHE_HINTS(uchar4)
+SYNCWATCH_CACHE_HINTS(ushort2)
+SYNCWATCH_CACHE_HINTS(ushort4)
+SYNCWATCH_CACHE_HINTS(uint2)
+SYNCWATCH_CACHE_HINTS(uint4)
+SYNCWATCH_CACHE_HINTS(ulonglong2)
+SYNCWATCH_CACHE_HINTS(float2)
+SYNCWATCH_CACHE_HINTS(float4)
+SYNCWATCH_CACHE_HINTS(double2)
+#undef SYNCWATCH_CACHE_HINTS
+#endif
+
 #endif // SYNCWATCH_NVCC_COMPAT_H

@@ -1,5 +1,7 @@
 #include "HostMemoryProvenance.h"
 
+#include <algorithm>
+
 #include "syncwatch/catalogue.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -313,6 +315,25 @@ Provenance HostMemoryProvenance::resolveVar(const VarDecl *V, int Depth) {
     outParamAllocations(V, Body, Sources);
   }
   InProgress.erase(V);
+  // A local pointer malloc'd on one path and pinned on another is pageable on some path:
+  // the copy is not asynchronous there (issue 11's path-dependent host memory).
+  bool AnyPageable = false, OnlyKnown = true;
+  Provenance FirstPageable;
+  for (const Provenance &P : Sources) {
+    if (P.Kind == HostMemory::Pageable && !AnyPageable) {
+      AnyPageable = true;
+      FirstPageable = P;
+    }
+    if (P.Kind != HostMemory::Pageable && P.Kind != HostMemory::Pinned && P.Kind != HostMemory::Null)
+      OnlyKnown = false;
+  }
+  bool Mixed = AnyPageable && std::any_of(Sources.begin(), Sources.end(), [](const Provenance &P) {
+    return P.Kind == HostMemory::Pinned;
+  });
+  if (Mixed && OnlyKnown) {
+    FirstPageable.How += " on one path (pinned on another)";
+    return FirstPageable;
+  }
   return combine(Sources);
 }
 
