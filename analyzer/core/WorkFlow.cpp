@@ -125,6 +125,20 @@ struct Origin {
   bool callersOther() const { return Entry && Param < 0; }
 };
 
+// A must-map's join: keys on both sides, bits on both sides.
+template <typename Key> void intersect(std::map<Key, llvm::BitVector> &Mine,
+                                       const std::map<Key, llvm::BitVector> &Theirs) {
+  for (auto It = Mine.begin(); It != Mine.end();) {
+    auto Other = Theirs.find(It->first);
+    if (Other == Theirs.end()) {
+      It = Mine.erase(It);
+      continue;
+    }
+    It->second &= Other->second;
+    ++It;
+  }
+}
+
 struct State {
   bool Reached = false;
   llvm::BitVector May, Must;
@@ -143,24 +157,8 @@ struct State {
     State Old = *this;
     May |= O.May;
     Must &= O.Must;
-    for (auto It = Cover.begin(); It != Cover.end();) {
-      auto Other = O.Cover.find(It->first);
-      if (Other == O.Cover.end()) {
-        It = Cover.erase(It);
-        continue;
-      }
-      It->second &= Other->second;
-      ++It;
-    }
-    for (auto It = Deps.begin(); It != Deps.end();) {
-      auto Other = O.Deps.find(It->first);
-      if (Other == O.Deps.end()) {
-        It = Deps.erase(It);
-        continue;
-      }
-      It->second &= Other->second;
-      ++It;
-    }
+    intersect(Cover, O.Cover);
+    intersect(Deps, O.Deps);
     return May != Old.May || Must != Old.Must || Cover != Old.Cover || Deps != Old.Deps;
   }
 };
@@ -365,12 +363,16 @@ private:
           Waited->set(I);
     kill(S, [&](const Origin &O) { return drainedBy(Q, O); });
     if (Q.K == Queue::Named)
-      if (auto It = S.Deps.find(Q.Stream); It != S.Deps.end()) {
-        llvm::BitVector Keep = It->second;
-        Keep.flip();
-        S.May &= Keep;
-        S.Must &= Keep;
-      }
+      if (auto It = S.Deps.find(Q.Stream); It != S.Deps.end())
+        killBits(S, It->second);
+  }
+
+  // Drains the work items set in Bits (an event's cover, a stream's event dependencies).
+  void killBits(State &S, const llvm::BitVector &Bits) const {
+    kill(S, [&](const Origin &O) {
+      unsigned I = static_cast<unsigned>(&O - FS.Origins.data());
+      return I < Bits.size() && Bits.test(I);
+    });
   }
 
   void transfer(const WorkCall &W, State &S) const {
@@ -405,14 +407,8 @@ private:
             W.Call->getNumArgs() ? eventKey(W.Call->getArg(0), Ctx) : std::nullopt;
         auto It = K ? S.Cover.find(*K) : S.Cover.end();
         if (It != S.Cover.end()) {
-          llvm::BitVector Keep = It->second;
-          if (Waited)
-            for (unsigned I : It->second.set_bits())
-              if (S.May.test(I))
-                Waited->set(I);
-          Keep.flip();
-          S.May &= Keep;
-          S.Must &= Keep;
+          llvm::BitVector Covered = It->second;  // kill() may not touch the map it reads
+          killBits(S, Covered);
         } else {
           // Recorded where we cannot see: it covers work we cannot name.
           kill(S, [](const Origin &O) { return O.Q.K == Queue::Unknown; });

@@ -15,8 +15,8 @@ namespace reduce {
 
 double sums(const float *d_values, std::size_t n, cudaStream_t stream) {
   thrust::device_ptr<const float> first(d_values);
-  // thrust without a stream: the legacy default stream (thrust is not syncwatch's catalogue).
-  const float a = thrust::reduce(thrust::device, first, first + n, 0.0f);
+  // thrust::device names no stream: the legacy default stream (rules/library_api.def).
+  const float a = thrust::reduce(thrust::device, first, first + n, 0.0f);  // expect: warning syncwatch-default-stream
   // thrust on the caller's stream.
   const float b = thrust::transform_reduce(
       thrust::cuda::par.on(stream), first, first + n,
@@ -27,10 +27,11 @@ double sums(const float *d_values, std::size_t n, cudaStream_t stream) {
   std::size_t temp_bytes = 0;
   CUDA_CHECK(cudaMalloc(&d_out, 2 * sizeof(float)));
   CUDA_CHECK(cudaMemsetAsync(d_out, 0, 2 * sizeof(float), stream));
-  // cub without a stream (stream 0), then on the caller's stream.
+  // cub without a stream (stream 0), then on the caller's stream. The first call only sizes
+  // the temp storage (d_temp is still null): no GPU work.
   CUDA_CHECK(cub::DeviceReduce::Sum(d_temp, temp_bytes, d_values, d_out, static_cast<int>(n)));
   CUDA_CHECK(cudaMalloc(&d_temp, temp_bytes));  // expect: note syncwatch-implicit-sync
-  CUDA_CHECK(cub::DeviceReduce::Sum(d_temp, temp_bytes, d_values, d_out, static_cast<int>(n)));
+  CUDA_CHECK(cub::DeviceReduce::Sum(d_temp, temp_bytes, d_values, d_out, static_cast<int>(n)));  // expect: warning syncwatch-default-stream
   CUDA_CHECK(cub::DeviceReduce::Max(d_temp, temp_bytes, d_values, d_out + 1, static_cast<int>(n),
                                     stream));
   float host[2];
