@@ -60,7 +60,7 @@ void ImplicitSyncCheck::onEndOfTranslationUnit() {
       if (P)
         D.Notes.push_back(pendingNote(*P, C, SM));
       else
-        callerNotes(*Flow, F, D.Notes);
+        callerNotes(*Flow, D.Notes);
       D.Evidence = {{"api", std::string(C.Api->Name)},
                     {"documented", std::string(documentedSyncText(C.Api->Documented))},
                     {"measured", std::string(measuredSyncText(C.Api->Measured))},

@@ -152,7 +152,7 @@ void SyncMemcpyCheck::onEndOfTranslationUnit() {
       if (P)
         D.Notes.insert(D.Notes.begin(), pendingNote(*P, C, SM));
       else if (Flow->Caller == CallerWork::Known)
-        callerNotes(*Flow, F, D.Notes);
+        callerNotes(*Flow, D.Notes);
       D.Evidence = {{"api", std::string(C.Api->Name)},
                     {"documented", std::string(documentedSyncText(C.Api->Documented))},
                     {"measured", std::string(measuredSyncText(C.Api->Measured))},

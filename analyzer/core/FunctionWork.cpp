@@ -209,32 +209,4 @@ const std::vector<FunctionCalls> &FunctionWork::functions() {
   return Sorted;
 }
 
-const WorkCall *FunctionCalls::workInLoop(const Stmt *Loop, const WorkCall *Except) const {
-  for (const WorkCall &W : Calls)
-    if (&W != Except && W.StreamWork &&
-        std::find(W.Loops.begin(), W.Loops.end(), Loop) != W.Loops.end())
-      return &W;
-  return nullptr;
-}
-
-std::pair<const Stmt *, const WorkCall *> FunctionCalls::loopWithWork(const WorkCall &C) const {
-  for (const Stmt *Loop : C.Loops)
-    if (const WorkCall *W = workInLoop(Loop, &C))
-      return {Loop, W};
-  return {nullptr, nullptr};
-}
-
-const WorkCall *FunctionCalls::unsyncedWorkBefore(const WorkCall &C) const {
-  const WorkCall *Last = nullptr;
-  for (const WorkCall &W : Calls) {
-    if (&W == &C)
-      break;
-    if (W.HostWaits)
-      Last = nullptr; // what was issued before has been waited for
-    else if (W.StreamWork)
-      Last = &W;
-  }
-  return Last;
-}
-
 } // namespace syncwatch

@@ -44,13 +44,6 @@ struct WorkCall {
 struct FunctionCalls {
   const clang::Decl *Function;              // FunctionDecl, or a lambda's call operator
   std::vector<WorkCall> Calls;              // in source order
-
-  // The first call that issues stream work inside Loop, other than Except, or nullptr.
-  const WorkCall *workInLoop(const clang::Stmt *Loop, const WorkCall *Except) const;
-  // The innermost loop around C that also issues stream work, with that work.
-  std::pair<const clang::Stmt *, const WorkCall *> loopWithWork(const WorkCall &C) const;
-  // The last stream work before C with no host wait between them.
-  const WorkCall *unsyncedWorkBefore(const WorkCall &C) const;
 };
 
 // Built at the end of the unit by one walk over the user's own declarations, keeping the

@@ -52,7 +52,7 @@ protected:
     return {P.Work->Loc, Text, {}};
   }
   // The notes for work a caller left running: its call site, and the work.
-  static void callerNotes(const CallFlow &F, const FunctionCalls &Fn, std::vector<CheckNote> &Notes) {
+  static void callerNotes(const CallFlow &F, std::vector<CheckNote> &Notes) {
     if (!F.CallerSite)
       return;
     std::string Name = "'" + calleeName(*F.CallerSite->Call) + "'";
@@ -60,7 +60,6 @@ protected:
     Notes.push_back({F.CallerSite->Loc, Name + " is called here while " + What + " may still be running", {}});
     if (F.CallerPending)
       Notes.push_back({F.CallerPending->Loc, What + " issues stream work here", {}});
-    (void)Fn;
   }
 
   FunctionWork Work;

@@ -513,7 +513,13 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
     const char *Name = nullptr;
     if (cuptiGetCallbackName(Domain, Id, &Name) != CUPTI_SUCCESS || !Name)
       continue;
-    if (const ApiInfo *Api = findApi(Name)) {
+    const ApiInfo *Api = findApi(Name);
+    // cudaEventQuery is catalogued for the analyzer (a finished polling loop drains work);
+    // it never waits, and PyTorch's caching allocator polls events on every allocation:
+    // a callback there would cost every process and tell nothing.
+    if (Api && Api->Family == ApiFamily::EventQuery)
+      continue;
+    if (Api) {
       Ids[Id].Name = Api->Name;
       Ids[Id].Launch = Api->Family == ApiFamily::Launch;
       Ids[Id].ReleasesHostMemory = Api->Family == ApiFamily::HostFree || Api->Family == ApiFamily::HostUnregister;

@@ -50,7 +50,6 @@ static std::string causeOf(const ApiInfo &Api) {
   case ApiFamily::StreamSync:
   case ApiFamily::EventSync:
   case ApiFamily::StreamQuery:
-  case ApiFamily::EventQuery:
     return "explicit synchronization";
   case ApiFamily::Copy:
   case ApiFamily::Memset:
