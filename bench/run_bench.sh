@@ -56,7 +56,8 @@ N_GEN=${#FILES[@]}
 N_TEST=0
 for f in "$ROOT"/test_inputs/static/*.cu; do
   [[ -e "$f" ]] || continue
-  if ! head -n 8 "$f" | grep -q '// clang-flags:'; then
+  head8="$(head -n 8 "$f")"
+  if ! grep -q '// clang-flags:' <<<"$head8"; then
     FILES+=("$f")
     N_TEST=$((N_TEST + 1))
   fi

@@ -7,7 +7,8 @@ ci/build.sh >/dev/null
 echo "== syncwatch-lint over test_inputs/static (files without per-file flags) =="
 files=()
 for f in test_inputs/static/*.cu; do
-  head -8 "$f" | grep -q "clang-flags:" || files+=("$f")
+  head8="$(head -8 "$f")"
+  grep -q "clang-flags:" <<<"$head8" || files+=("$f")
 done
 report="$(mktemp /tmp/syncwatch-demo.XXXXXX.json)"
 trap 'rm -f "$report"' EXIT

@@ -9,7 +9,8 @@ packages=(clang-22 clang-tidy-22 clang-tools-22 libclang-22-dev llvm-22-dev libc
           libgtest-dev libgmock-dev libdw-dev ninja-build cmake python3 git)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+  [ "$status" = "install ok installed" ] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "ci/setup.sh: installing ${missing[*]}"

@@ -15,11 +15,11 @@ for s in cuBLAS/Level-3/gemm cuBLAS/Level-1/axpy cuFFT/1d_c2c; do
   cmake -S "$src/$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_CUDA_FLAGS="-lineinfo -Xcompiler -g1" -DCMAKE_CXX_FLAGS="-g1" > "$out/$name.cmake.log" 2>&1 &&
     ninja -C "$b" > "$out/$name.build.log" 2>&1 || { echo "$s: build failed"; tail -5 "$out/$name.build.log"; fail=1; continue; }
-  exe=$(find "$b/bin" "$b" -maxdepth 1 -type f -executable -name "*example*" 2>/dev/null | head -1)
+  exes=$(find "$b/bin" "$b" -maxdepth 1 -type f -executable -name "*example*" 2>/dev/null); exe=${exes%%$'\n'*}
   mkdir -p "$out/$name"
   "$sw" run --record --out "$out/$name" -- "$exe" > "$out/$name.run.log" 2>&1; rc=$?
   echo "== $s: exit $rc, $(ls "$out/$name" | tr '\n' ' ')"
-  grep -E "warning|note|call site" "$out/$name.run.log" | cut -c1-200 | head -5
+  grep -E "warning|note|call site" "$out/$name.run.log" | cut -c1-200 | sed -n 1,5p
   cp "$b/compile_commands.json" "$out/$name/compile_commands.json"
 done
 exit $fail

@@ -31,7 +31,7 @@ log "probe under syncwatch run (static cudart)"
 python3 "$here/check_probe.py" "$here/runtime_probe.cu" "$out"/probe/syncwatch-*.json || fail=1
 ls "$out"/probe/; cp "$out"/probe/syncwatch-*.swrec "$out/probe.swrec"
 log "replay of the recording"
-"$sw" replay "$out/probe.swrec" | head -20
+"$sw" replay "$out/probe.swrec" > "$out/probe.replay.txt"; sed -n 1,20p "$out/probe.replay.txt"
 
 log "probe through CUDA_INJECTION64_PATH"
 CUDA_INJECTION64_PATH=$lib SYNCWATCH_OUT=$out SYNCWATCH_QUIET=1 "$build/runtime_probe" >/dev/null || fail=1
@@ -41,8 +41,8 @@ log "exit code and output unchanged"
 plain=$("$build/runtime_probe"); pre=$(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runtime_probe")
 [ "$plain" = "$pre" ] && echo "same stdout" || { echo "stdout differs"; fail=1; }
 LD_PRELOAD=$lib SYNCWATCH_QUIET=1 sh -c 'exit 7'; [ $? -eq 7 ] && echo "exit code kept" || fail=1
-SYNCWATCH_THRESHOLD_MS=abc LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "SYNCWATCH_THRESHOLD_MS" || fail=1
-SYNCWATCH_OUT=/nonexistent/dir LD_PRELOAD=$lib "$build/runtime_probe" 2>&1 >/dev/null | grep -m1 "cannot write" || fail=1
+msg=$(SYNCWATCH_THRESHOLD_MS=abc LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runtime_probe" 2>&1 >/dev/null); grep "SYNCWATCH_THRESHOLD_MS" <<<"$msg" || fail=1
+msg=$(SYNCWATCH_OUT=/nonexistent/dir LD_PRELOAD=$lib "$build/runtime_probe" 2>&1 >/dev/null); grep "cannot write" <<<"$msg" || fail=1
 
 log "calibration: the truth table on this GPU (syncwatch calibrate)"
 "$root/tests/calibrate_test.sh" "$sw" "$out/calibrate" || fail=1

@@ -42,7 +42,7 @@ mv "$build" "$moved"
 
 cd /
 for tool in syncwatch-lint syncwatch-clang-tidy syncwatch; do
-  check "installed $tool --version" sh -c "'$prefix/bin/$tool' --version | grep -q 0.1.0"
+  check "installed $tool --version" sh -c "v=\$('$prefix/bin/$tool' --version) && case \"\$v\" in *0.1.0*) ;; *) exit 1;; esac"
 done
 check "nothing installed names the build tree" sh -c "! grep -rl '$build/' '$prefix/share' '$prefix/lib/cmake'"
 
@@ -106,7 +106,7 @@ fi
 # A moved prefix still works: nothing is found through the install path itself.
 cp -a "$prefix" "$tmp/moved-prefix"
 check "a moved prefix: syncwatch-lint still finds its data" sh -c \
-  "'$tmp/moved-prefix/bin/syncwatch-lint' '$src/test_inputs/static/ds_pos_launch_no_stream_with_streams.cu' -- --cuda-path='$cuda' 2>&1 | grep -q syncwatch-default-stream"
+  "out=\$('$tmp/moved-prefix/bin/syncwatch-lint' '$src/test_inputs/static/ds_pos_launch_no_stream_with_streams.cu' -- --cuda-path='$cuda' 2>&1); case \"\$out\" in *syncwatch-default-stream*) ;; *) exit 1;; esac"
 rm -rf "$tmp/moved-prefix/share/syncwatch/compat"
 out="$("$tmp/moved-prefix/bin/syncwatch-lint" "$src/test_inputs/static/ds_pos_launch_no_stream_with_streams.cu" -- 2>&1)"; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot find syncwatch's data files" <<<"$out" && ok "a broken install: a clear error, exit 2" ||
@@ -130,7 +130,7 @@ else
 fi
 
 # --- 2. the .deb -------------------------------------------------------------------------
-deb="$(ls "$tmp"/deb/syncwatch_*_amd64.deb 2>/dev/null | head -1)"
+debs=("$tmp"/deb/syncwatch_*_amd64.deb); deb=""; [ -e "${debs[0]}" ] && deb="${debs[0]}"
 if [ -n "$deb" ]; then
   info="$(dpkg-deb -I "$deb")"
   grep -q "^ Depends:.*libclang-cpp22" <<<"$info" && grep -q "^ Package: syncwatch" <<<"$info" &&
@@ -153,14 +153,14 @@ if [ -n "$deb" ]; then
      grep -q "^Status: install ok installed" "$root/var/lib/dpkg/status"; then
     ok "dpkg -i into a scratch root"
     check "the .deb's syncwatch-lint runs from the scratch root" sh -c \
-      "'$root/usr/bin/syncwatch-lint' '$src/test_inputs/static/ds_pos_launch_no_stream_with_streams.cu' -- --cuda-path='$cuda' 2>&1 | grep -q syncwatch-default-stream"
+      "out=\$('$root/usr/bin/syncwatch-lint' '$src/test_inputs/static/ds_pos_launch_no_stream_with_streams.cu' -- --cuda-path='$cuda' 2>&1); case \"\$out\" in *syncwatch-default-stream*) ;; *) exit 1;; esac"
   else
     fail "dpkg -i into a scratch root" "$(tail -3 "$tmp/dpkg.log")"
   fi
 fi
 
 # --- 3. the wheel ------------------------------------------------------------------------
-whl="$(ls "$tmp"/wheelhouse/syncwatch-*.whl 2>/dev/null | head -1)"
+whls=("$tmp"/wheelhouse/syncwatch-*.whl); whl=""; [ -e "${whls[0]}" ] && whl="${whls[0]}"
 if [ -n "$whl" ]; then
   python3 - "$whl" <<'PY' >"$tmp/wheel-check.log" 2>&1 && ok "the wheel: manylinux py3 tag, the command, libsyncwatch.so, entry point, no LLVM" || fail "the wheel's contents" "$(cat "$tmp/wheel-check.log")"
 import sys, zipfile
@@ -185,7 +185,8 @@ PY
        "nvidia-cuda-cupti>=13,<14" >"$tmp/pip.log" 2>&1; then
     out="$(PYTHONPATH="$target" python3 -m syncwatch --version 2>&1)"
     [ "$out" = "syncwatch 0.1.0" ] && ok "python -m syncwatch --version" || fail "python -m syncwatch --version" "$out"
-    ldd "$target/syncwatch/lib/libsyncwatch.so" | grep -q "libcupti.so.13 => $target/syncwatch/lib/../../nvidia/cu13/lib/" &&
+    ldd_out="$(ldd "$target/syncwatch/lib/libsyncwatch.so")"
+    grep -qF "libcupti.so.13 => $target/syncwatch/lib/../../nvidia/cu13/lib/" <<<"$ldd_out" &&
       ok "the wheel's library loads CUPTI from the nvidia-cuda-cupti wheel" || fail "CUPTI from the wheel" "$(ldd "$target/syncwatch/lib/libsyncwatch.so" | grep cupti)"
     out="$(PYTHONPATH="$target" python3 -m syncwatch run --out "$tmp/wheel-reports" -- python3 -c 'print("py ok")' 2>"$tmp/wrun.err")"; rc=$?
     [ "$out" = "py ok" ] && [ $rc -eq 0 ] && ok "python -m syncwatch run -- python3 ...: the job's output and exit code" ||
