@@ -1,6 +1,7 @@
 #include "CallSites.h"
 
 #include "ElfSymbols.h"
+#include "FrameClass.h"
 
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -49,43 +50,6 @@ std::uint32_t SiteTable::intern(const RawStack &S) {
 }
 
 namespace {
-
-// dladdr names the main program as it was started (argv[0], maybe relative to a working
-// directory the program has left since): its real path is /proc/self/exe.
-const char *modulePath(const char *Name) {
-  if (Name && Name[0] == '/')
-    return Name;
-  static const char *Exe = [] {
-    char Buf[4096];
-    ssize_t N = ::readlink("/proc/self/exe", Buf, sizeof Buf - 1);
-    return N > 0 ? strdup(std::string(Buf, static_cast<std::size_t>(N)).c_str()) : nullptr;
-  }();
-  return Exe ? Exe : Name;
-}
-
-// Modules whose frames are never the user's call site.
-bool isVendorModule(const char *Path) {
-  if (!Path)
-    return true;
-  const char *Base = std::strrchr(Path, '/');
-  Base = Base ? Base + 1 : Path;
-  for (const char *Prefix : {"libsyncwatch", "libcupti", "libcudart", "libcuda.", "libc.so", "libc-",
-                             "libstdc++", "libgcc", "libpthread", "libtorch", "libc10", "libcublas",
-                             "libcudnn", "libnccl", "libpython", "ld-linux"})
-    if (std::strncmp(Base, Prefix, std::strlen(Prefix)) == 0)
-      return true;
-  return false;
-}
-
-
-// Static cudart lives inside the executable, and cuda_runtime.h's templates
-// (cudaLaunchKernel<T>) are compiled into the user's objects: their frames are vendor frames.
-bool isVendorName(const std::string &N) {
-  auto Starts = [&](const char *P) { return N.compare(0, std::strlen(P), P) == 0; };
-  return N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") ||
-         Starts("__device_stub__") ||
-         (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z');
-}
 
 struct Symbolized {
   std::string Function, File;
@@ -143,23 +107,6 @@ std::vector<std::vector<Symbolized>> symbolize(const char *Module, const std::ve
   return Out;
 }
 
-// cuda_runtime.h's templates (cudaMalloc<T>) inlined into the user's function.
-bool isVendorHeader(const std::string &File) {
-  return File.find("/targets/x86_64-linux/include/") != std::string::npos ||
-         File.find("/cuda/include/") != std::string::npos || File.find("/crt/") != std::string::npos;
-}
-
-// "__device_stub__Z4spinx(long long)" -> "spin": the kernel whose host wrapper comes next.
-std::string kernelOfStub(const std::string &Stub) {
-  auto Pos = Stub.find("__device_stub__");
-  std::string Mangled = "_" + Stub.substr(Pos + 15, Stub.find('(', Pos) - Pos - 15);
-  int Status = 0;
-  char *D = abi::__cxa_demangle(Mangled.c_str(), nullptr, nullptr, &Status);
-  std::string Name = Status == 0 && D ? D : Mangled;
-  std::free(D);
-  return Name.substr(0, Name.find('('));
-}
-
 } // namespace
 
 SiteFrame SiteTable::resolve(std::uint32_t Site) const {
@@ -185,7 +132,7 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
     if (!dladdr(S.Frames[I], &Info) || isVendorModule(Info.dli_fname))
       continue;
     std::uintptr_t Pc = reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1;
-    const char *Module = modulePath(Info.dli_fname);
+    const char *Module = modulePath(Info.dli_fname, Info.dli_fbase);
     Frames.push_back({Module, elfIsFixedAddress(Module)
                                           ? Pc
                                           : Pc - reinterpret_cast<std::uintptr_t>(Info.dli_fbase)});

@@ -6,7 +6,9 @@
 // entry point (CUDA_INJECTION64_PATH -> InitializeInjection).
 #include "../runtime/Recorder.h"
 #include "../runtime/Stderr.h"
+#include "ApiHandler.h"
 #include "CallFilter.h"
+#include "HostClock.h"
 #include "CudaPresence.h"
 
 #include "syncwatch/catalogue.h"
@@ -180,21 +182,13 @@ Recorder &recorder() {
   std::call_once(RecorderOnce, [] {
     writeStderr(Start->ConfigMessages);
     TheRecorder = new Recorder(Start->Cfg);
+    TheRecorder->startDrainer();
     TheRecorder->kernelsTracedFrom(KernelsOnSince.load());
     installSignalHandlers();
     std::atexit(nameDevicesAtExit);
   });
   return *TheRecorder;
 }
-
-struct ThreadState {
-  int Depth = 0;                 // a driver call inside a runtime call is not a second call
-  bool Skip = false;             // this call cannot matter: not recorded at all
-  bool CreatedContext = false;   // CUPTI created a context inside the current call
-  std::uint64_t Enter = 0;
-  RawStack Stack;
-};
-thread_local ThreadState Thread;
 
 void traceKernels() {
   if (KernelsOn.load(std::memory_order_relaxed) || KernelsOn.exchange(true))
@@ -225,69 +219,25 @@ void disableLaunchCallbacks() {
     cuptiEnableCallback(0, Start->Subscriber, Domain, Id);
 }
 
-std::uint64_t threadId() {
-  thread_local const std::uint64_t Tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
-  return Tid;
-}
-
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   if (InForkedChild.load(std::memory_order_relaxed))
     return;
-  // A context created inside the call this thread is in: that call's time is start-up.
   if (Domain == CUPTI_CB_DOMAIN_RESOURCE) {
-    if (Id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && Thread.Depth > 0)
-      Thread.CreatedContext = true;
+    if (Id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+      noteContextCreated();
     return;
   }
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
-  if (Cb->callbackSite == CUPTI_API_ENTER) {
-    if (Thread.Depth++ > 0)
-      return;
-    const CallbackInfo &Info = infoOf(Domain, Id);
-    EntryDecision D = decideAtEntry(Domain, Id, Cb, Info);
-    if (D.EnableLaunches)
-      enableLaunchCallbacks();
-    else if (D.DisableLaunches)
-      disableLaunchCallbacks();
-    if (KernelMode == KernelTrace::Auto && D.TraceKernels)
-      traceKernels();
-    Thread.Skip = !D.Record;
-    Thread.CreatedContext = false;
-    if (Thread.Skip)
-      return;
-    cuptiGetTimestamp(&Thread.Enter);
-    return;
-  }
-  if (--Thread.Depth > 0 || Thread.Skip)
-    return;
-  std::uint64_t Exit = 0;
-  cuptiGetTimestamp(&Exit);
-  const CallbackInfo &Info = infoOf(Domain, Id);
-  Recorder &Rec = recorder();
-  ApiCall C;
-  C.Correlation = Cb->correlationId;
-  C.Thread = threadId();
-  C.Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
-  C.Enter = Thread.Enter;
-  C.Exit = Exit;
-  C.CreatedContext = Thread.CreatedContext;
-  bool Slow = C.duration() >= Rec.config().ThresholdNs;
-  // The stack is taken here, at the exit, where the call's frames are still live and its
-  // cost is known: only for calls that were slow, or that a rule judges later from GPU
-  // records whatever their host time (launches, copies and memsets that may be held, copies
-  // that may be pageable). SYNCWATCH_RECORD keeps
-  // every site, for replays.
-  // Calls that can wait get one even when fast: the report's coverage says that the line ran
-  // and did not stall (syncwatch confirm's not-observed).
-  bool NeedsSite = Slow || Info.IssuesWork || Info.CanWait || Rec.config().Record;
-  if (NeedsSite)
-    captureStack(Thread.Stack);
-  // A slow cudaMallocHost or first cudaStreamCreate is busy on the host, not waiting for
-  // kernels: only calls that can wait turn kernel tracing on.
-  bool Stalled = KernelMode == KernelTrace::Auto && Info.CanWait && Slow;
-  Rec.addCall(std::move(C), NeedsSite ? &Thread.Stack : nullptr);
-  if (Stalled)
-    traceKernels();
+  if (Cb->callbackSite == CUPTI_API_ENTER)
+    onApiEnter(Domain, Id, Cb, infoOf(Domain, Id));
+  else
+    onApiExit(Domain, Id, Cb, infoOf(Domain, Id));
+}
+
+std::uint64_t cuptiNow() {
+  std::uint64_t Now = 0;
+  cuptiGetTimestamp(&Now);
+  return Now;
 }
 
 // SYNCWATCH_FLOOR=1: the same subscription and callbacks doing nothing - the floor any
@@ -561,6 +511,17 @@ void start() {
                        "; the program ran without it\n";
     return;
   }
+  // The handlers are set up before any callback can reach them.
+  KernelMode = Start->Cfg.Kernels;
+  startHostClock(cuptiNow);
+  HandlerHooks Hooks;
+  Hooks.TheRecorder = recorder;
+  Hooks.EnableLaunches = enableLaunchCallbacks;
+  Hooks.DisableLaunches = disableLaunchCallbacks;
+  Hooks.TraceKernels = traceKernels;
+  Hooks.AutoKernels = KernelMode == KernelTrace::Auto;
+  Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
+  setHandlerHooks(Hooks);
   // The floor measures what any CUPTI tool pays: every catalogued callback, launches too.
   enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, Start->RuntimeIds, !Floor);
   enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, !Floor);

@@ -1,43 +1,70 @@
 #include "PythonStacks.h"
 
 #include "CudaPresence.h"
+#include "LearnedTable.h"
 
 #include <dlfcn.h>
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
-#include <vector>
 
 namespace syncwatch::runtime {
 namespace {
 
-// The stable public C API (its ABI is the same in every CPython 3.9+), looked up at run time.
-using TraceFn = int (*)(void *Obj, void *Frame, int What, void *Arg);
+// The running CPython's struct layout (x86_64/aarch64 LP64, release builds), from its own
+// headers (Include/cpython/pystate.h, internal/pycore_frame.h, cpython/code.h,
+// cpython/unicodeobject.h of 3.10.13, 3.11.7, 3.12.1 and 3.13.0, checked with offsetof and
+// a live walk; 3.13's _PyRuntime.debug_offsets gives the same numbers).
+struct Layout {
+  int Minor = 0;
+  // PyThreadState -> innermost frame: Thread[0], then (3.11/3.12) through _PyCFrame.
+  int ThreadFrame = 0, CFrameCurrent = -1;
+  // The frame: code object, previous frame, instruction position, owner (-1: none).
+  int FrameCode = 0, FrameBack = 0, FramePosition = 0, FrameOwner = -1;
+  bool PositionIsPointer = true;  // 3.11+: a _Py_CODEUNIT*; 3.10: int f_lasti (code units)
+  int CodeFilename = 0, CodeName = 0, CodeQualname = -1, CodeAdaptive = -1;
+  int AsciiSize = 0, CompactSize = 0;  // sizeof(PyASCIIObject), sizeof(PyCompactUnicodeObject)
+  bool StrNeedsReady = false;           // 3.10/3.11: the 'ready' bit
+};
+
+constexpr int kOwnedByCStack = 3;  // FRAME_OWNED_BY_CSTACK: 3.12+'s shim frames
+
+bool layoutFor(int Minor, Layout &L) {
+  L.Minor = Minor;
+  switch (Minor) {
+  case 10:
+    L = {10, 24, -1, 32, 24, 96, -1, false, 104, 112, -1, -1, 48, 72, true};
+    return true;
+  case 11:
+    L = {11, 56, 8, 32, 48, 56, 69, true, 112, 120, 128, 184, 48, 72, true};
+    return true;
+  case 12:
+    L = {12, 56, 0, 0, 8, 56, 70, true, 112, 120, 128, 192, 40, 56, false};
+    return true;
+  case 13:
+    L = {13, 72, -1, 0, 8, 56, 70, true, 112, 120, 128, 200, 40, 56, false};
+    return true;
+  default:
+    return false;
+  }
+}
+
+// The stable C API looked up at run time (no build dependency on a Python version).
 struct CPython {
   int (*IsInitialized)() = nullptr;
   int (*AddPendingCall)(int (*)(void *), void *) = nullptr;
-  void (*SetProfileAllThreads)(TraceFn, void *) = nullptr;  // 3.12+
-  void (*SetProfile)(TraceFn, void *) = nullptr;
-  void *(*FrameGetCode)(void *) = nullptr;
-  void *(*FrameGetBack)(void *) = nullptr;
-  int (*FrameGetLineNumber)(void *) = nullptr;
-  void *(*GetAttrString)(void *, const char *) = nullptr;
-  const char *(*UnicodeAsUTF8)(void *) = nullptr;
-  void (*IncRef)(void *) = nullptr;
-  void (*DecRef)(void *) = nullptr;
-  void (*ErrClear)() = nullptr;
-  void *(*ImportModule)(const char *) = nullptr;
-  void *(*CallNoArgs)(void *) = nullptr;  // PyObject_CallNoArgs (3.9+)
-  int (*GILStateCheck)() = nullptr;       // PyGILState_Check
-  int (*AddAuditHook)(int (*)(const char *, void *, void *), void *) = nullptr;  // PySys_AddAuditHook (3.8+)
-  void *(*EvalGetFrame)() = nullptr;      // PyEval_GetFrame: borrowed, needs the GIL
-  void *None = nullptr;                   // &_Py_NoneStruct
-
+  void *(*ThisThreadState)() = nullptr;  // PyGILState_GetThisThreadState: no GIL needed
+  int (*Addr2Line)(void *, int) = nullptr;
+  int (*AddAuditHook)(int (*)(const char *, void *, void *), void *) = nullptr;
+  const char *(*GetVersion)() = nullptr;
+  const unsigned long *Version = nullptr;  // Py_Version (3.11+)
+  const void *CodeType = nullptr;          // &PyCode_Type
   bool Loaded = false;
 
-  // Looks the API up once; true when all of it is there (a CPython process).
   bool load() {
     if (Loaded)
       return true;
@@ -45,64 +72,134 @@ struct CPython {
 #define SW_PY(Field, Name) Field = reinterpret_cast<decltype(Field)>(Get(Name))
     SW_PY(IsInitialized, "Py_IsInitialized");
     SW_PY(AddPendingCall, "Py_AddPendingCall");
-    SW_PY(SetProfileAllThreads, "PyEval_SetProfileAllThreads");
-    SW_PY(SetProfile, "PyEval_SetProfile");
-    SW_PY(FrameGetCode, "PyFrame_GetCode");
-    SW_PY(FrameGetBack, "PyFrame_GetBack");
-    SW_PY(FrameGetLineNumber, "PyFrame_GetLineNumber");
-    SW_PY(GetAttrString, "PyObject_GetAttrString");
-    SW_PY(UnicodeAsUTF8, "PyUnicode_AsUTF8");
-    SW_PY(IncRef, "Py_IncRef");
-    SW_PY(DecRef, "Py_DecRef");
-    SW_PY(ErrClear, "PyErr_Clear");
-    SW_PY(ImportModule, "PyImport_ImportModule");
-    SW_PY(CallNoArgs, "PyObject_CallNoArgs");
-    SW_PY(GILStateCheck, "PyGILState_Check");
+    SW_PY(ThisThreadState, "PyGILState_GetThisThreadState");
+    SW_PY(Addr2Line, "PyCode_Addr2Line");
     SW_PY(AddAuditHook, "PySys_AddAuditHook");
-    SW_PY(EvalGetFrame, "PyEval_GetFrame");
-    None = Get("_Py_NoneStruct");
+    SW_PY(GetVersion, "Py_GetVersion");
+    SW_PY(Version, "Py_Version");
 #undef SW_PY
-    Loaded = IsInitialized && AddPendingCall && (SetProfileAllThreads || SetProfile) && FrameGetCode && FrameGetBack &&
-             FrameGetLineNumber && GetAttrString && UnicodeAsUTF8 && IncRef && DecRef && ErrClear;
+    CodeType = Get("PyCode_Type");
+    Loaded = IsInitialized && ThisThreadState && Addr2Line && GetVersion && CodeType;
     return Loaded;
   }
 };
 CPython Py;
+Layout L;
 
-// CPython's trace event kinds (Include/cpython/pystate.h; unchanged since 2.x).
-constexpr int PyTraceCCall = 4, PyTraceCException = 5, PyTraceCReturn = 6;
-
-enum class State { Unknown, NoPython, Scheduled, Installed };
+enum class State : int { Unknown, Off, Ready };
 std::atomic<State> Status{State::Unknown};
+std::atomic<bool> Disabled{false};   // SYNCWATCH_PYTHON=0
+char Unavailable[160] = {};          // why not, for the report
 
-// Called once when a CUDA library appears in a Python process that had none at load.
-std::atomic<void (*)()> OnCuda{nullptr};
-void checkForCuda() {
-  void (*F)() = OnCuda.load(std::memory_order_relaxed);
-  if (F && cudaLibraryLoaded() && OnCuda.exchange(nullptr) == F)
-    F();
+// Debug builds add two pointers to every object header, free-threaded 3.13t changes
+// them: neither matches the layouts above.
+bool unusualBuild() {
+  return dlsym(RTLD_DEFAULT, "_Py_NegativeRefcount") || dlsym(RTLD_DEFAULT, "_Py_RefTotal") ||
+         dlsym(RTLD_DEFAULT, "_Py_MergeZeroLocalRefcount");
 }
 
-struct CodeInfo {
-  PyCodeName Name;
-  bool User = false;
-};
-// Code object -> names. Entries hold a reference, so a pointer is never reused by another
-// code object. Written under the GIL by the hook, read at report time.
-std::mutex CodesLock;
-std::unordered_map<const void *, CodeInfo> *Codes = new std::unordered_map<const void *, CodeInfo>;
+int runningMinor() {
+  if (Py.Version)
+    return (*Py.Version >> 24) == 3 ? static_cast<int>((*Py.Version >> 16) & 0xff) : 0;
+  const char *V = Py.GetVersion();  // "3.10.13 (main, ...)"
+  int Major = 0, Minor = 0;
+  return V && std::sscanf(V, "%d.%d", &Major, &Minor) == 2 && Major == 3 ? Minor : 0;
+}
 
-std::string attrText(void *Obj, const char *Attr) {
-  void *V = Py.GetAttrString(Obj, Attr);
-  if (!V) {
-    Py.ErrClear();
-    return "";
+bool detect() {
+  State S = Status.load(std::memory_order_acquire);
+  if (S != State::Unknown)
+    return S == State::Ready;
+  static std::mutex M;
+  std::lock_guard<std::mutex> G(M);
+  if (Status.load() != State::Unknown)
+    return Status.load() == State::Ready;
+  State Result = State::Off;
+  if (!Disabled.load() && Py.load()) {
+    int Minor = runningMinor();
+    if (unusualBuild())
+      std::snprintf(Unavailable, sizeof Unavailable, "a debug or free-threaded CPython build");
+    else if (!layoutFor(Minor, L))
+      std::snprintf(Unavailable, sizeof Unavailable, "CPython 3.%d (3.10 to 3.13 are supported)", Minor);
+    else
+      Result = State::Ready;
   }
-  const char *S = Py.UnicodeAsUTF8(V);
-  std::string Out = S ? S : "";
-  if (!S)
-    Py.ErrClear();
-  Py.DecRef(V);
+  Status.store(Result, std::memory_order_release);
+  return Result == State::Ready;
+}
+
+template <typename T> T field(const void *Base, int Offset) {
+  T V;
+  std::memcpy(&V, static_cast<const char *>(Base) + Offset, sizeof V);
+  return V;
+}
+
+// This thread's innermost frame (3.10: a PyFrameObject; 3.11+: a _PyInterpreterFrame).
+const void *innermostFrame() {
+  void *T = Py.ThisThreadState();
+  if (!T)
+    return nullptr;
+  const void *F = field<const void *>(T, L.ThreadFrame);
+  if (L.CFrameCurrent >= 0 && F)
+    F = field<const void *>(F, L.CFrameCurrent);
+  return F;
+}
+
+// A frame's code object, or null for frames that are not (yet) a user-visible frame:
+// 3.12+'s shim frames, a frame whose code slot is not a code object (3.13: None).
+const void *codeOf(const void *Frame) {
+  if (L.FrameOwner >= 0 && field<char>(Frame, L.FrameOwner) == kOwnedByCStack)
+    return nullptr;
+  const void *Code = field<const void *>(Frame, L.FrameCode);
+  if (!Code || field<const void *>(Code, 8) != Py.CodeType)  // ob_type
+    return nullptr;
+  return Code;
+}
+
+// The instruction position in code units (what PyCode_Addr2Line wants, halved).
+int positionOf(const void *Frame, const void *Code) {
+  if (!L.PositionIsPointer)
+    return field<int>(Frame, L.FramePosition);
+  const char *Instr = field<const char *>(Frame, L.FramePosition);
+  const char *Start = static_cast<const char *>(Code) + L.CodeAdaptive;
+  return static_cast<int>((Instr - Start) / 2);
+}
+
+const void *previousFrame(const void *Frame) { return field<const void *>(Frame, L.FrameBack); }
+
+// A compact str's text as UTF-8, read from its memory (no C API: no GIL here).
+std::string strText(const void *Str) {
+  if (!Str)
+    return "";
+  std::uint32_t State = field<std::uint32_t>(Str, 32);
+  auto Length = field<std::int64_t>(Str, 16);
+  bool Compact = State & 0x20, Ascii = State & 0x40;
+  unsigned Kind = (State >> 2) & 7;
+  if (!Compact || (L.StrNeedsReady && !(State & 0x80)) || Length < 0 || Length > 4096)
+    return "";
+  const char *Data = static_cast<const char *>(Str) + (Ascii ? L.AsciiSize : L.CompactSize);
+  std::string Out;
+  Out.reserve(static_cast<std::size_t>(Length));
+  for (std::int64_t I = 0; I < Length; ++I) {
+    std::uint32_t C = Kind == 1 ? static_cast<unsigned char>(Data[I])
+                      : Kind == 2 ? field<std::uint16_t>(Data, static_cast<int>(2 * I))
+                                  : field<std::uint32_t>(Data, static_cast<int>(4 * I));
+    if (C < 0x80) {
+      Out += static_cast<char>(C);
+    } else if (C < 0x800) {
+      Out += static_cast<char>(0xc0 | C >> 6);
+      Out += static_cast<char>(0x80 | (C & 0x3f));
+    } else if (C < 0x10000) {
+      Out += static_cast<char>(0xe0 | C >> 12);
+      Out += static_cast<char>(0x80 | (C >> 6 & 0x3f));
+      Out += static_cast<char>(0x80 | (C & 0x3f));
+    } else {
+      Out += static_cast<char>(0xf0 | C >> 18);
+      Out += static_cast<char>(0x80 | (C >> 12 & 0x3f));
+      Out += static_cast<char>(0x80 | (C >> 6 & 0x3f));
+      Out += static_cast<char>(0x80 | (C & 0x3f));
+    }
+  }
   return Out;
 }
 
@@ -117,209 +214,114 @@ bool isUserFile(const std::string &File) {
   return true;
 }
 
-// Each Python thread keeps its own lookaside of the shared cache: the hook runs at every
-// Python->C call, so the common case takes no lock.
-thread_local std::unordered_map<const void *, const CodeInfo *> *LocalCodes = nullptr;
+// Code object -> user or not (1 | 2*user), read by the fast path; names for the report.
+// A code object stays alive while it executes; one freed later and whose address is reused
+// by another code object keeps the first one's class and names (a limit: no reference is
+// taken, since reference counts may not be touched without the GIL).
+LearnedTable<14> CodeClass;
+std::mutex CodesLock;  // trivially destructible in libstdc++
+std::unordered_map<const void *, PyCodeName> *Codes = new std::unordered_map<const void *, PyCodeName>;
 
-const CodeInfo &sharedCodeInfo(void *Code) {
-  std::lock_guard<std::mutex> L(CodesLock);
-  auto It = Codes->find(Code);
-  if (It != Codes->end())
-    return It->second;
-  CodeInfo I;
-  I.Name.File = attrText(Code, "co_filename");
-  I.Name.Function = attrText(Code, "co_qualname");
-  if (I.Name.Function.empty())
-    I.Name.Function = attrText(Code, "co_name");
-  I.User = isUserFile(I.Name.File);
-  Py.IncRef(Code);
-  return Codes->emplace(Code, std::move(I)).first->second;  // node-based: stays put
+bool learnCode(const void *Code) {
+  std::lock_guard<std::mutex> G(CodesLock);
+  std::uint64_t Known = 0;
+  if (CodeClass.find(reinterpret_cast<std::uintptr_t>(Code), Known))
+    return Known & 2;
+  PyCodeName N;
+  N.File = strText(field<const void *>(Code, L.CodeFilename));
+  N.Function = strText(field<const void *>(Code, L.CodeQualname >= 0 ? L.CodeQualname : L.CodeName));
+  bool User = isUserFile(N.File);
+  (*Codes)[Code] = std::move(N);
+  CodeClass.insert(reinterpret_cast<std::uintptr_t>(Code), 1 | (User ? 2 : 0));
+  return User;
 }
 
-const CodeInfo &codeInfo(void *Code) {
-  if (!LocalCodes)
-    LocalCodes = new std::unordered_map<const void *, const CodeInfo *>;
-  auto It = LocalCodes->find(Code);
-  if (It != LocalCodes->end())
-    return *It->second;
-  const CodeInfo &I = sharedCodeInfo(Code);
-  LocalCodes->emplace(Code, &I);
-  return I;
+// How far out a call looks for user frames (torch's own Python layers, nn.Module's
+// __call__ and _call_impl, are a few deep).
+constexpr int kMaxHops = 32;
+
+// Called once when a CUDA library appears in a Python process that had none at load.
+std::atomic<void (*)()> OnCuda{nullptr};
+void checkForCuda() {
+  void (*F)() = OnCuda.load(std::memory_order_relaxed);
+  if (F && cudaLibraryLoaded() && OnCuda.exchange(nullptr) == F)
+    F();
 }
 
-// One active Python->C call of this thread: the user frames around it.
-struct CCall {
-  void *Frames[kMaxPyFrames];
-  const void *Codes[kMaxPyFrames];
-  int Depth = 0;
-};
-thread_local std::vector<CCall> *Calls = nullptr;
-
-// How far up a c_call looks for user frames (torch's own Python layers, nn.Module's
-// __call__ and _call_impl, are a few deep); each hop costs two C-API calls.
-constexpr int kMaxHops = 10;
-
-// The user frames from Frame outwards (the GIL held).
-CCall userFramesFrom(void *Frame) {
-  CCall C;
-  void *F = Frame;
-  Py.IncRef(F);
-  for (int Hop = 0; F && Hop < kMaxHops && C.Depth < kMaxPyFrames; ++Hop) {
-    void *Code = Py.FrameGetCode(F);
-    if (Code) {
-      if (codeInfo(Code).User) {
-        C.Frames[C.Depth] = F;
-        C.Codes[C.Depth++] = Code;
-      }
-      Py.DecRef(Code);  // the cache holds its own reference
-    }
-    void *Back = Py.FrameGetBack(F);
-    Py.DecRef(F);  // an executing frame is kept alive by its interpreter frame
-    F = Back;
-  }
-  if (F)
-    Py.DecRef(F);
-  return C;
-}
-
-int onPythonEvent(void *, void *Frame, int What, void *) {
-  if (What == PyTraceCCall) {
-    // torch's import, or `import my_cuda_ext`, loaded CUDA: start capture before this C
-    // function makes its first CUDA call.
-    if (OnCuda.load(std::memory_order_relaxed))
-      checkForCuda();
-    if (!Calls)
-      Calls = new std::vector<CCall>;
-    Calls->push_back(userFramesFrom(Frame));
-  } else if (What == PyTraceCReturn || What == PyTraceCException) {
-    if (Calls && !Calls->empty())
-      Calls->pop_back();
-  }
-  return 0;
-}
-
-// sys.getprofile(): a profiler already installed (cProfile, torch's Python tracer) must not
-// be replaced: syncwatch then goes without Python call sites and says so.
-bool profilerInstalled() {
-  if (!Py.ImportModule || !Py.CallNoArgs || !Py.None)
-    return false;
-  void *Sys = Py.ImportModule("sys");
-  if (!Sys) {
-    Py.ErrClear();
-    return false;
-  }
-  void *Get = Py.GetAttrString(Sys, "getprofile");
-  void *Current = Get ? Py.CallNoArgs(Get) : nullptr;
-  bool Installed = Current && Current != Py.None;
-  if (!Current)
-    Py.ErrClear();
-  if (Current)
-    Py.DecRef(Current);
-  if (Get)
-    Py.DecRef(Get);
-  Py.DecRef(Sys);
-  return Installed;
-}
-
-int installHook(void *) {
-  // Installing a profile function raises the audit event "sys.setprofile", and
-  // profilerInstalled() imports sys: onAudit must not come back in here.
-  Status = State::Scheduled;
-  if (profilerInstalled()) {
-    std::fprintf(stderr, "syncwatch: a Python profiler is already installed; findings get native call sites only\n");
-    Status = State::NoPython;
-    return 0;
-  }
-  if (Py.SetProfileAllThreads)
-    Py.SetProfileAllThreads(onPythonEvent, nullptr);
-  else
-    Py.SetProfile(onPythonEvent, nullptr);
-  Status = State::Installed;
-  return 0;
-}
-
-// The first audit event after the interpreter is up (the main script's "open", "compile"
-// or "exec", an import) installs the hook, on the thread that raised it, which holds the
-// GIL: before any of the user's code runs, and without a thread of syncwatch's own.
 int onAudit(const char *, void *, void *) {
   if (OnCuda.load(std::memory_order_relaxed))
     checkForCuda();
-  // (SYNCWATCH_PYTHON=0: Status is NoPython from the start)
-  if (Status.load(std::memory_order_relaxed) != State::Unknown || !Py.IsInitialized())
-    return 0;
-  installHook(nullptr);
   return 0;
 }
 
 } // namespace
 
-void preparePythonStacks() {
-  if (Status.load(std::memory_order_relaxed) != State::Unknown)
-    return;
-  if (!Py.load()) {
-    Status = State::NoPython;
-    return;
+bool preparePythonStacks() { return detect(); }
+
+PySite currentPythonSite(PySiteKey &Key) {
+  if (Status.load(std::memory_order_relaxed) != State::Ready && !detect())
+    return PySite::None;
+  const void *F = innermostFrame();
+  for (int Hop = 0; F && Hop < kMaxHops; ++Hop, F = previousFrame(F)) {
+    const void *Code = codeOf(F);
+    if (!Code)
+      continue;
+    std::uint64_t Class = 0;
+    if (!CodeClass.find(reinterpret_cast<std::uintptr_t>(Code), Class))
+      return PySite::Unlearned;
+    if (Class & 2) {
+      Key = {Code, positionOf(F, Code)};
+      return PySite::Found;
+    }
   }
-  if (!Py.IsInitialized())
-    return;
-  State Expected = State::Unknown;
-  if (Status.compare_exchange_strong(Expected, State::Scheduled) && Py.AddPendingCall(installHook, nullptr) != 0)
-    Status = State::Unknown;  // the queue was full: try again later
+  return PySite::None;
+}
+
+int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {
+  if (!detect())
+    return 0;
+  int N = 0;
+  const void *F = innermostFrame();
+  for (int Hop = 0; F && Hop < kMaxHops && N < kMaxPyFrames; ++Hop, F = previousFrame(F)) {
+    const void *Code = codeOf(F);
+    if (!Code || !learnCode(Code))
+      continue;
+    int Position = positionOf(F, Code);
+    // PyCode_Addr2Line only decodes the code's line table (no allocation, no GIL needed);
+    // a frame that has not started gives its first line.
+    Out[N++] = {Code, Py.Addr2Line(const_cast<void *>(Code), Position < 0 ? -1 : Position * 2)};
+  }
+  return N;
 }
 
 void watchForPython(bool Stacks, void (*OnCudaLoaded)()) {
   static std::atomic<bool> Watching{false};
-  if (Watching.exchange(true) || !Py.load()) {
-    if (!Py.Loaded)
-      Status = State::NoPython;
+  if (Watching.exchange(true) || !Py.load())
     return;
-  }
   if (!Stacks)
-    Status = State::NoPython;
+    Disabled.store(true);
   OnCuda = OnCudaLoaded;
   // Under LD_PRELOAD syncwatch loads before the interpreter is initialized: an audit hook
-  // (PySys_AddAuditHook is documented safe before Py_Initialize) installs the profile hook
-  // at the first audited event once it is up. Loaded into a running interpreter
-  // (CUDA_INJECTION64_PATH at cuInit): a pending call does it at the next eval break.
-  if (Py.IsInitialized()) {
-    if (Stacks)
-      preparePythonStacks();
-  } else if (Py.AddAuditHook)
+  // (PySys_AddAuditHook is documented safe before Py_Initialize) is told of every import
+  // and open, and so of the one that loaded CUDA. Loaded into a running interpreter
+  // (CUDA_INJECTION64_PATH at cuInit), CUDA is there already.
+  if (OnCudaLoaded && !Py.IsInitialized() && Py.AddAuditHook)
     Py.AddAuditHook(onAudit, nullptr);
 }
 
-int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {
-  State St = Status.load(std::memory_order_relaxed);
-  if (St == State::Installed && Calls && !Calls->empty()) {
-    const CCall &C = Calls->back();
-    // The frames are suspended in this very call, so their line numbers are stable; reading
-    // them needs no GIL (PyFrame_GetLineNumber only decodes the code's line table).
-    for (int I = 0; I < C.Depth; ++I)
-      Out[I] = {C.Codes[I], Py.FrameGetLineNumber(C.Frames[I])};
-    return C.Depth;
-  }
-  // Before the hook is in (CUDA calls made inside the Python->C call that was running when
-  // it was scheduled), or on a thread it does not see: a thread that holds the GIL can walk
-  // its own frames.
-  if (St == State::NoPython || !Py.Loaded || !Py.GILStateCheck || !Py.EvalGetFrame || !Py.IsInitialized() ||
-      !Py.GILStateCheck())
-    return 0;
-  void *Frame = Py.EvalGetFrame();
-  if (!Frame)
-    return 0;
-  CCall C = userFramesFrom(Frame);
-  for (int I = 0; I < C.Depth; ++I)
-    Out[I] = {C.Codes[I], Py.FrameGetLineNumber(C.Frames[I])};
-  return C.Depth;
-}
-
 bool pythonCodeName(const void *Code, PyCodeName &Out) {
-  std::lock_guard<std::mutex> L(CodesLock);
+  std::lock_guard<std::mutex> G(CodesLock);
   auto It = Codes->find(Code);
   if (It == Codes->end())
     return false;
-  Out = It->second.Name;
+  Out = It->second;
   return true;
+}
+
+std::string pythonStacksUnavailable() {
+  if (Status.load() != State::Off || Disabled.load())
+    return "";
+  return Unavailable;
 }
 
 } // namespace syncwatch::runtime

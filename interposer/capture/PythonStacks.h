@@ -2,15 +2,17 @@
 // user's Python frames (innermost first; frames of site-packages such as torch/ and of the
 // standard library collapsed), so a report says train.py:42 instead of libtorch_cuda.so.
 //
-// CPython is found at run time (dlsym of its public C API: no build dependency on a Python
-// version). PyTorch releases the GIL inside most of its bindings, so Python cannot be asked
-// for its stack at the moment a CUDA call starts. Instead a C profile hook, installed by an
-// audit hook at the first audited event once the interpreter is up (that thread holds the
-// GIL; Py_AddPendingCall where the interpreter was already running), sees every call
-// from Python into C ("c_call") with the GIL held and notes the calling user frames on a
-// per-thread stack; a CUDA call made inside that C function reads the note. The frames it
-// names are executing (suspended in that call), so they stay alive until its "c_return".
-// Code objects' names are read under the GIL and cached; at report time (after Python has
+// PyTorch releases the GIL inside most of its bindings, so Python cannot be asked for its
+// stack when a CUDA call starts, and a profile hook that notes the frames at every Python->C
+// call costs every call of the program (+23% on a PyTorch training step on the H200). So
+// the frames are read the way out-of-process samplers (py-spy, austin) read them, but from
+// inside: the calling thread's own PyThreadState (PyGILState_GetThisThreadState, which
+// needs no GIL) -> its innermost interpreter frame -> code object and instruction offset,
+// at the struct offsets of the running CPython (3.10 to 3.13, release builds; any other
+// version or build gets no Python call sites and one line saying so). The thread is inside
+// a C call made from those frames, so they are alive and do not move while it reads them;
+// no reference count is touched. Code objects' names are read from their str objects'
+// memory at a site's first occurrence and cached; at report time (after Python has
 // finalized) nothing of Python is touched.
 #pragma once
 
@@ -22,30 +24,47 @@ namespace syncwatch::runtime {
 constexpr int kMaxPyFrames = 3;
 
 struct PyFrameRef {
-  const void *Code = nullptr;  // a code object syncwatch holds a reference to
+  const void *Code = nullptr;  // a code object seen executing (named in the cache)
   int Line = 0;
 };
 
-// At a CUDA call: the user's Python frames of this thread's innermost active Python->C
-// call, innermost first (before the hook is installed: the frames of a thread that holds
-// the GIL). Returns how many were written (0 outside Python).
+// The fast part of a site key: the thread's innermost user frame, as (code object,
+// instruction offset). No lock, no allocation, no GIL.
+struct PySiteKey {
+  const void *Code = nullptr;
+  int Offset = 0;
+};
+enum class PySite {
+  None,      // no Python frame on this thread (or no Python call sites in this process)
+  Found,     // Key is the innermost user frame
+  Unlearned  // a frame's code object is not classified yet: capturePythonFrames learns it
+};
+PySite currentPythonSite(PySiteKey &Key);
+
+// At a site's first occurrence: the user's Python frames of this thread, innermost first,
+// classifying and naming the code objects met (the slow path). Returns how many were
+// written (0 outside Python).
 int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]);
 
-// Where Python is present and its interpreter is up: schedules the hook's installation
-// with Py_AddPendingCall (once; cheap after that).
-void preparePythonStacks();
+// Reads the running CPython's version and checks that its layout is one syncwatch knows
+// (once; cheap after that). False outside Python or for an unknown version or build.
+bool preparePythonStacks();
 
-// At library load: in a Python process, installs the hook as soon as the interpreter is up
-// (through an audit hook: no thread). Stacks=false (SYNCWATCH_PYTHON=0): no Python call
-// sites at all. OnCudaLoaded, if given, is called once, on the thread that holds the GIL,
-// at the first Python->C call or audited event after a CUDA library was loaded (the
-// process had none at load: python3 before `import torch`). Once per process.
+// At library load: in a Python process, watches for a CUDA library to be loaded through
+// an audit hook (no thread). Stacks=false (SYNCWATCH_PYTHON=0): no Python call sites at all.
+// OnCudaLoaded, if given, is called once, on the thread that holds the GIL, at the first
+// audited event (an import, an open) after a CUDA library was loaded (the process had none
+// at load: python3 before `import torch`). Once per process.
 void watchForPython(bool Stacks, void (*OnCudaLoaded)() = nullptr);
 
 struct PyCodeName {
   std::string Function, File;
 };
-// The names cached for a code object seen by the hook.
+// The names cached for a code object seen at a site's first occurrence.
 bool pythonCodeName(const void *Code, PyCodeName &Out);
+
+// Why Python call sites are off in this Python process ("" when they are on, or outside
+// Python): said once in the report's summary.
+std::string pythonStacksUnavailable();
 
 } // namespace syncwatch::runtime

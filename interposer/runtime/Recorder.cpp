@@ -2,12 +2,20 @@
 
 #include "Stderr.h"
 
+#include "../capture/HostClock.h"
+
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -31,11 +39,101 @@ Recorder::Recorder(const Config &C)
 // for short reproductions); the analysis itself only ever holds one window.
 // After finish() (exit() called on one thread while others still make CUDA calls, or the
 // program's own static destructors freeing memory) events are dropped: the report is out.
-void Recorder::addCall(ApiCall Call, const RawStack *Stack) {
+void Recorder::addCall(ApiCall Call) {
   std::lock_guard<std::mutex> L(M);
+  addCallLocked(std::move(Call));
+}
+
+std::uint32_t Recorder::internSite(const RawStack &S) {
+  std::lock_guard<std::mutex> L(M);
+  return Sites.intern(S);
+}
+
+static ApiCall callOf(const CallRecord &R, const TickConverter &C) {
+  ApiCall A;
+  A.Correlation = R.Correlation;
+  A.Thread = R.Thread;
+  A.Api = R.Api;
+  A.Enter = C.toNs(R.Enter);
+  A.Exit = C.toNs(R.Exit);
+  A.Site = R.Site;
+  A.CreatedContext = R.CreatedContext;
+  return A;
+}
+
+struct Recorder::Drainer {
+  std::mutex M;
+  std::condition_variable Wake;
+  bool Woken = false;
+};
+
+void Recorder::startDrainer() {
+  if (TheDrainer)
+    return;
+  TheDrainer = new Drainer;
+  // The thread takes no signals: they stay the program's.
+  sigset_t All, Old;
+  sigfillset(&All);
+  pthread_sigmask(SIG_SETMASK, &All, &Old);
+  pthread_t T;
+  if (pthread_create(&T, nullptr, drainerMain, this) == 0)
+    pthread_detach(T);
+  pthread_sigmask(SIG_SETMASK, &Old, nullptr);
+}
+
+void Recorder::wakeDrainer() {
+  if (!TheDrainer)
+    return;
+  {
+    std::lock_guard<std::mutex> G(TheDrainer->M);
+    TheDrainer->Woken = true;
+  }
+  TheDrainer->Wake.notify_one();
+}
+
+void *Recorder::drainerMain(void *Self) {
+  auto *R = static_cast<Recorder *>(Self);
+  Drainer &D = *R->TheDrainer;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> G(D.M);
+      D.Wake.wait_for(G, std::chrono::milliseconds(10), [&] { return D.Woken; });
+      D.Woken = false;
+    }
+    std::lock_guard<std::mutex> L(R->M);
+    if (R->Finished)
+      return nullptr;
+    R->drainLocked();
+  }
+}
+
+void Recorder::drainCalls() {
+  std::lock_guard<std::mutex> L(M);
+  drainLocked();
+}
+
+void Recorder::addCallNow(const CallRecord &R) {
+  std::lock_guard<std::mutex> L(M);
+  drainLocked();
+  addCallLocked(callOf(R, TickConverter::anchorNow()));
+}
+
+// Rings are drained together and their calls merged by exit time, so the window sees calls
+// in the order they returned, as it did when each call took the lock.
+void Recorder::drainLocked() {
+  Batch.clear();
+  forEachRing([&](CallRing &Ring) { Ring.drain([&](const CallRecord &R) { Batch.push_back(R); }); });
+  if (Batch.empty() || Finished)
+    return;
+  std::stable_sort(Batch.begin(), Batch.end(), [](const CallRecord &A, const CallRecord &B) { return A.Exit < B.Exit; });
+  TickConverter C = TickConverter::anchorNow();
+  for (const CallRecord &R : Batch)
+    addCallLocked(callOf(R, C));
+}
+
+void Recorder::addCallLocked(ApiCall Call) {
   if (Finished)
     return;
-  Call.Site = Stack ? Sites.intern(*Stack) : 0;
   if (Cfg.Record)
     Recorded.Calls.push_back(Call);
   if (Trace)
@@ -47,6 +145,7 @@ void Recorder::addWork(std::vector<GpuWork> Work) {
   std::lock_guard<std::mutex> L(M);
   if (Finished)
     return;
+  drainLocked();  // the calls that issued this work come first
   if (Cfg.Record)
     Recorded.Work.insert(Recorded.Work.end(), Work.begin(), Work.end());
   for (GpuWork &W : Work) {
@@ -120,6 +219,7 @@ void Recorder::finish(const char *Why) {
   std::lock_guard<std::mutex> L(M);
   if (Finished)
     return;
+  drainLocked();
   Finished = true;
   Window.flush();
   // Symbolize only the sites that made a finding (and all, when recording).

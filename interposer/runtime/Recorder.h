@@ -8,6 +8,7 @@
 #include "../engine/EventWindow.h"
 #include "../engine/TraceWriter.h"
 #include "../engine/Utilization.h"
+#include "CallRing.h"
 #include "Config.h"
 
 #include <memory>
@@ -20,8 +21,20 @@ class Recorder {
 public:
   explicit Recorder(const Config &C);
 
-  // Stack: null for a call whose site no rule can need (a fast explicit sync, say).
-  void addCall(ApiCall Call, const RawStack *Stack);
+  // The calls the threads' rings hold (CallRing.h), in the order they returned, their
+  // times converted to CUPTI's clock. Also done before GPU records are added and at finish.
+  void drainCalls();
+  // The drainer: a thread of the recorder's own that drains the rings every 10 ms, and when
+  // woken (a ring is half full), so that the engine's work per call is not done on the
+  // threads that call CUDA. Started once; it stops at finish().
+  void startDrainer();
+  void wakeDrainer();
+  // One call handed over directly (a thread that has no ring).
+  void addCallNow(const CallRecord &R);
+  // A site's first occurrence: its stack, interned (the same stack gets the same id).
+  std::uint32_t internSite(const RawStack &S);
+  // A call already converted (tests and replays of the recorder itself).
+  void addCall(ApiCall Call);
   void addWork(std::vector<GpuWork> Work);
   void addStream(const StreamInfo &S);
   // Kernel activity records exist from this CUPTI time on (UINT64_MAX: not traced).
@@ -38,7 +51,13 @@ private:
   static std::string processName();
   // Rank, job, host, pid and command line, read when the report is written.
   ProcessIdentity currentProcess() const;
+  void addCallLocked(ApiCall Call);
+  static void *drainerMain(void *Self);
+  struct Drainer;
+  Drainer *TheDrainer = nullptr;  // never destroyed (the thread may outlive exit handlers)
+  void drainLocked();
   std::string Gpu, Driver;
+  std::vector<CallRecord> Batch;  // drainLocked's scratch, kept between drains
   void writeTrace(const std::string &Dir, const std::string &BaseName, std::ostream &Err);
   Config Cfg;
   CalibrationProfile Profile;  // SYNCWATCH_PROFILE, when it could be read

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# syncwatch's own cost per CUDA call, without a GPU: the real capture handlers
+# (interposer/capture/ApiHandler.cpp), driven by a fake CUDA runtime with synthetic callback
+# data (bench/runtime_cost/), in a training loop's mix (launches, async copies, event
+# records, stream syncs; every call recorded, as on a blocking stream). Measured as the
+# difference between interleaved rounds with and without the handlers, on the thread's CPU
+# clock: from a C++ loop, from Python 30 frames deep, and from 8 threads at once.
+# A benchmark, not a test: it prints figures and asserts nothing (docs/benchmarks.md).
+#
+#   bench/runtime_cost.sh BUILD_DIR [ITERATIONS]
+# The last line is read by scripts:
+#   own cost per fast call: cpp=N ns, python=M ns, threads=T ns
+set -euo pipefail
+build="${1:?usage: bench/runtime_cost.sh BUILD_DIR [ITERATIONS]}"
+iterations="${2:-200000}"
+here="$(cd "$(dirname "$0")" && pwd)"
+bench="$build/bench/runtime_cost/syncwatch-cost-bench"
+[ -x "$bench" ] || { echo "runtime_cost.sh: $bench not built (needs CUPTI's headers: the CUDA toolkit)" >&2; exit 2; }
+
+cpp_out="$("$bench" cpp "$iterations")"
+threads_out="$("$bench" threads "$iterations")"
+python_out="$(python3 "$here/runtime_cost/cost_python.py" "$build" "$iterations")"
+echo "== from a C++ loop (ns of syncwatch's own work per call, per kind)"
+echo "$cpp_out"
+echo "== from Python 30 frames deep ($(python3 -c 'import sys; print(sys.version.split()[0])'))"
+echo "$python_out"
+echo "== from 8 threads at once"
+echo "$threads_out"
+value() { awk -v k="$2" 'NF == 3 && $1 " " $2 == k {print $3}' <<<"$1"; }
+printf 'own cost per fast call: cpp=%.0f ns, python=%.0f ns, threads=%.0f ns\n' \
+  "$(value "$cpp_out" "cpp mix")" "$(value "$python_out" "python mix")" "$(value "$threads_out" "threads mix")"

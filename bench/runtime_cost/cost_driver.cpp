@@ -1,0 +1,158 @@
+// syncwatch's real capture handlers (interposer/capture/ApiHandler.cpp), its rings, site
+// keys and recorder, driven by the fake runtime (fake_cudart.cpp) instead of CUPTI. The
+// library's name starts with libsyncwatch, as libsyncwatch.so's does: its frames are
+// syncwatch's own to the frame classification.
+#include "../../interposer/capture/ApiHandler.h"
+#include "../../interposer/capture/HostClock.h"
+#include "../../interposer/capture/PythonStacks.h"
+#include "../../interposer/capture/SiteKeys.h"
+#include "../../interposer/runtime/Recorder.h"
+
+#include "syncwatch/catalogue.h"
+
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+using namespace syncwatch;
+using namespace syncwatch::runtime;
+
+namespace {
+Recorder *TheRecorder = nullptr;
+Recorder &recorder() { return *TheRecorder; }
+void nothing() {}
+
+std::uint64_t realtimeNs() {
+  timespec T;
+  clock_gettime(CLOCK_REALTIME, &T);
+  return static_cast<std::uint64_t>(T.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(T.tv_nsec);
+}
+
+// What Capture.cpp's enableCatalogued derives from the catalogue for each callback id.
+CallbackInfo infoFor(const char *Name) {
+  CallbackInfo I;
+  const ApiInfo *Api = findApi(Name);
+  if (!Api)
+    return I;
+  I.Name = Api->Name;
+  I.Launch = Api->Family == ApiFamily::Launch;
+  I.CreatesStream = Api->Family == ApiFamily::StreamCreate;
+  I.CanWait = Api->Measured != MeasuredSync::ReturnsAtOnce && !I.Launch;
+  I.IssuesWork = I.Launch || Api->Family == ApiFamily::Copy || Api->Family == ApiFamily::Memset || issuesStreamWork(*Api);
+  return I;
+}
+CallbackInfo Launch, Copy, Record, Sync;
+
+const CallbackInfo &infoOf(CUpti_CallbackId Id) {
+  switch (Id) {
+  case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000: return Launch;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020: return Copy;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020: return Record;
+  default: return Sync;
+  }
+}
+
+// The fake driver: every stream is a blocking one (so every call is recorded: the costliest
+// case), no host memory is pinned.
+int streamFlags(const void *, unsigned *Flags) {
+  *Flags = 0;
+  return 0;
+}
+int streamPriority(const void *, int *P) {
+  *P = 0;
+  return 0;
+}
+int pointerAttribute(void *, int, unsigned long long) { return 1; }
+
+void onEnter(CUpti_CallbackDomain D, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
+  onApiEnter(D, Id, Cb, infoOf(Id));
+}
+void onExit(CUpti_CallbackDomain D, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
+  onApiExit(D, Id, Cb, infoOf(Id));
+}
+} // namespace
+
+extern "C" {
+using Handler = void (*)(CUpti_CallbackDomain, CUpti_CallbackId, const CUpti_CallbackData *);
+
+// Starts the clock, the recorder and the handlers; returns the two handlers to bind.
+__attribute__((visibility("default"))) void swcost_start(Handler *Enter, Handler *Exit) {
+  if (!TheRecorder) {
+    startHostClock(realtimeNs);
+    std::string Messages;
+    Config C = readConfig(Messages);
+    C.Quiet = true;
+    C.OutDir.clear();
+    TheRecorder = new Recorder(C);
+    TheRecorder->startDrainer();
+    Launch = infoFor("cudaLaunchKernel");
+    Copy = infoFor("cudaMemcpyAsync");
+    Record = infoFor("cudaEventRecord");
+    Sync = infoFor("cudaStreamSynchronize");
+    DriverQueries Q;
+    Q.StreamGetFlags = streamFlags;
+    Q.StreamGetPriority = streamPriority;
+    Q.PointerGetAttribute = pointerAttribute;
+    bindDriverQueries(Q);
+    HandlerHooks H;
+    H.TheRecorder = recorder;
+    H.EnableLaunches = H.DisableLaunches = H.TraceKernels = nothing;
+    H.ThresholdNs = C.ThresholdNs;
+    setHandlerHooks(H);
+  }
+  *Enter = onEnter;
+  *Exit = onExit;
+}
+
+// This thread's part timings from now on (null: off).
+__attribute__((visibility("default"))) void swcost_measure_parts(HandlerParts *P) { measureHandlerParts(P); }
+
+__attribute__((visibility("default"))) double swcost_ns_per_tick() {
+  std::uint64_t T = ticksFor(1'000'000'000ull);
+  return T ? 1e9 / static_cast<double>(T) : 1.0;
+}
+
+// Two clock reads, as the fast path makes them, N times: ns per pair.
+__attribute__((visibility("default"))) double swcost_clock_pair_ns(int N) {
+  std::uint64_t T0 = hostTicks(), Sum = 0;
+  for (int I = 0; I < N; ++I) {
+    std::uint64_t A = hostTicks();
+    std::uint64_t B = hostTicks();
+    Sum += B - A;
+    asm volatile("" ::"r"(Sum));
+  }
+  std::uint64_t T1 = hostTicks();
+  return static_cast<double>(T1 - T0) * swcost_ns_per_tick() / N;
+}
+
+// The Python half of a site key, N times from the calling thread: ns per read.
+__attribute__((visibility("default"))) double swcost_python_read_ns(int N, int *Found) {
+  PySiteKey K;
+  *Found = currentPythonSite(K) == PySite::Found;
+  std::uint64_t T0 = hostTicks();
+  for (int I = 0; I < N; ++I) {
+    currentPythonSite(K);
+    asm volatile("" ::"r"(K.Offset));
+  }
+  return static_cast<double>(hostTicks() - T0) * swcost_ns_per_tick() / N;
+}
+
+// A full unwind with Python frames, as the slow path takes it (for comparison): ns each.
+__attribute__((visibility("default"))) double swcost_full_stack_ns(int N) {
+  RawStack S;
+  std::uint64_t T0 = hostTicks();
+  for (int I = 0; I < N; ++I)
+    captureStack(S);
+  return static_cast<double>(hostTicks() - T0) * swcost_ns_per_tick() / N;
+}
+
+// What the run saw: calls recorded (after a drain), sites, keys, and the engine's findings.
+__attribute__((visibility("default"))) void swcost_summary(char *Buf, int Len) {
+  TheRecorder->drainCalls();
+  SiteKeyStats S = siteKeyStats();
+  std::snprintf(Buf, static_cast<std::size_t>(Len),
+                "keys=%u return_addresses=%u learned=%u unkeyable=%u unstable_frames=%u python=%s", S.Keys,
+                S.ReturnAddresses, S.Learned, S.Unkeyable, S.UnstableFrames,
+                preparePythonStacks() ? "on" : (pythonStacksUnavailable().empty() ? "none" : pythonStacksUnavailable().c_str()));
+}
+}

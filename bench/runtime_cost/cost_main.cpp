@@ -1,0 +1,59 @@
+// bench/runtime_cost.sh's C++ half: syncwatch's own cost per call from a C++ loop, per kind,
+// and from 8 threads at once.
+//   syncwatch-cost-bench cpp [ITERATIONS]      one line per kind, then "cpp mix N"
+//   syncwatch-cost-bench threads [ITERATIONS]  8 threads running the mix: "threads mix N"
+#include "../../interposer/capture/ApiHandler.h"
+
+#include <barrier>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+extern "C" double swcost_own_ns(int Kind, int Iterations, int Rounds, syncwatch::runtime::HandlerParts *Parts,
+                                void (*Phase)());
+extern "C" double swcost_ns_per_tick();
+extern "C" double swcost_clock_pair_ns(int N);
+extern "C" double swcost_full_stack_ns(int N);
+extern "C" void swcost_summary(char *Buf, int Len);
+
+static void parts(const char *Label, const syncwatch::runtime::HandlerParts &P, double NsPerTick) {
+  double C = P.Calls ? static_cast<double>(P.Calls) : 1;
+  std::printf("%s parts filter=%.1f key=%.1f record=%.1f ns/call (slow path: %llu calls)\n", Label,
+              static_cast<double>(P.Filter) * NsPerTick / C, static_cast<double>(P.Key) * NsPerTick / C,
+              static_cast<double>(P.Record) * NsPerTick / C, static_cast<unsigned long long>(P.SlowCalls));
+}
+
+int main(int Argc, char **Argv) {
+  const char *Mode = Argc > 1 ? Argv[1] : "cpp";
+  int Iterations = Argc > 2 ? std::atoi(Argv[2]) : 200'000;
+  const char *Kinds[] = {"launch", "async-copy", "event-record", "stream-sync", "mix"};
+  if (std::strcmp(Mode, "cpp") == 0) {
+    for (int K = 0; K < 5; ++K) {
+      syncwatch::runtime::HandlerParts P;
+      double Own = swcost_own_ns(K, K == 4 ? Iterations / 7 : Iterations, 5, &P, nullptr);
+      std::printf("cpp %s %.1f\n", Kinds[K], Own);
+      parts(Kinds[K], P, swcost_ns_per_tick());
+    }
+    std::printf("clock pair %.1f ns\n", swcost_clock_pair_ns(1'000'000));
+    std::printf("full stack (the slow path's unwind) %.1f ns\n", swcost_full_stack_ns(20'000));
+  } else {
+    constexpr int Threads = 8;
+    std::vector<double> Own(Threads);
+    std::vector<std::thread> T;
+    static std::barrier Together(Threads);
+    for (int I = 0; I < Threads; ++I)
+      T.emplace_back([&, I] { Own[I] = swcost_own_ns(4, Iterations / 7, 5, nullptr, [] { Together.arrive_and_wait(); }); });
+    for (auto &Th : T)
+      Th.join();
+    double Sum = 0;
+    for (double O : Own)
+      Sum += O;
+    std::printf("threads mix %.1f\n", Sum / Threads);
+  }
+  char Buf[512];
+  swcost_summary(Buf, sizeof Buf);
+  std::printf("summary %s\n", Buf);
+  return 0;
+}

@@ -1,0 +1,58 @@
+// A stand-in for the CUDA runtime: four API entry points that do what cudart does around a
+// call when a CUPTI subscriber is on - fill the call's parameter struct, call the
+// subscriber at entry and at exit - and nothing else. Its name starts with libcudart, so
+// syncwatch's frame classification treats its frames as CUDA's own, as in a real process.
+#include <cupti.h>
+
+#include <atomic>
+
+namespace {
+using Handler = void (*)(CUpti_CallbackDomain, CUpti_CallbackId, const CUpti_CallbackData *);
+Handler Enter = nullptr, Exit = nullptr;
+std::atomic<std::uint32_t> Correlation{0};
+
+// Keeps the compiler from folding the call's body away.
+template <typename Params>
+__attribute__((noinline)) int apiCall(CUpti_CallbackId Id, const char *Name, const Params &P) {
+  CUpti_CallbackData D{};
+  D.functionName = Name;
+  D.functionParams = &P;
+  D.correlationId = Correlation.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (Enter) {
+    D.callbackSite = CUPTI_API_ENTER;
+    Enter(CUPTI_CB_DOMAIN_RUNTIME_API, Id, &D);
+  }
+  asm volatile("" ::: "memory");  // the "work" of the call
+  if (Exit) {
+    D.callbackSite = CUPTI_API_EXIT;
+    Exit(CUPTI_CB_DOMAIN_RUNTIME_API, Id, &D);
+  }
+  return 0;
+}
+} // namespace
+
+extern "C" {
+__attribute__((visibility("default"))) void swcost_bind(Handler OnEnter, Handler OnExit) {
+  Enter = OnEnter;
+  Exit = OnExit;
+}
+
+__attribute__((visibility("default"))) int swcostLaunchKernel(const void *Func, cudaStream_t S) {
+  cudaLaunchKernel_v7000_params P{};
+  P.func = Func;
+  P.stream = S;
+  return apiCall(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", P);
+}
+__attribute__((visibility("default"))) int swcostMemcpyAsync(void *Dst, const void *Src, size_t N, cudaStream_t S) {
+  cudaMemcpyAsync_v3020_params P{Dst, Src, N, cudaMemcpyHostToDevice, S};
+  return apiCall(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync", P);
+}
+__attribute__((visibility("default"))) int swcostEventRecord(cudaEvent_t E, cudaStream_t S) {
+  cudaEventRecord_v3020_params P{E, S};
+  return apiCall(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord", P);
+}
+__attribute__((visibility("default"))) int swcostStreamSynchronize(cudaStream_t S) {
+  cudaStreamSynchronize_v3020_params P{S};
+  return apiCall(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize", P);
+}
+}

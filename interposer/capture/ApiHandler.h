@@ -1,0 +1,52 @@
+// What syncwatch does at a CUDA call's entry and exit: the fast path every recorded call
+// takes (bench/runtime_cost.sh measures it without a GPU). No CUPTI calls here - Capture.cpp
+// owns the subscription and passes its few actions in - so the benchmark drives these
+// same handlers with synthetic callback data.
+//
+// Per call: two clock reads, a site key (SiteKeys.h: a few stack loads and table lookups,
+// plus the innermost user Python frame read from the thread state), one fixed-size record
+// into the thread's ring. No unwinding, no allocation, no lock, no string. A site's first
+// occurrences take the slow path (a full unwind that learns the key); symbols are resolved
+// at report time, once per distinct site.
+#pragma once
+
+#include "CallFilter.h"
+
+#include <cupti.h>
+
+#include <cstdint>
+
+namespace syncwatch::runtime {
+
+class Recorder;
+
+struct HandlerHooks {
+  Recorder &(*TheRecorder)() = nullptr;   // made at the first recorded call
+  void (*EnableLaunches)() = nullptr;     // launch callbacks on / off (CallFilter.h)
+  void (*DisableLaunches)() = nullptr;
+  void (*TraceKernels)() = nullptr;       // kernel activity from now on
+  bool AutoKernels = true;                // SYNCWATCH_KERNELS=auto: a stall turns kernels on
+  std::uint64_t ThresholdNs = 1'000'000;  // a call this long is slow (SYNCWATCH_THRESHOLD_MS)
+};
+// Once, before the first callback (HostClock must be started).
+void setHandlerHooks(const HandlerHooks &H);
+
+void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
+                const CallbackInfo &Info);
+void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
+               const CallbackInfo &Info);
+// CUPTI created a context inside the call this thread is in: that call's time is start-up.
+void noteContextCreated();
+
+// bench/runtime_cost: where the handlers' time goes, in HostClock ticks, summed per thread
+// by the caller. Null (the default) measures nothing; set, it adds clock reads of its own.
+struct HandlerParts {
+  std::uint64_t Filter = 0;   // decideAtEntry
+  std::uint64_t Key = 0;      // siteOfCall on its fast path (stack slots, Python frame, lookup)
+  std::uint64_t Record = 0;   // the ring, and the drains it triggers
+  std::uint64_t SlowPath = 0; // siteOfCall's slow path (unwind, learn, intern)
+  std::uint64_t SlowCalls = 0, Calls = 0;
+};
+void measureHandlerParts(HandlerParts *PerThread);
+
+} // namespace syncwatch::runtime

@@ -1,0 +1,79 @@
+#include "FrameClass.h"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace syncwatch::runtime {
+
+// dladdr names the main program as it was started (argv[0], maybe relative to a working
+// directory the program has left since): its real path is /proc/self/exe. The main program
+// is told by its base address (that of its entry point), not by its name: a library
+// dlopen'ed by a relative path has a relative name too.
+const char *modulePath(const char *Name, const void *Base) {
+  static const void *MainBase = [] {
+    Dl_info I;
+    auto Entry = reinterpret_cast<void *>(getauxval(AT_ENTRY));
+    return Entry && dladdr(Entry, &I) ? I.dli_fbase : nullptr;
+  }();
+  static const char *Exe = [] {
+    char Buf[4096];
+    ssize_t N = ::readlink("/proc/self/exe", Buf, sizeof Buf - 1);
+    return N > 0 ? strndup(Buf, static_cast<std::size_t>(N)) : nullptr;
+  }();
+  if (Base && Base == MainBase && Exe)
+    return Exe;
+  if (Name && Name[0] == '/')
+    return Name;
+  if (Name && std::strchr(Name, '/'))
+    return Name;  // a library loaded by a relative path: its name is its own
+  return Exe ? Exe : Name;
+}
+
+static bool baseNameStartsWith(const char *Path, std::initializer_list<const char *> Prefixes) {
+  const char *Base = std::strrchr(Path, '/');
+  Base = Base ? Base + 1 : Path;
+  for (const char *Prefix : Prefixes)
+    if (std::strncmp(Base, Prefix, std::strlen(Prefix)) == 0)
+      return true;
+  return false;
+}
+
+bool isCudaModule(const char *Path) {
+  return !Path || baseNameStartsWith(Path, {"libsyncwatch", "libcupti", "libcudart", "libcuda."});
+}
+
+bool isVendorModule(const char *Path) {
+  return !Path || isCudaModule(Path) ||
+         baseNameStartsWith(Path, {"libc.so", "libc-", "libstdc++", "libgcc", "libpthread", "libtorch", "libc10",
+                                   "libcublas", "libcudnn", "libnccl", "libpython", "ld-linux"});
+}
+
+bool isVendorName(const std::string &N) {
+  auto Starts = [&](const char *P) { return N.compare(0, std::strlen(P), P) == 0; };
+  return N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") ||
+         Starts("__device_stub__") || (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z');
+}
+
+bool isVendorHeader(const std::string &File) {
+  return File.find("/targets/x86_64-linux/include/") != std::string::npos ||
+         File.find("/cuda/include/") != std::string::npos || File.find("/crt/") != std::string::npos;
+}
+
+std::string kernelOfStub(const std::string &Stub) {
+  auto Pos = Stub.find("__device_stub__");
+  if (Pos == std::string::npos)
+    return "";
+  std::string Mangled = "_" + Stub.substr(Pos + 15, Stub.find('(', Pos) - Pos - 15);
+  int Status = 0;
+  char *D = abi::__cxa_demangle(Mangled.c_str(), nullptr, nullptr, &Status);
+  std::string Name = Status == 0 && D ? D : Mangled;
+  std::free(D);
+  return Name.substr(0, Name.find('('));
+}
+
+} // namespace syncwatch::runtime

@@ -1,0 +1,28 @@
+// What a native frame is, by its module and its function's name: the CUDA stack syncwatch
+// sits in, other vendors' code, or the user's program. Shared by the slow path that learns
+// site keys (SiteKeys.cpp) and the report-time symbolizer (CallSites.cpp).
+#pragma once
+
+#include <string>
+
+namespace syncwatch::runtime {
+
+// The real path of a module as dladdr names it (the main program by /proc/self/exe).
+const char *modulePath(const char *DladdrName, const void *DladdrBase);
+
+// libsyncwatch, CUPTI, the CUDA runtime and driver: the frames between syncwatch's
+// callback and the code that called CUDA.
+bool isCudaModule(const char *Path);
+// Those, and the C/C++ runtimes, PyTorch, cuBLAS, cuDNN, NCCL, libpython: frames that are
+// never the user's call site.
+bool isVendorModule(const char *Path);
+
+// Static cudart lives inside the executable, and cuda_runtime.h's templates
+// (cudaLaunchKernel<T>) are compiled into the user's objects: their frames are vendor frames.
+bool isVendorName(const std::string &Function);
+// cuda_runtime.h's templates (cudaMalloc<T>) inlined into the user's function.
+bool isVendorHeader(const std::string &File);
+// "__device_stub__Z4spinx(long long)" -> "spin": the kernel whose host wrapper comes next.
+std::string kernelOfStub(const std::string &Stub);
+
+} // namespace syncwatch::runtime

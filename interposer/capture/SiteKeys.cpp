@@ -1,0 +1,284 @@
+#include "SiteKeys.h"
+
+#include "ElfSymbols.h"
+#include "FrameClass.h"
+#include "LearnedTable.h"
+#include "PythonStacks.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unwind.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace syncwatch::runtime {
+namespace {
+
+// What is known of a return address, packed in a table value: the frame size to the next
+// return address's slot (low 32 bits, signed) and flags.
+constexpr std::uint64_t kHasDelta = 1ull << 32;  // the next slot is this one + delta
+constexpr std::uint64_t kStop = 1ull << 33;      // the key ends here: the user's frame
+constexpr std::uint64_t kVendor = 1ull << 34;    // ends here too when the thread runs Python
+constexpr std::uint64_t kStart = 1ull << 35;     // seen as the first frame above CUDA's libraries
+constexpr std::uint64_t kUnstable = 1ull << 36;  // its frame size varied: no fast path through it
+
+// A chain longer than this stops (deep C++ call chains inside a vendor library).
+constexpr int kChainCap = 12;
+constexpr int kMaxUnwind = 128;
+
+LearnedTable<15> ReturnAddresses;  // return address -> delta | flags
+LearnedTable<15> Keys;             // site key -> site id
+
+// Per callback: up to 4 offsets (from Base) of the first return address above CUDA's
+// libraries; 0 = none. Several when a callback id is reached by several paths (a static
+// cudart in the program and another in a plugin).
+constexpr int kDomains = 8, kCallbackIds = 1024, kStarts = 4;
+std::atomic<std::int32_t> StartOffsets[kDomains][kCallbackIds][kStarts];
+
+std::mutex LearnLock;  // trivially destructible in libstdc++
+std::atomic<std::uint32_t> LearnedCount{0}, UnkeyableCount{0}, UnstableCount{0};
+
+std::atomic<std::int32_t> *startsOf(std::uint32_t Callback) {
+  std::uint32_t Domain = Callback >> 16, Id = Callback & 0xffff;
+  return Domain < kDomains && Id < kCallbackIds ? StartOffsets[Domain][Id] : nullptr;
+}
+
+// The top of this thread's stack: no slot is read at or above it.
+thread_local std::uintptr_t StackTop = 0;
+thread_local bool StackTopAsked = false;
+std::uintptr_t stackTop() {
+  if (!StackTopAsked) {
+    StackTopAsked = true;
+    pthread_attr_t A;
+    if (pthread_getattr_np(pthread_self(), &A) == 0) {
+      void *Addr = nullptr;
+      std::size_t Size = 0;
+      if (pthread_attr_getstack(&A, &Addr, &Size) == 0)
+        StackTop = reinterpret_cast<std::uintptr_t>(Addr) + Size;
+      pthread_attr_destroy(&A);
+    }
+  }
+  return StackTop;
+}
+
+bool readSlot(std::uintptr_t Slot, std::uintptr_t Top, std::uint64_t &Value) {
+  if (Slot + 8 > Top || (Slot & 7))
+    return false;
+  std::memcpy(&Value, reinterpret_cast<const void *>(Slot), 8);
+  return true;
+}
+
+std::uint64_t walk(std::uint32_t Callback, const char *Base, bool Python, const PySiteKey &Py) {
+  std::atomic<std::int32_t> *Starts = startsOf(Callback);
+  std::uintptr_t Top = stackTop();
+  if (!Starts || !Top)
+    return 0;
+  for (int K = 0; K < kStarts; ++K) {
+    std::int32_t Offset = Starts[K].load(std::memory_order_acquire);
+    if (Offset <= 0)
+      break;
+    std::uintptr_t Slot = reinterpret_cast<std::uintptr_t>(Base) + static_cast<std::uint32_t>(Offset);
+    std::uint64_t Ra = 0, Facts = 0;
+    if (!readSlot(Slot, Top, Ra) || !ReturnAddresses.find(Ra, Facts) || !(Facts & kStart))
+      continue;
+    std::uint64_t H = mixKey(0x5357ull << 32 | Callback, Ra);
+    for (int Level = 1;; ++Level) {
+      if (Facts & kUnstable)
+        return 0;
+      if ((Facts & kStop) || ((Facts & kVendor) && Python) || Level >= kChainCap || !(Facts & kHasDelta))
+        break;
+      Slot += static_cast<std::int64_t>(static_cast<std::int32_t>(Facts & 0xffffffffu));
+      if (!readSlot(Slot, Top, Ra) || !ReturnAddresses.find(Ra, Facts))
+        return 0;
+      H = mixKey(H, Ra);
+    }
+    if (Python)
+      H = mixKey(mixKey(H, reinterpret_cast<std::uintptr_t>(Py.Code)), static_cast<std::uint32_t>(Py.Offset));
+    return H ? H : 1;
+  }
+  return 0;
+}
+
+struct UnwoundFrame {
+  std::uintptr_t Ip = 0, Cfa = 0;
+};
+struct Unwound {
+  UnwoundFrame Frames[kMaxUnwind];
+  int Depth = 0;
+};
+
+_Unwind_Reason_Code collect(struct _Unwind_Context *Ctx, void *Arg) {
+  auto *U = static_cast<Unwound *>(Arg);
+  auto Ip = static_cast<std::uintptr_t>(_Unwind_GetIP(Ctx));
+  if (U->Depth >= kMaxUnwind || Ip == 0)  // the outermost frame's return address is 0
+    return _URC_END_OF_STACK;
+  U->Frames[U->Depth++] = {Ip, static_cast<std::uintptr_t>(_Unwind_GetCFA(Ctx))};
+  return _URC_NO_REASON;
+}
+
+enum class FrameKind { Cuda, Vendor, Program, Unknown };
+
+struct FrameFacts {
+  FrameKind Kind = FrameKind::Unknown;
+  bool Stop = false;  // the user's own frame
+  std::string Kernel; // a device stub's kernel: its host wrapper is next
+};
+
+// Module and (for the program's own modules) function name of a return address.
+FrameFacts factsOf(std::uintptr_t Ip, const std::string &PendingKernel) {
+  FrameFacts F;
+  Dl_info Info;
+  if (!dladdr(reinterpret_cast<void *>(Ip - 1), &Info) || !Info.dli_fname)
+    return F;
+  const char *Module = modulePath(Info.dli_fname, Info.dli_fbase);
+  if (isCudaModule(Module)) {
+    F.Kind = FrameKind::Cuda;
+    return F;
+  }
+  if (isVendorModule(Module)) {
+    F.Kind = FrameKind::Vendor;
+    return F;
+  }
+  F.Kind = FrameKind::Program;
+  std::uintptr_t Pc = Ip - 1;
+  std::uintptr_t Address = elfIsFixedAddress(Module) ? Pc : Pc - reinterpret_cast<std::uintptr_t>(Info.dli_fbase);
+  ElfSymbol Sym;
+  if (!elfSymbolAt(Module, Address, Sym)) {
+    F.Stop = true;  // no symbols: the module's first frame is as good as it gets
+    return F;
+  }
+  if (Sym.Name.find("__device_stub__") != std::string::npos) {
+    F.Kernel = kernelOfStub(Sym.Name);
+    return F;
+  }
+  if (!PendingKernel.empty() && Sym.Name == PendingKernel)
+    return F;  // the kernel's host wrapper, which only calls its stub
+  F.Stop = !isVendorName(Sym.Name);
+  return F;
+}
+
+void learnReturnAddress(std::uint64_t Ra, std::uint64_t Facts) {
+  std::uint64_t Old = 0;
+  if (ReturnAddresses.find(Ra, Old)) {
+    if ((Old & kHasDelta) && (Facts & kHasDelta) && (Old & 0xffffffffu) != (Facts & 0xffffffffu) && !(Old & kUnstable)) {
+      Facts |= kUnstable;
+      UnstableCount.fetch_add(1, std::memory_order_relaxed);
+    }
+    Facts |= Old & (kUnstable | kStart);
+    if (!(Facts & kHasDelta))
+      Facts |= Old & (kHasDelta | 0xffffffffu);
+  }
+  ReturnAddresses.insert(Ra, Facts);
+}
+
+void learnStart(std::uint32_t Callback, std::int64_t Offset) {
+  std::atomic<std::int32_t> *Starts = startsOf(Callback);
+  if (!Starts || Offset <= 0 || Offset >= (1 << 30))
+    return;
+  for (int K = 0; K < kStarts; ++K) {
+    std::int32_t Have = Starts[K].load(std::memory_order_relaxed);
+    if (Have == Offset)
+      return;
+    if (Have == 0) {
+      Starts[K].store(static_cast<std::int32_t>(Offset), std::memory_order_release);
+      return;
+    }
+  }
+}
+
+} // namespace
+
+std::uint64_t fastSiteKey(std::uint32_t Callback, const char *Base) {
+  PySiteKey Py;
+  PySite P = currentPythonSite(Py);
+  if (P == PySite::Unlearned)
+    return 0;
+  return walk(Callback, Base, P == PySite::Found, Py);
+}
+
+std::uint64_t learnSiteKey(std::uint32_t Callback, const char *Base, RawStack &S) {
+  // The Python frames first: naming them classifies their code objects for the walk.
+  S.PythonDepth = capturePythonFrames(S.Python);
+  auto *U = new Unwound;  // 2 KiB: not on the stack being described
+  _Unwind_Backtrace(collect, U);
+  // The report-time symbolizer gets the frames as backtrace() would give them.
+  S.Depth = 0;
+  for (int I = 0; I < U->Depth && S.Depth < kMaxFrames; ++I)
+    S.Frames[S.Depth++] = reinterpret_cast<void *>(U->Frames[I].Ip);
+
+  std::lock_guard<std::mutex> G(LearnLock);
+  // Frame 0 is this function. The first frame above CUDA's libraries (and syncwatch):
+  int First = 1;
+  std::string Kernel;
+  FrameFacts Facts;
+  for (; First < U->Depth; ++First) {
+    Facts = factsOf(U->Frames[First].Ip, Kernel);
+    if (Facts.Kind != FrameKind::Cuda)
+      break;
+  }
+  std::uint64_t Key = 0;
+  if (First < U->Depth && Facts.Kind != FrameKind::Unknown) {
+    // A frame's return address lives just below the CFA of the frame it called. libgcc's
+    // backtrace callback for frame I reports that callee's CFA (the context's CFA is
+    // updated after the callback): the slot is checked against the address it must hold.
+    auto SlotOf = [&](int I) { return U->Frames[I].Cfa - 8; };
+    bool SlotsHold = true;
+    for (int I = First; I < U->Depth && I < First + kChainCap + 1; ++I) {
+      std::uint64_t Held = 0;
+      std::memcpy(&Held, reinterpret_cast<const void *>(SlotOf(I)), 8);
+      SlotsHold = SlotsHold && Held == U->Frames[I].Ip;
+    }
+    if (SlotsHold) {
+      for (int I = First; I < U->Depth && I < First + kChainCap; ++I) {
+        FrameFacts F = I == First ? Facts : factsOf(U->Frames[I].Ip, Kernel);
+        Kernel = F.Kernel;
+        std::uint64_t Value = 0;
+        if (F.Stop)
+          Value |= kStop;
+        if (F.Kind == FrameKind::Vendor)
+          Value |= kVendor;
+        if (I == First)
+          Value |= kStart;
+        if (I + 1 < U->Depth) {
+          std::int64_t Delta = static_cast<std::int64_t>(SlotOf(I + 1)) - static_cast<std::int64_t>(SlotOf(I));
+          if (Delta > 0 && Delta < (1 << 30))
+            Value |= kHasDelta | static_cast<std::uint32_t>(Delta);
+        }
+        learnReturnAddress(U->Frames[I].Ip, Value);
+        if (F.Stop)
+          break;
+      }
+      learnStart(Callback, static_cast<std::int64_t>(SlotOf(First)) - reinterpret_cast<std::intptr_t>(Base));
+      Key = fastSiteKey(Callback, Base);
+    }
+  }
+  delete U;
+  (Key ? LearnedCount : UnkeyableCount).fetch_add(1, std::memory_order_relaxed);
+  return Key;
+}
+
+std::uint32_t siteOfKey(std::uint64_t Key) {
+  std::uint64_t Site = 0;
+  return Key && Keys.find(Key, Site) ? static_cast<std::uint32_t>(Site) : 0;
+}
+
+void publishSiteKey(std::uint64_t Key, std::uint32_t Site) {
+  std::lock_guard<std::mutex> G(LearnLock);
+  Keys.insert(Key, Site);
+}
+
+SiteKeyStats siteKeyStats() {
+  SiteKeyStats S;
+  S.Learned = LearnedCount.load();
+  S.Unkeyable = UnkeyableCount.load();
+  S.UnstableFrames = UnstableCount.load();
+  std::lock_guard<std::mutex> G(LearnLock);
+  S.ReturnAddresses = ReturnAddresses.size();
+  S.Keys = Keys.size();
+  return S;
+}
+
+} // namespace syncwatch::runtime
