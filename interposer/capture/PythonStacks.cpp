@@ -63,6 +63,16 @@ struct CPython {
   const char *(*GetVersion)() = nullptr;
   const unsigned long *Version = nullptr;  // Py_Version (3.11+)
   const void *CodeType = nullptr;          // &PyCode_Type
+  // Only for the watch for CUDA (until it is loaded), with the GIL held:
+  using TraceFn = int (*)(void *, void *, int, void *);
+  void (*SetProfileAllThreads)(TraceFn, void *) = nullptr;  // 3.12+
+  void (*SetProfile)(TraceFn, void *) = nullptr;
+  void *(*ImportModule)(const char *) = nullptr;
+  void *(*GetAttrString)(void *, const char *) = nullptr;
+  void *(*CallNoArgs)(void *) = nullptr;
+  void (*DecRef)(void *) = nullptr;
+  void (*ErrClear)() = nullptr;
+  void *None = nullptr;
   bool Loaded = false;
 
   bool load() {
@@ -77,6 +87,14 @@ struct CPython {
     SW_PY(AddAuditHook, "PySys_AddAuditHook");
     SW_PY(GetVersion, "Py_GetVersion");
     SW_PY(Version, "Py_Version");
+    SW_PY(SetProfileAllThreads, "PyEval_SetProfileAllThreads");
+    SW_PY(SetProfile, "PyEval_SetProfile");
+    SW_PY(ImportModule, "PyImport_ImportModule");
+    SW_PY(GetAttrString, "PyObject_GetAttrString");
+    SW_PY(CallNoArgs, "PyObject_CallNoArgs");
+    SW_PY(DecRef, "Py_DecRef");
+    SW_PY(ErrClear, "PyErr_Clear");
+    None = Get("_Py_NoneStruct");
 #undef SW_PY
     CodeType = Get("PyCode_Type");
     Loaded = IsInitialized && ThisThreadState && Addr2Line && GetVersion && CodeType;
@@ -248,9 +266,76 @@ void checkForCuda() {
     F();
 }
 
-int onAudit(const char *, void *, void *) {
-  if (OnCuda.load(std::memory_order_relaxed))
+// A C extension that links CUDA (`import my_cuda_ext`) can make its first CUDA call in the
+// very next Python->C call, with no audited event in between. So until CUDA is loaded, a
+// profile hook sees Python->C calls and checks for it; it removes itself when CUDA is
+// there (or when syncwatch starts without it). Nothing of it remains in a CUDA program.
+constexpr int PyTraceCCall = 4;
+std::atomic<int> Watch{0};  // 0 not installed, 1 installed, 2 removed / never to be installed
+
+void removeWatch() {
+  if (Watch.exchange(2) != 1)
+    return;
+  if (Py.SetProfileAllThreads)
+    Py.SetProfileAllThreads(nullptr, nullptr);
+  else if (Py.SetProfile)
+    Py.SetProfile(nullptr, nullptr);
+}
+
+int onPythonCall(void *, void *, int What, void *) {
+  if (What == PyTraceCCall && OnCuda.load(std::memory_order_relaxed)) {
     checkForCuda();
+    if (!OnCuda.load(std::memory_order_relaxed))
+      removeWatch();
+  }
+  return 0;
+}
+
+// sys.getprofile(): a profiler the user installed (cProfile, torch's Python tracer) is never
+// replaced; CUDA is then noticed at audited events only.
+bool profilerInstalled() {
+  if (!Py.ImportModule || !Py.GetAttrString || !Py.CallNoArgs || !Py.DecRef || !Py.ErrClear || !Py.None)
+    return true;
+  void *Sys = Py.ImportModule("sys");
+  if (!Sys) {
+    Py.ErrClear();
+    return true;
+  }
+  void *Get = Py.GetAttrString(Sys, "getprofile");
+  void *Current = Get ? Py.CallNoArgs(Get) : nullptr;
+  bool Installed = !Current || Current != Py.None;
+  if (!Current)
+    Py.ErrClear();
+  if (Current)
+    Py.DecRef(Current);
+  if (Get)
+    Py.DecRef(Get);
+  Py.DecRef(Sys);
+  return Installed;
+}
+
+int onAudit(const char *, void *, void *) {
+  if (!OnCuda.load(std::memory_order_relaxed))
+    return 0;
+  checkForCuda();
+  if (!OnCuda.load(std::memory_order_relaxed)) {
+    removeWatch();
+    return 0;
+  }
+  // The first audited event once the interpreter is up (this thread holds the GIL).
+  int Expected = 0;
+  if (Py.IsInitialized() && Watch.compare_exchange_strong(Expected, 3)) {
+    // (installing a profile function raises "sys.setprofile": 3 keeps us from recursing)
+    if (!profilerInstalled() && (Py.SetProfileAllThreads || Py.SetProfile)) {
+      if (Py.SetProfileAllThreads)
+        Py.SetProfileAllThreads(onPythonCall, nullptr);
+      else
+        Py.SetProfile(onPythonCall, nullptr);
+      Watch.store(1);
+    } else {
+      Watch.store(2);
+    }
+  }
   return 0;
 }
 
