@@ -584,6 +584,30 @@ TEST(Engine, WaitingForItsOwnWorkOnlyIsANoteUnlessHot) {
   ASSERT_EQ(H.size(), 1u);
   EXPECT_EQ(H[0].Level, Severity::Warning);
 
+  // Three start-up uploads from one line that cost 114 us in all (under the 1 ms threshold),
+  // in a longer run: a note (they were a warning on the H200's PyTorch script).
+  Stream Startup;
+  Startup.call(1, "cudaMemcpyAsync", 0, 38, 3).copy(1, 13, 2, 37, 1, MemoryKind::Pageable, MemoryKind::Device, true);
+  Startup.call(2, "cudaMemcpyAsync", 40, 78, 3).copy(2, 13, 42, 77, 1, MemoryKind::Pageable, MemoryKind::Device, true);
+  Startup.call(3, "cudaMemcpyAsync", 80, 118, 3).copy(3, 13, 82, 117, 1, MemoryKind::Pageable, MemoryKind::Device, true);
+  Startup.call(4, "cudaLaunchKernel", 200, 210, 1).call(5, "cudaDeviceSynchronize", 220, 50'000, 1);
+  auto S = Startup.run();
+  auto Up = std::find_if(S.begin(), S.end(), [](const Finding &X) { return X.Rule == "syncwatch-pageable-async-copy"; });
+  ASSERT_NE(Up, S.end());
+  EXPECT_EQ(Up->Level, Severity::Note) << Up->Message;
+  EXPECT_NE(Up->Message.find("under the 1.0 ms threshold"), std::string::npos) << Up->Message;
+
+  // The same three copies at 400 us each (1.2 ms in all): past the threshold, a warning.
+  Stream Costly;
+  Costly.call(1, "cudaMemcpyAsync", 0, 400, 3).copy(1, 13, 2, 399, 1, MemoryKind::Pageable, MemoryKind::Device, true);
+  Costly.call(2, "cudaMemcpyAsync", 410, 810, 3).copy(2, 13, 412, 809, 1, MemoryKind::Pageable, MemoryKind::Device, true);
+  Costly.call(3, "cudaMemcpyAsync", 820, 1'220, 3).copy(3, 13, 822, 1'219, 1, MemoryKind::Pageable, MemoryKind::Device, true);
+  Costly.call(4, "cudaLaunchKernel", 1'300, 1'310, 1).call(5, "cudaDeviceSynchronize", 1'320, 50'000, 1);
+  auto C = Costly.run();
+  auto Up2 = std::find_if(C.begin(), C.end(), [](const Finding &X) { return X.Rule == "syncwatch-pageable-async-copy"; });
+  ASSERT_NE(Up2, C.end());
+  EXPECT_EQ(Up2->Level, Severity::Warning) << Up2->Message;
+
   // A single upload that is most of the run: a warning.
   Stream Big;
   Big.call(1, "cudaMemcpy", 0, 2'600, 3).copy(1, 7, 5, 2'590, 1, MemoryKind::Pageable, MemoryKind::Device, false);
