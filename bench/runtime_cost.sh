@@ -19,6 +19,7 @@ bench="$build/bench/runtime_cost/syncwatch-cost-bench"
 
 cpp_out="$("$bench" cpp "$iterations")"
 threads_out="$("$bench" threads "$iterations")"
+rss_out="$("$bench" rss $((iterations * 50)))"
 python_out="$(python3 "$here/runtime_cost/cost_python.py" "$build" "$iterations")"
 echo "== from a C++ loop (ns of syncwatch's own work per call, per kind)"
 echo "$cpp_out"
@@ -26,6 +27,8 @@ echo "== from Python 30 frames deep ($(python3 -c 'import sys; print(sys.version
 echo "$python_out"
 echo "== from 8 threads at once"
 echo "$threads_out"
+echo "== memory"
+echo "$rss_out"
 value() { awk -v k="$2" 'NF == 3 && $1 " " $2 == k {print $3}' <<<"$1"; }
 printf 'own cost per fast call: cpp=%.0f ns, python=%.0f ns, threads=%.0f ns\n' \
   "$(value "$cpp_out" "cpp mix")" "$(value "$python_out" "python mix")" "$(value "$threads_out" "threads mix")"

@@ -2,6 +2,7 @@
 // and from 8 threads at once.
 //   syncwatch-cost-bench cpp [ITERATIONS]      one line per kind, then "cpp mix N"
 //   syncwatch-cost-bench threads [ITERATIONS]  8 threads running the mix: "threads mix N"
+//   syncwatch-cost-bench rss [CALLS]           peak RSS growth over CALLS calls of the mix
 #include "../../interposer/capture/ApiHandler.h"
 
 #include <barrier>
@@ -17,6 +18,18 @@ extern "C" double swcost_ns_per_tick();
 extern "C" double swcost_clock_pair_ns(int N);
 extern "C" double swcost_full_stack_ns(int N);
 extern "C" void swcost_summary(char *Buf, int Len);
+
+static long peakRssKb() {
+  std::FILE *F = std::fopen("/proc/self/status", "r");
+  char Line[256];
+  long Kb = 0;
+  while (F && std::fgets(Line, sizeof Line, F))
+    if (std::strncmp(Line, "VmHWM:", 6) == 0)
+      Kb = std::atol(Line + 6);
+  if (F)
+    std::fclose(F);
+  return Kb;
+}
 
 static void parts(const char *Label, const syncwatch::runtime::HandlerParts &P, double NsPerTick) {
   double C = P.Calls ? static_cast<double>(P.Calls) : 1;
@@ -38,6 +51,15 @@ int main(int Argc, char **Argv) {
     }
     std::printf("clock pair %.1f ns\n", swcost_clock_pair_ns(1'000'000));
     std::printf("full stack (the slow path's unwind) %.1f ns\n", swcost_full_stack_ns(20'000));
+  } else if (std::strcmp(Mode, "rss") == 0) {
+    // Peak RSS is bounded by the number of distinct sites, not the number of calls: the
+    // same mix, Iterations calls in all, against the peak after its first 100,000 calls.
+    swcost_own_ns(4, 100'000 / 7, 1, nullptr, nullptr);
+    long Before = peakRssKb();
+    swcost_own_ns(4, Iterations / 7, 1, nullptr, nullptr);
+    long After = peakRssKb();
+    std::printf("rss +%.1f MiB over %d calls (peak %.1f MiB after 100,000 calls, %.1f MiB after all)\n",
+                static_cast<double>(After - Before) / 1024, Iterations, Before / 1024.0, After / 1024.0);
   } else {
     constexpr int Threads = 8;
     std::vector<double> Own(Threads);

@@ -37,6 +37,8 @@ private:
   std::size_t Capacity;
   EngineConfig Cfg;
   EventLog Pending;
+  std::vector<ApiCall> JudgedScratch, WaitingScratch;  // analyzeOlderHalf's, reused
+  EventLog NextScratch;
 };
 
 } // namespace syncwatch::runtime
