@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <vector>
 
 using namespace syncwatch;
 using namespace syncwatch::runtime;
@@ -144,6 +145,33 @@ __attribute__((visibility("default"))) double swcost_full_stack_ns(int N) {
   for (int I = 0; I < N; ++I)
     captureStack(S);
   return static_cast<double>(hostTicks() - T0) * swcost_ns_per_tick() / N;
+}
+
+// GPU records as CUPTI hands them over (buffers of 8192 memcpy records, each with its
+// call), Records in all: what a copy-heavy run feeds the engine (peak RSS, rss mode).
+__attribute__((visibility("default"))) void swcost_feed_records(long Records) {
+  std::uint32_t Corr = 1u << 30;
+  std::uint64_t T = 1'000'000'000;
+  std::vector<GpuWork> Batch;
+  for (long Done = 0; Done < Records;) {
+    Batch.clear();
+    for (int I = 0; I < 8192 && Done < Records; ++I, ++Done) {
+      GpuWork W;
+      W.Kind = GpuKind::Memcpy;
+      W.Correlation = ++Corr;
+      W.Stream = 13 + (Done & 3);
+      W.Start = T;
+      W.End = T + 500;
+      W.Bytes = 64;
+      W.CopyKind = 1;
+      W.Src = MemoryKind::Pinned;
+      W.Dst = MemoryKind::Device;
+      W.Async = true;
+      T += 2000;
+      Batch.push_back(W);
+    }
+    TheRecorder->addWork(Batch);
+  }
 }
 
 // What the run saw: calls recorded (after a drain), sites, keys, and the engine's findings.

@@ -18,6 +18,7 @@ extern "C" double swcost_ns_per_tick();
 extern "C" double swcost_clock_pair_ns(int N);
 extern "C" double swcost_full_stack_ns(int N);
 extern "C" void swcost_summary(char *Buf, int Len);
+extern "C" void swcost_feed_records(long Records);
 
 static long peakRssKb() {
   std::FILE *F = std::fopen("/proc/self/status", "r");
@@ -59,6 +60,13 @@ int main(int Argc, char **Argv) {
     swcost_own_ns(4, Iterations / 7, 1, nullptr, nullptr);
     long After = peakRssKb();
     std::printf("rss +%.1f MiB over %d calls (peak %.1f MiB after 100,000 calls, %.1f MiB after all)\n",
+                static_cast<double>(After - Before) / 1024, Iterations, Before / 1024.0, After / 1024.0);
+    // GPU records: a copy-heavy run's activity records, as many as the calls.
+    swcost_feed_records(100'000);
+    Before = peakRssKb();
+    swcost_feed_records(Iterations);
+    After = peakRssKb();
+    std::printf("rss +%.1f MiB over %d GPU records (peak %.1f MiB after 100,000, %.1f MiB after all)\n",
                 static_cast<double>(After - Before) / 1024, Iterations, Before / 1024.0, After / 1024.0);
   } else {
     constexpr int Threads = 8;

@@ -9,6 +9,13 @@
 
 namespace syncwatch::runtime {
 
+EventWindow::EventWindow(Engine &E, std::size_t Capacity, const EngineConfig &Cfg)
+    : Analysis(E), Capacity(Capacity < 16 ? 16 : Capacity), Cfg(Cfg) {
+  // Either can reach the capacity; pages are touched only as they fill.
+  Pending.Calls.reserve(this->Capacity + 1);
+  Pending.Work.reserve(this->Capacity + 1);
+}
+
 void EventWindow::addCall(ApiCall C) {
   Pending.Calls.push_back(std::move(C));
   if (buffered() > Capacity)
@@ -171,7 +178,15 @@ void EventWindow::analyzeOlderHalf() {
   for (GpuWork &W : Pending.Work)
     if (Carried.count(W.Correlation) || Kept.count(&W))
       Next.Work.push_back(std::move(W));
-  std::swap(Pending, Next);  // Next keeps the old buffers for the next analysis
+  // Copied back into Pending's own buffers (reserved once, never reallocated): swapping
+  // would leave two window-sized buffers touched, and reallocating fragments the heap.
+  Pending.Calls.clear();
+  Pending.Work.clear();
+  Pending.Streams.clear();
+  Pending.Sites.clear();
+  Pending.KernelsTracedFrom = Next.KernelsTracedFrom;
+  Pending.Calls.insert(Pending.Calls.end(), std::make_move_iterator(Next.Calls.begin()), std::make_move_iterator(Next.Calls.end()));
+  Pending.Work.insert(Pending.Work.end(), std::make_move_iterator(Next.Work.begin()), std::make_move_iterator(Next.Work.end()));
 }
 
 } // namespace syncwatch::runtime

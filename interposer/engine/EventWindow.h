@@ -20,8 +20,7 @@ namespace syncwatch::runtime {
 class EventWindow {
 public:
   // Cfg: the engine's own slacks, which say what work a carried call can still need.
-  EventWindow(Engine &E, std::size_t Capacity, const EngineConfig &Cfg = EngineConfig())
-      : Analysis(E), Capacity(Capacity < 16 ? 16 : Capacity), Cfg(Cfg) {}
+  EventWindow(Engine &E, std::size_t Capacity, const EngineConfig &Cfg = EngineConfig());
 
   void addCall(ApiCall C);
   void addWork(GpuWork W);
