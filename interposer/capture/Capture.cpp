@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -251,10 +252,38 @@ void CUPTIAPI onApiFloor(void *, CUpti_CallbackDomain, CUpti_CallbackId, const v
 constexpr std::size_t BufferSize = 1 << 20;
 constexpr std::uint32_t FlushPeriodMs = 100;
 
+// Activity buffers come from a small pool of mmap'ed 1 MiB blocks. malloc'ed ones, freed
+// by the hundred over a copy-heavy run, stayed in the heap (glibc raises its mmap threshold
+// after the first free): peak RSS grew by the buffers CUPTI ever held at once.
+constexpr int kPooledBuffers = 4;
+std::mutex BufferPoolLock;  // trivially destructible in libstdc++
+uint8_t *BufferPool[kPooledBuffers] = {};
+int BuffersPooled = 0;
+
 void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size, size_t *MaxRecords) {
-  *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, BufferSize));
+  *Buffer = nullptr;
+  {
+    std::lock_guard<std::mutex> G(BufferPoolLock);
+    if (BuffersPooled > 0)
+      *Buffer = BufferPool[--BuffersPooled];
+  }
+  if (!*Buffer) {
+    void *P = ::mmap(nullptr, BufferSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *Buffer = P == MAP_FAILED ? nullptr : static_cast<uint8_t *>(P);
+  }
   *Size = *Buffer ? BufferSize : 0;
   *MaxRecords = 0;
+}
+
+void releaseBuffer(uint8_t *Buffer) {
+  {
+    std::lock_guard<std::mutex> G(BufferPoolLock);
+    if (BuffersPooled < kPooledBuffers) {
+      BufferPool[BuffersPooled++] = Buffer;
+      return;
+    }
+  }
+  ::munmap(Buffer, BufferSize);
 }
 
 std::string demangle(const char *Name) {
@@ -291,7 +320,12 @@ StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
 
 void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {
   CUpti_Activity *Record = nullptr;
-  std::vector<GpuWork> Work;  // handed over under one lock per buffer, not one per record
+  // Handed over under one lock per buffer, not one per record; kept between buffers (this
+  // runs on CUPTI's thread, and at exit's flush on the exiting one: a lock for that).
+  static auto *WorkLock = new std::mutex;
+  static auto *Work = new std::vector<GpuWork>;
+  std::lock_guard<std::mutex> WorkGuard(*WorkLock);
+  Work->clear();
   while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS) {
     switch (Record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -309,7 +343,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.Dst = static_cast<MemoryKind>(R->dstKind <= 3 ? R->dstKind : 0);
       W.Async = (R->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
       noteDevice(R->deviceId);
-      Work.push_back(std::move(W));
+      Work->push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -322,7 +356,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.End = R->end;
       W.Bytes = R->bytes;
       noteDevice(R->deviceId);
-      Work.push_back(std::move(W));
+      Work->push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -336,7 +370,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       W.End = R->end;
       W.Name = kernelName(R->name);
       noteDevice(R->deviceId);
-      Work.push_back(std::move(W));
+      Work->push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_STREAM: {
@@ -348,9 +382,9 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
       break;
     }
   }
-  if (!Work.empty())
-    recorder().addWork(std::move(Work));
-  std::free(Buffer);
+  if (!Work->empty())
+    recorder().addWork(*Work);
+  releaseBuffer(Buffer);
 }
 
 std::atomic<bool> Finishing{false};

@@ -141,18 +141,18 @@ void Recorder::addCallLocked(ApiCall Call) {
   Window.addCall(std::move(Call));
 }
 
-void Recorder::addWork(std::vector<GpuWork> Work) {
+void Recorder::addWork(const std::vector<GpuWork> &Work) {
   std::lock_guard<std::mutex> L(M);
   if (Finished)
     return;
   drainLocked();  // the calls that issued this work come first
   if (Cfg.Record)
     Recorded.Work.insert(Recorded.Work.end(), Work.begin(), Work.end());
-  for (GpuWork &W : Work) {
+  for (const GpuWork &W : Work) {
     Use.add(W);
     if (Trace)
       Trace->addWork(W);
-    Window.addWork(std::move(W));
+    Window.addWork(W);
   }
 }
 

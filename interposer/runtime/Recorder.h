@@ -35,7 +35,7 @@ public:
   std::uint32_t internSite(const RawStack &S);
   // A call already converted (tests and replays of the recorder itself).
   void addCall(ApiCall Call);
-  void addWork(std::vector<GpuWork> Work);
+  void addWork(const std::vector<GpuWork> &Work);
   void addStream(const StreamInfo &S);
   // Kernel activity records exist from this CUPTI time on (UINT64_MAX: not traced).
   void kernelsTracedFrom(std::uint64_t Ns);
