@@ -6,15 +6,16 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "syncwatch/file_output.h"
+
 #include <fstream>
+#include <sstream>
 
 namespace syncwatch {
 
 llvm::Error writeBaseline(const std::string &Path, const std::vector<Finding> &Findings,
                           const SourceLineReader &Lines, const std::string &Base) {
-  std::ofstream Out(Path);
-  if (!Out)
-    return llvm::createStringError("cannot write baseline '" + Path + "'");
+  std::ostringstream Out;
   std::vector<std::string> Prints = fingerprints(Findings, Lines, Base);
   JsonWriter J(Out);
   J.beginObject();
@@ -30,9 +31,9 @@ llvm::Error writeBaseline(const std::string &Path, const std::vector<Finding> &F
   }
   J.endArray();
   J.endObject();
-  Out.close();
-  if (!Out)
-    return llvm::createStringError("cannot write baseline '" + Path + "'");
+  std::string Error;
+  if (!writeFileAtomically(Path, Out.str(), Error))
+    return llvm::createStringError("cannot write baseline '" + Path + "': " + Error + " (any old baseline is untouched)");
   return llvm::Error::success();
 }
 

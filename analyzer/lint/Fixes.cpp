@@ -1,5 +1,7 @@
 #include "Fixes.h"
 
+#include "syncwatch/file_output.h"
+
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
@@ -70,11 +72,11 @@ llvm::Expected<FixSummary> applyFixes(const std::vector<Finding> &Findings) {
         clang::tooling::applyAllReplacements(Files[File].Buffer->getBuffer(), Replaces);
     if (!Fixed)
       return Fixed.takeError();
-    std::error_code EC;
-    llvm::raw_fd_ostream Out(File, EC);
-    if (EC)
-      return llvm::createStringError("cannot write '" + File + "': " + EC.message());
-    Out << *Fixed;
+    // All of a file's edits applied in memory, then written all or nothing: a full disk
+    // leaves the source as it was.
+    std::string Error;
+    if (!writeFileAtomically(File, *Fixed, Error))
+      return llvm::createStringError("cannot write '" + File + "': " + Error + " (the file is untouched)");
     ++Summary.Files;
   }
   return Summary;
@@ -105,12 +107,15 @@ llvm::Error exportFixes(const std::string &Path, const std::vector<Finding> &Fin
                                                           : clang::tooling::Diagnostic::Warning,
                                 "");
   }
-  std::error_code EC;
-  llvm::raw_fd_ostream Out(Path, EC);
-  if (EC)
-    return llvm::createStringError("cannot write '" + Path + "': " + EC.message());
-  llvm::yaml::Output YAML(Out);
-  YAML << TU;
+  std::string Text;
+  {
+    llvm::raw_string_ostream Out(Text);
+    llvm::yaml::Output YAML(Out);
+    YAML << TU;
+  }
+  std::string Error;
+  if (!writeFileAtomically(Path, Text, Error))
+    return llvm::createStringError("cannot write '" + Path + "': " + Error + " (any old file is untouched)");
   return llvm::Error::success();
 }
 

@@ -99,6 +99,11 @@ std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, ll
     if (EC)
       return "";
     Out << "// syncwatch: the implicit CUDA prelude, precompiled\n";
+    Out.close();
+    if (Out.has_error()) {  // a full disk: no PCH (LLVM would abort on a stream left in error)
+      Out.clear_error();
+      return "";
+    }
   }
   // The file's own command, its input replaced by the empty prelude, emitting a PCH.
   std::vector<std::string> Args;

@@ -28,6 +28,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "syncwatch/file_output.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -184,21 +185,34 @@ int exitCodeFor(const std::vector<syncwatch::Finding> &Findings, const std::vect
   return ExitClean;
 }
 
-// Writes the report to --output, or stdout. Never loses it: when the file cannot be
-// written, it says so and the report goes to stdout instead (and false is returned).
+// Writes the report to --output (all or nothing: file_output.h), or stdout. Never loses
+// it: when the file cannot be written, it says why and the report goes to stdout instead
+// (and false is returned: exit 2). A write error on stdout is an error too.
 bool emitReport(const std::string &Text) {
+  std::string Error;
   if (OutputFile.empty()) {
-    std::cout << Text;
-    return true;
+    if (syncwatch::writeStdout(Text, Error))
+      return true;
+    errs() << "syncwatch-lint: error: " << Error << "; the report is lost\n";
+    return false;
   }
-  std::ofstream Out(OutputFile);
-  Out << Text;
-  Out.close();
-  if (Out)
+  if (syncwatch::writeFileAtomically(OutputFile, Text, Error))
     return true;
-  errs() << "syncwatch-lint: error: cannot write '" << OutputFile << "'; the report follows on stdout\n";
-  std::cout << Text;
+  errs() << "syncwatch-lint: error: cannot write '" << OutputFile << "': " << Error
+         << " (any old file is untouched); the report follows on stdout\n";
+  std::string StdoutError;
+  if (!syncwatch::writeStdout(Text, StdoutError))
+    errs() << "syncwatch-lint: error: " << StdoutError << "; the report is lost\n";
   return false;
+}
+
+// Outputs that are also inputs would destroy them: refused before anything runs.
+std::string outputsThatAreInputs(const std::vector<std::string> &Inputs) {
+  for (const std::string *Out : {&OutputFile.getValue(), &WriteBaseline.getValue(), &ExportFixes.getValue(),
+                                 &StatsJson.getValue()})
+    if (std::string In = syncwatch::outputThatIsAnInput(*Out, Inputs); !In.empty())
+      return "the output '" + *Out + "' is the input '" + In + "': refusing to overwrite it";
+  return "";
 }
 
 int runMerge() {
@@ -214,6 +228,8 @@ int runMerge() {
   std::optional<syncwatch::Severity> FailLevel = syncwatch::parseSeverity(FailOn);
   if (!FailLevel)
     return toolError("unknown --fail-on '" + FailOn + "' (expected note, warning or error)");
+  if (std::string Clash = outputsThatAreInputs({Sources.begin(), Sources.end()}); !Clash.empty())
+    return toolError("merge: " + Clash);
   std::vector<syncwatch::Report> Parts;
   for (const std::string &Path : Sources) {
     auto R = syncwatch::readSarif(Path);
@@ -249,7 +265,7 @@ bool isSourceFile(StringRef File) {
 
 } // namespace
 
-int main(int argc, const char **argv) {
+int lintMain(int argc, const char **argv) {
   auto Started = std::chrono::steady_clock::now();
   // "syncwatch-lint merge ...": the shards' reports into one.
   bool Merge = argc > 1 && std::string_view(argv[1]) == "merge";
@@ -355,6 +371,18 @@ int main(int argc, const char **argv) {
     if (!HaveFixed || sys::path::is_relative(F))
       sys::fs::make_absolute(Abs);
     F = std::string(Abs);
+  }
+  {
+    std::vector<std::string> Inputs = Files;
+    for (const std::string *In : {&BaselineFile.getValue(), &ProfileFile.getValue()})
+      if (!In->empty())
+        Inputs.push_back(*In);
+    if (!BuildPath.empty()) {
+      Inputs.push_back(BuildPath);
+      Inputs.push_back(BuildPath + "/compile_commands.json");
+    }
+    if (std::string Clash = outputsThatAreInputs(Inputs); !Clash.empty())
+      return toolError(Clash);
   }
   if (!Shard.empty()) {
     std::size_t All = Files.size();
@@ -498,10 +526,8 @@ int main(int argc, const char **argv) {
                        Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
                        Result.CacheMisses);
     if (!StatsJson.empty()) {
-      std::error_code EC;
-      raw_fd_ostream J(StatsJson, EC);
-      if (EC)
-        return toolError("cannot write '" + StatsJson + "': " + EC.message());
+      std::string StatsText;
+      raw_string_ostream J(StatsText);
       json::OStream O(J, 2);
       O.object([&] {
         O.attribute("files", static_cast<int64_t>(Files.size()));
@@ -520,7 +546,23 @@ int main(int argc, const char **argv) {
         O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
       });
       J << "\n";
+      std::string Error;
+      if (!syncwatch::writeFileAtomically(StatsJson, J.str(), Error))
+        return toolError("cannot write '" + StatsJson + "': " + Error);
     }
+  }
+  return Exit;
+}
+
+// A write error on stdout (--list-checks, --print-commands: llvm::outs()) is an I/O error:
+// exit 2 with a message, not LLVM's abort at exit or a silent loss.
+int main(int argc, const char **argv) {
+  int Exit = lintMain(argc, argv);
+  outs().flush();
+  if (outs().has_error()) {
+    outs().clear_error();
+    errs() << "syncwatch-lint: error: cannot write to standard output\n";
+    return ExitToolError;
   }
   return Exit;
 }

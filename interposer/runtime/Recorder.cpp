@@ -4,6 +4,7 @@
 
 #include "../capture/HostClock.h"
 
+#include "syncwatch/file_output.h"
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
 
@@ -289,19 +290,20 @@ void Recorder::finish(const char *Why) {
   }
   std::string Base = Cfg.OutDir + "/" + reportBaseName(Process);
   std::vector<std::string> Failed;
+  // All or nothing (syncwatch/file_output.h): a full disk leaves no half report.
   auto Write = [&](const std::string &Path, auto &&Body) {
-    std::ofstream F(Path);
+    std::ostringstream F;
     Body(F);
-    F.close();
-    if (!F)
-      Failed.push_back(Path);
+    std::string Why;
+    if (!writeFileAtomically(Path, F.str(), Why))
+      Failed.push_back(Path + "' failed (" + Why + ")");
   };
   Write(Base + ".json", [&](std::ostream &O) { writeJson(O, R); });
   Write(Base + ".sarif", [&](std::ostream &O) { writeSarif(O, R); });
   if (Cfg.Record)
     Write(Base + ".swrec", [&](std::ostream &O) { writeEventLog(O, Recorded); });
   for (const std::string &F : Failed)
-    Err << "syncwatch: writing '" << F << "' failed (disk full?); the findings are on stderr above\n";
+    Err << "syncwatch: writing '" << F << "; the findings are on stderr above\n";
   if (!Cfg.Quiet && Failed.empty())
     Err << "syncwatch: report written to " << Base << ".json and .sarif"
         << (Cfg.Record ? " (events: " + Base + ".swrec)" : std::string()) << "\n";
@@ -314,11 +316,11 @@ void Recorder::writeTrace(const std::string &Dir, const std::string &BaseName, s
     Err << "syncwatch: cannot write the trace to '" << Dir << "'\n";
     return;
   }
-  std::ofstream T(Path);
+  std::ostringstream T;
   Trace->write(T, [this](RuleId Rule, std::uint32_t Site) { return Analysis.reported(Rule, Site); });
-  T.close();
-  if (!T)
-    Err << "syncwatch: writing the trace to '" << Path << "' failed\n";
+  std::string Why;
+  if (!writeFileAtomically(Path, T.str(), Why))
+    Err << "syncwatch: writing the trace to '" << Path << "' failed: " << Why << "\n";
   else if (!Cfg.Quiet)
     Err << "syncwatch: trace written to " << Path << " (open in ui.perfetto.dev)\n";
 }

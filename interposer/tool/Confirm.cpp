@@ -1,5 +1,7 @@
 #include "Confirm.h"
 
+#include "syncwatch/file_output.h"
+
 #include "Merge.h"
 #include "ToolFiles.h"
 
@@ -66,6 +68,12 @@ struct RuntimeSite {
 
 int confirmFindings(const ConfirmOptions &Opts) {
   // --- inputs ---------------------------------------------------------------------------
+  {
+    std::vector<std::string> Inputs = Opts.Runtime;
+    Inputs.push_back(Opts.Static);
+    if (std::string In = outputThatIsAnInput(Opts.Output, Inputs); !In.empty())
+      return fail("the output '" + Opts.Output + "' is the input '" + In + "': refusing to overwrite it");
+  }
   std::string Text;
   if (!readWholeFile(Opts.Static, Text))
     return fail(Opts.Static + ": cannot read it");
@@ -373,10 +381,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
     }
     O << "syncwatch confirm: --fail-on=" << Opts.FailOn << ": " << (Fails ? "fails" : "passes") << "\n";
   }
-  if (Opts.Output.empty())
-    std::cout << O.str();
-  else if (!writeFileAtomically(Opts.Output, O.str()))
-    return fail("cannot write '" + Opts.Output + "'");
+  std::string Why;
+  if (Opts.Output.empty() ? !writeStdout(O.str(), Why) : !writeFileAtomically(Opts.Output, O.str(), Why))
+    return fail(Opts.Output.empty() ? Why : "cannot write '" + Opts.Output + "': " + Why + " (any old file is untouched)");
   return Fails ? 1 : 0;
 }
 

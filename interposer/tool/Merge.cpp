@@ -1,5 +1,7 @@
 #include "Merge.h"
 
+#include "syncwatch/file_output.h"
+
 #include "ToolFiles.h"
 
 #include "../engine/Engine.h"
@@ -184,6 +186,9 @@ int fail(const std::string &Why) {
 int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts) {
   if (Files.empty())
     return fail("no reports or recordings given");
+  for (const std::string *Out : {&Opts.Output, &Opts.Trace})
+    if (std::string In = outputThatIsAnInput(*Out, Files); !In.empty())
+      return fail("the output '" + *Out + "' is the input '" + In + "': refusing to overwrite it");
   std::vector<RankInput> Inputs(Files.size());
   for (std::size_t I = 0; I < Files.size(); ++I) {
     std::string Error;
@@ -464,12 +469,11 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
   }
 
   std::string Error;
-  if (!Opts.Trace.empty() && !writeFileAtomically(Opts.Trace, TraceText))
-    return fail("cannot write '" + Opts.Trace + "'");
-  if (Opts.Output.empty())
-    std::cout << Out.str();
-  else if (!writeFileAtomically(Opts.Output, Out.str()))
-    return fail("cannot write '" + Opts.Output + "'");
+  std::string Why;
+  if (!Opts.Trace.empty() && !writeFileAtomically(Opts.Trace, TraceText, Why))
+    return fail("cannot write '" + Opts.Trace + "': " + Why + " (any old file is untouched)");
+  if (Opts.Output.empty() ? !writeStdout(Out.str(), Why) : !writeFileAtomically(Opts.Output, Out.str(), Why))
+    return fail(Opts.Output.empty() ? Why : "cannot write '" + Opts.Output + "': " + Why + " (any old file is untouched)");
   if (!Opts.Quiet && !Missing.empty() && Opts.Format != "text")
     std::cerr << "syncwatch merge: rank(s) " << MissingText << " of " << WorldSize << " missing\n";
   return Merged.Findings.empty() ? 0 : 1;

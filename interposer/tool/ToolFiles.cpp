@@ -20,18 +20,6 @@ bool readWholeFile(const std::string &Path, std::string &Text) {
   return true;
 }
 
-bool writeFileAtomically(const std::string &Path, const std::string &Text) {
-  std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
-  std::ofstream O(Tmp, std::ios::binary);
-  O << Text;
-  O.close();
-  if (!O || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
-    std::remove(Tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
 std::string sourceRootOption(const std::string &Given) {
   if (!Given.empty() && Given[0] == '/')
     return Given;

@@ -9,8 +9,7 @@ namespace syncwatch::runtime {
 // False when the file cannot be read.
 bool readWholeFile(const std::string &Path, std::string &Text);
 
-// Path's new content, all or nothing; false (the old file, if any, untouched) on failure.
-bool writeFileAtomically(const std::string &Path, const std::string &Text);
+// (Outputs are written with syncwatch/file_output.h: all or nothing, the reason on failure.)
 
 // SARIF's %SRCROOT% for a command's --source-root: the option (relative to the working
 // directory), or when it is empty the git top level of the working directory.

@@ -21,6 +21,7 @@
 #include "Confirm.h"
 #include "Merge.h"
 #include "ToolFiles.h"
+#include "syncwatch/file_output.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -33,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -171,6 +173,8 @@ int replay(const std::vector<std::string> &Args) {
   std::size_t Window = static_cast<std::size_t>(WindowEvents);
   std::uint64_t LagNs = static_cast<std::uint64_t>(LagMs * 1e6);
   std::string TraceFile = P0.get("trace"), ProfileFile = P0.get("profile");
+  if (std::string Same = outputThatIsAnInput(TraceFile, {File, ProfileFile}); !Same.empty())
+    return badArguments("replay", "the output '" + TraceFile + "' is the input '" + Same + "': refusing to overwrite it");
   std::ifstream In(File);
   if (!In) {
     std::cerr << "syncwatch: error: cannot read '" << File << "'\n";
@@ -226,24 +230,32 @@ int replay(const std::vector<std::string> &Args) {
       R.Figures.push_back(F);
   }
   if (!TraceFile.empty()) {
-    std::ofstream T(TraceFile);
+    std::ostringstream T;
     Trace.write(T, [&](RuleId Rule, std::uint32_t Site) { return E.reported(Rule, Site); });
-    if (!T) {
-      std::cerr << "syncwatch: error: cannot write the trace to '" << TraceFile << "'\n";
+    std::string Why;
+    if (!writeFileAtomically(TraceFile, T.str(), Why)) {
+      std::cerr << "syncwatch: error: cannot write the trace to '" << TraceFile << "': " << Why
+                << " (any old file is untouched)\n";
       return 2;
     }
   }
+  std::ostringstream Out;
   if (Format == "json")
-    writeJson(std::cout, R);
+    writeJson(Out, R);
   else if (Format == "sarif")
-    writeSarif(std::cout, R);
+    writeSarif(Out, R);
   else {
-    std::cout << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams ("
-              << E.callsSeen() << " CUDA calls recorded)\n";
-    writeText(std::cout, R.Findings, diskLineReader(), TextOptions{false, false});
-    std::cout << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
+    Out << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams ("
+        << E.callsSeen() << " CUDA calls recorded)\n";
+    writeText(Out, R.Findings, diskLineReader(), TextOptions{false, false});
+    Out << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
     if (!Profile.Path.empty())
-      std::cout << "calibration profile: " << Profile.Path << " (" << Profile.Device << ")\n";
+      Out << "calibration profile: " << Profile.Path << " (" << Profile.Device << ")\n";
+  }
+  std::string Why;
+  if (!writeStdout(Out.str(), Why)) {
+    std::cerr << "syncwatch replay: error: " << Why << "\n";
+    return 2;
   }
   return R.Findings.empty() ? 0 : 1;
 }
