@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "syncwatch/file_output.h"
+#include "syncwatch/json_limits.h"
 
 #include <fstream>
 #include <sstream>
@@ -41,6 +42,8 @@ llvm::Expected<std::set<std::string>> readBaseline(const std::string &Path) {
   auto Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
     return llvm::createStringError("cannot read baseline '" + Path + "': " + Buf.getError().message());
+  if (std::string Why = jsonLimitsError((*Buf)->getBuffer()); !Why.empty())
+    return llvm::createStringError("baseline '" + Path + "' is " + Why);
   llvm::Expected<llvm::json::Value> Doc = llvm::json::parse((*Buf)->getBuffer());
   if (!Doc)
     return llvm::createStringError("baseline '" + Path + "' is not JSON: " +

@@ -1,5 +1,7 @@
 #include "NvccTranslation.h"
 
+#include "syncwatch/json_limits.h"
+
 #include "clang/Basic/OffloadArch.h"
 #include "clang/Options/Options.h"
 #include "llvm/ADT/STLExtras.h"
@@ -862,7 +864,8 @@ CudaVersion cudaVersionOf(StringRef CudaPath) {
   SmallString<256> P(CudaPath);
   sys::path::append(P, "version.json");
   if (auto Buf = MemoryBuffer::getFile(P)) {
-    if (auto J = json::parse((*Buf)->getBuffer()))
+    if (auto J = jsonLimitsError((*Buf)->getBuffer()).empty() ? json::parse((*Buf)->getBuffer())
+                                                              : Expected<json::Value>(createStringError("too deep")))
       if (const json::Object *O = J->getAsObject())
         if (const json::Object *Nvcc = O->getObject("cuda_nvcc"))
           if (auto S = Nvcc->getString("version"); S && parse(*S))

@@ -1,5 +1,9 @@
 #include "ResultCache.h"
 
+#include "syncwatch/json_limits.h"
+
+#include <set>
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -165,6 +169,8 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key) 
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(entryPath(Key));
   if (!Buf)
     return Miss();
+  if (!jsonLimitsError((*Buf)->getBuffer()).empty())
+    return Miss();  // a damaged entry is rewritten by this run
   Expected<json::Value> V = json::parse((*Buf)->getBuffer());
   if (!V) {
     consumeError(V.takeError());
@@ -183,11 +189,33 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key) 
     if (!Now || *Now != *(*P)[1].getAsString())
       return Miss();
   }
+  // Every file a cached finding names - its location, its notes', its fixes' - must be one
+  // the unit read: CI caches are shared and restored from storage, and an entry whose fix
+  // names another file would make --fix edit it.
+  std::set<std::string> Read;
+  for (const json::Value &D : *Deps)
+    Read.insert(D.getAsArray()->front().getAsString()->str());
+  auto WasRead = [&](const std::string &File) {
+    if (File.empty() || Read.count(File))
+      return true;
+    SmallString<256> Real;
+    return !sys::fs::real_path(File, Real) && Read.count(std::string(Real));
+  };
   std::vector<Finding> Out;
   for (const json::Value &FV : *Findings) {
     Finding F;
-    if (!findingOf(FV, F))
+    if (!findingOf(FV, F) || !WasRead(F.Where.File))
       return Miss();
+    for (const FixIt &X : F.Fixes)
+      if (!WasRead(X.Where.File))
+        return Miss();
+    for (const FindingNote &N : F.Notes) {
+      if (!WasRead(N.Where.File))
+        return Miss();
+      for (const FixIt &X : N.SuggestedFixes)
+        if (!WasRead(X.Where.File))
+          return Miss();
+    }
     Out.push_back(std::move(F));
   }
   ++Hits;

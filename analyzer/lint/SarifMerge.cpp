@@ -1,5 +1,7 @@
 #include "SarifMerge.h"
 
+#include "syncwatch/json_limits.h"
+
 #include "syncwatch/fingerprint.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -254,6 +256,8 @@ Expected<Report> readSarif(const std::string &Path) {
   auto Buf = MemoryBuffer::getFile(Path);
   if (!Buf)
     return createStringError(Buf.getError(), "cannot read '" + Path + "': " + Buf.getError().message());
+  if (std::string Why = jsonLimitsError((*Buf)->getBuffer()); !Why.empty())
+    return malformed(Path, Why);
   Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
   if (!Doc)
     return malformed(Path, toString(Doc.takeError()));

@@ -29,6 +29,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "syncwatch/file_output.h"
+#include "syncwatch/json_limits.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -144,21 +146,36 @@ std::string defaultCudaPath() {
   return sys::fs::exists("/usr/local/cuda") ? "/usr/local/cuda" : "";
 }
 
+// The database file, read and checked before clang's reader (a YAML parser that recurses
+// per nesting level) sees it: an unreadable file says why, a hostile one is refused.
+std::unique_ptr<CompilationDatabase> loadDatabaseFile(const std::string &File, std::string &Error) {
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf) {
+    Error = "cannot read '" + File + "': " + Buf.getError().message();
+    return nullptr;
+  }
+  if (std::string Why = syncwatch::jsonLimitsError((*Buf)->getBuffer(), 64); !Why.empty()) {
+    Error = "'" + File + "' is " + Why;
+    return nullptr;
+  }
+  return JSONCompilationDatabase::loadFromFile(File, Error, JSONCommandLineSyntax::AutoDetect);
+}
+
 std::unique_ptr<CompilationDatabase> loadDatabase(const std::string &Path, std::string &Error) {
   if (sys::fs::is_regular_file(Path))
-    return JSONCompilationDatabase::loadFromFile(Path, Error, JSONCommandLineSyntax::AutoDetect);
+    return loadDatabaseFile(Path, Error);
   if (!sys::fs::is_directory(Path)) {
     Error = "'" + Path + "' does not exist";
     return nullptr;
   }
   SmallString<256> File(Path);
   sys::path::append(File, "compile_commands.json");
-  if (!sys::fs::exists(File)) {
+  if (!sys::fs::exists(File)) {  // (one that exists but cannot be read says why below)
     Error = "no compile_commands.json in '" + Path +
             "' (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give flags after --)";
     return nullptr;
   }
-  return JSONCompilationDatabase::loadFromFile(File, Error, JSONCommandLineSyntax::AutoDetect);
+  return loadDatabaseFile(std::string(File), Error);
 }
 
 // Peak resident memory of this process (all workers) in KiB.

@@ -179,8 +179,15 @@ ParseResult readEventLog(std::istream &In) {
     if (Line.empty())
       continue;
     if (Line[0] == '#') {
-      if (Line.rfind("# syncwatch-events ", 0) == 0)
+      if (Line.rfind("# syncwatch-events ", 0) == 0) {
+        // Only versions this reader knows: a newer recorder's format is refused, not misread.
+        std::string Version = Line.substr(19);
+        while (!Version.empty() && (Version.back() == ' ' || Version.back() == '\r'))
+          Version.pop_back();
+        if (Version != "1")
+          return Fail("recording format version '" + Version + "' is not one this syncwatch reads (1)");
         Header = true;
+      }
       continue;
     }
     if (!Header)
