@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ThreadPool.h"
+#include "RunGuard.h"
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -278,14 +279,14 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   // A crash in clang or in a check (a file the front end chokes on) costs that file only:
   // its analysis is abandoned, the others are still analyzed and reported.
   llvm::CrashRecoveryContext Recovery;
-  bool Survived = Recovery.RunSafelyOnThread(
-      [&] {
-        // Per thread; freed when the thread ends, also after a crash jumped out.
-        static thread_local AlternateSignalStack Alt;
-        Alt.install();
-        Status = Tool.run(&Factory);
-      },
-      ParseStackSize);
+  auto Parse = [&] {
+    // Per thread; freed when the thread ends, also after a crash jumped out.
+    static thread_local AlternateSignalStack Alt;
+    Alt.install();
+    Status = Tool.run(&Factory);
+  };
+  bool Survived = Options.ParseOnCallingThread ? Recovery.RunSafely(Parse)
+                                               : Recovery.RunSafelyOnThread(Parse, ParseStackSize);
   if (!Survived) {
     Result.Crashed = true;
     Result.Error = ToolError{File, "the analysis crashed (a bug in clang or syncwatch; please "
@@ -430,20 +431,39 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   ResultCache Cache(Options.CacheDir);
   std::atomic<unsigned> Done{0};
   std::mutex ProgressLock;
-  {
-    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Options.Jobs));
+  // Each worker runs each parse on a thread of its own: two threads per worker. Under a
+  // thread limit (ulimit -u) LLVM aborts when pthread_create fails, so the threads that can
+  // start are counted first, and the run takes fewer workers, or none (parses on this
+  // thread), with a warning.
+  unsigned Workers = llvm::hardware_concurrency(Options.Jobs).compute_thread_count();
+  unsigned CanStart = threadsThatCanStart(2 * Workers);
+  LintOptions Run = Options;
+  if (CanStart < 2 * Workers) {
+    unsigned Fewer = CanStart / 2;
+    llvm::errs() << "syncwatch-lint: warning: only " << CanStart << " thread(s) could be started (a thread limit?): "
+                 << (Fewer ? std::to_string(Fewer) + " worker(s) instead of " + std::to_string(Workers)
+                           : std::string("parsing on the main thread, one file at a time"))
+                 << "\n";
+    Workers = Fewer;
+    Run.ParseOnCallingThread = Fewer == 0;
+  }
+  auto AnalyzeOne = [&](std::size_t I) {
+    auto Start = std::chrono::steady_clock::now();
+    PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs.get(), &Cache);
+    PerFile[I].Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    unsigned N = ++Done;
+    if (Options.Progress) {
+      std::lock_guard<std::mutex> Lock(ProgressLock);
+      llvm::errs() << "[" << N << "/" << Files.size() << "] " << Files[I] << "\n";
+    }
+  };
+  if (Workers == 0) {
     for (std::size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] {
-        auto Start = std::chrono::steady_clock::now();
-        PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Options, NoLint, Pchs.get(), &Cache);
-        PerFile[I].Seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-        unsigned N = ++Done;
-        if (Options.Progress) {
-          std::lock_guard<std::mutex> Lock(ProgressLock);
-          llvm::errs() << "[" << N << "/" << Files.size() << "] " << Files[I] << "\n";
-        }
-      });
+      AnalyzeOne(I);
+  } else {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Workers));
+    for (std::size_t I = 0; I < Files.size(); ++I)
+      Pool.async([&, I] { AnalyzeOne(I); });
     Pool.wait();
   }
   Result.CacheHits = Cache.hits();

@@ -18,6 +18,9 @@ namespace syncwatch {
 struct LintOptions {
   std::string Checks = "syncwatch-*";
   unsigned Jobs = 0;        // 0: one per core
+  // Set by the runner when no thread can be started: files are parsed on the calling thread
+  // (without the large parse stack).
+  bool ParseOnCallingThread = false;
   bool Progress = false;    // "[n/m] file" on stderr
   HostSideConfig Host;
   std::vector<std::string> ExtraArgs;  // appended to every command (--extra-arg)

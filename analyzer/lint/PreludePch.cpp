@@ -1,5 +1,9 @@
 #include "PreludePch.h"
 
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/FrontendActions.h"
@@ -18,11 +22,26 @@ bool isInputOrOutput(const std::vector<std::string> &Args, std::size_t I, llvm::
   return Args[I] == File || (Args[I] == "-o") || (I > 0 && Args[I - 1] == "-o");
 }
 
+// Every prelude directory alive, so that a run stopped by a signal removes them too (a
+// killed run left a 9 MB /tmp/syncwatch-pch-* behind). Never destroyed.
+std::mutex LiveDirsLock;
+std::vector<std::string> *LiveDirs = new std::vector<std::string>;
+
 } // namespace
 
+void removePreludeDirectories() {
+  std::lock_guard<std::mutex> G(LiveDirsLock);
+  for (const std::string &D : *LiveDirs)
+    llvm::sys::fs::remove_directories(D);
+  LiveDirs->clear();
+}
+
 PreludePchCache::~PreludePchCache() {
-  if (!Dir.empty())
-    llvm::sys::fs::remove_directories(Dir);
+  if (Dir.empty())
+    return;
+  llvm::sys::fs::remove_directories(Dir);
+  std::lock_guard<std::mutex> G(LiveDirsLock);
+  LiveDirs->erase(std::remove(LiveDirs->begin(), LiveDirs->end(), Dir), LiveDirs->end());
 }
 
 std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
@@ -87,6 +106,8 @@ std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, ll
       if (llvm::sys::fs::createUniqueDirectory("syncwatch-pch", D))
         return "";
       Dir = std::string(D);
+      std::lock_guard<std::mutex> L(LiveDirsLock);
+      LiveDirs->push_back(Dir);
     }
     Id = NextId++;
   }

@@ -58,4 +58,7 @@ private:
   std::atomic<unsigned> Built{0}, Fallbacks{0};
 };
 
+// Removes every prelude directory still there (a signal stopped the run).
+void removePreludeDirectories();
+
 } // namespace syncwatch

@@ -30,6 +30,7 @@
 #include "llvm/Support/JSON.h"
 #include "syncwatch/file_output.h"
 #include "syncwatch/json_limits.h"
+#include "RunGuard.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
@@ -574,6 +575,7 @@ int lintMain(int argc, const char **argv) {
 // A write error on stdout (--list-checks, --print-commands: llvm::outs()) is an I/O error:
 // exit 2 with a message, not LLVM's abort at exit or a silent loss.
 int main(int argc, const char **argv) {
+  syncwatch::cleanUpOnSignals();  // before any other thread: the prelude PCHs go with a signal
   int Exit = lintMain(argc, argv);
   outs().flush();
   if (outs().has_error()) {

@@ -26,6 +26,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -334,14 +336,52 @@ int run(const std::vector<std::string> &Args) {
     setenv("SYNCWATCH_PROFILE", realpath(Profile.c_str(), Abs) ? Abs : Profile.c_str(), 1);
   }
   std::time_t Began = std::time(nullptr);
+  // The job runs in a process group of its own, so that a SIGINT, SIGTERM or SIGHUP sent to
+  // syncwatch (a batch system's, a CI runner's, `kill`) reaches every process of the job, not
+  // only syncwatch, which would leave the job running orphaned. On a terminal the job's group
+  // gets the terminal (as a shell does), so Ctrl-C and reading stdin work as without syncwatch.
+  bool OwnsTerminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+  sigset_t Forwarded, Before;
+  sigemptyset(&Forwarded);
+  for (int Sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD})  // SIGCHLD: the job ended, stop waiting
+    sigaddset(&Forwarded, Sig);
+  sigprocmask(SIG_BLOCK, &Forwarded, &Before);  // taken with sigtimedwait below, not by a handler
   pid_t Pid = fork();
   if (Pid == 0) {
+    setpgid(0, 0);
+    sigprocmask(SIG_SETMASK, &Before, nullptr);
     execvp(Cmd[0], Cmd.data());
     std::cerr << "syncwatch: error: cannot run '" << Cmd[0] << "': " << std::strerror(errno) << "\n";
     _exit(127);
   }
+  if (Pid < 0) {
+    sigprocmask(SIG_SETMASK, &Before, nullptr);
+    std::cerr << "syncwatch: error: cannot start '" << Cmd[0] << "': " << std::strerror(errno) << "\n";
+    return 2;
+  }
+  setpgid(Pid, Pid);  // (both sides: whichever runs first)
+  auto GiveTerminal = [&](pid_t Group) {
+    if (!OwnsTerminal)
+      return;
+    struct sigaction Ignore {}, Old {};
+    Ignore.sa_handler = SIG_IGN;
+    sigaction(SIGTTOU, &Ignore, &Old);  // a background group may not set it otherwise
+    tcsetpgrp(STDIN_FILENO, Group);
+    sigaction(SIGTTOU, &Old, nullptr);
+  };
+  GiveTerminal(Pid);
   int Status = 0;
-  waitpid(Pid, &Status, 0);
+  for (;;) {
+    pid_t Done = waitpid(Pid, &Status, WNOHANG);
+    if (Done == Pid || (Done < 0 && errno != EINTR))
+      break;
+    timespec Tick{1, 0};
+    int Sig = sigtimedwait(&Forwarded, nullptr, &Tick);
+    if (Sig > 0 && Sig != SIGCHLD)
+      kill(-Pid, Sig);
+  }
+  GiveTerminal(getpgrp());
+  sigprocmask(SIG_SETMASK, &Before, nullptr);
   // Every process of the run (torchrun's workers, a shell's children) writes its own.
   std::vector<std::string> Reports;
   if (Unwritable.empty())
