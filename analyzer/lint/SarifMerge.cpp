@@ -1,6 +1,7 @@
 #include "SarifMerge.h"
 
 #include "syncwatch/json_limits.h"
+#include "syncwatch/sarif_reader.h"
 
 #include "syncwatch/fingerprint.h"
 
@@ -209,22 +210,6 @@ bool fullLess(const Finding &A, const Finding &B) {
 }
 
 } // namespace
-
-std::string uriToPath(const std::string &Uri) {
-  StringRef U = Uri;
-  U.consume_front("file://");
-  std::string Out;
-  for (std::size_t I = 0; I < U.size(); ++I) {
-    unsigned V = 0;
-    if (U[I] == '%' && I + 2 < U.size() && !U.substr(I + 1, 2).getAsInteger(16, V)) {
-      Out += static_cast<char>(V);
-      I += 2;
-    } else {
-      Out += U[I];
-    }
-  }
-  return Out;
-}
 
 void sortEvidence(std::vector<Finding> &Findings) {
   for (Finding &F : Findings)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "syncwatch/report.h"
+#include "syncwatch/sarif_reader.h"  // uriToPath
 
 #include "llvm/Support/Error.h"
 
@@ -28,8 +29,5 @@ void sortFindings(std::vector<Finding> &Findings);
 void sortErrors(std::vector<ToolError> &Errors);
 // Evidence in key order (JSON objects are unordered; a fixed order keeps reports stable).
 void sortEvidence(std::vector<Finding> &Findings);
-
-// Inverse of pathToUri.
-std::string uriToPath(const std::string &Uri);
 
 } // namespace syncwatch

@@ -88,6 +88,11 @@ bool numberOption(const ParsedArgs &P, const std::string &Name, double &Out, std
     Error = "--" + Name + " '" + V + "' is not a non-negative number";
     return false;
   }
+  // Milliseconds and event counts become 64-bit integers: a larger value would wrap.
+  if (D > 1e9) {
+    Error = "--" + Name + " '" + V + "' is too large (at most 1e9)";
+    return false;
+  }
   Out = D;
   return true;
 }

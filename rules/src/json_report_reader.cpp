@@ -10,10 +10,10 @@ namespace {
 SourceSpan readSpan(const JsonValue &V) {
   SourceSpan S;
   S.File = V["file"].string();
-  S.Line = static_cast<unsigned>(V["line"].number());
-  S.Column = static_cast<unsigned>(V["column"].number());
-  S.EndLine = static_cast<unsigned>(V["endLine"].number());
-  S.EndColumn = static_cast<unsigned>(V["endColumn"].number());
+  S.Line = V["line"].whole<unsigned>();
+  S.Column = V["column"].whole<unsigned>();
+  S.EndLine = V["endLine"].whole<unsigned>();
+  S.EndColumn = V["endColumn"].whole<unsigned>();
   return S;
 }
 
@@ -39,10 +39,10 @@ std::vector<CoveredCall> readCoverage(const JsonValue &V) {
     CoveredCall X;
     X.Api = C["api"].string();
     X.Where.File = C["file"].string();
-    X.Where.Line = static_cast<unsigned>(C["line"].number());
+    X.Where.Line = C["line"].whole<unsigned>();
     X.NativeFile = C["nativeFile"].string();
-    X.NativeLine = static_cast<unsigned>(C["nativeLine"].number());
-    X.Count = static_cast<std::uint64_t>(C["count"].number());
+    X.NativeLine = C["nativeLine"].whole<unsigned>();
+    X.Count = C["count"].whole<std::uint64_t>();
     X.TotalMs = C["totalMs"].number();
     X.MaxMs = C["maxMs"].number();
     Out.push_back(std::move(X));
@@ -62,7 +62,7 @@ bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
   Out = Report();
   Out.ToolName = Doc["tool"].string();
   Out.ToolVersion = Doc["version"].string();
-  Out.FilesAnalyzed = static_cast<unsigned>(Doc["filesAnalyzed"].number());
+  Out.FilesAnalyzed = Doc["filesAnalyzed"].whole<unsigned>();
   Out.Process = readPairs(Doc["process"]);
   Out.Figures = readPairs(Doc["figures"]);
   for (const JsonValue &F : Doc["findings"].array()) {

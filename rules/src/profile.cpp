@@ -37,7 +37,7 @@ bool readCalibrationProfile(const std::string &Path, CalibrationProfile &Out, st
   if (!Dev["computeCapability"].string().empty())
     P.Device += " (" + Dev["computeCapability"].string() + ")";
   if (Dev["driverVersion"].kind() == JsonValue::Kind::Number)
-    P.Device += ", driver " + std::to_string(static_cast<long long>(Dev["driverVersion"].number()));
+    P.Device += ", driver " + std::to_string(Dev["driverVersion"].whole<long long>());
   P.LegacyWaitsForBlockingStream = Doc["legacyStream"]["waitsForBlockingStream"].boolean(true);
   for (const JsonValue &C : Doc["calls"].array()) {
     const std::string &Api = C["api"].string();

@@ -8,19 +8,17 @@
 
 namespace syncwatch {
 
+// The one uriToPath of both halves (syncwatch-lint merge used a copy of its own): %XX with
+// two hex digits is decoded, anything else is kept as written.
 std::string uriToPath(const std::string &Uri) {
-  std::string U = Uri;
-  if (U.rfind("file://", 0) == 0)
-    U = U.substr(7);
+  std::string U = Uri.rfind("file://", 0) == 0 ? Uri.substr(7) : Uri;
+  auto Hex = [](char C) { return C >= '0' && C <= '9' ? C - '0' : C >= 'a' && C <= 'f' ? C - 'a' + 10 : C >= 'A' && C <= 'F' ? C - 'A' + 10 : -1; };
   std::string Out;
   for (std::size_t I = 0; I < U.size(); ++I) {
-    if (U[I] == '%' && I + 2 < U.size()) {
-      unsigned V = 0;
-      if (std::sscanf(U.substr(I + 1, 2).c_str(), "%2x", &V) == 1) {
-        Out += static_cast<char>(V);
-        I += 2;
-        continue;
-      }
+    if (U[I] == '%' && I + 2 < U.size() && Hex(U[I + 1]) >= 0 && Hex(U[I + 2]) >= 0) {
+      Out += static_cast<char>(Hex(U[I + 1]) * 16 + Hex(U[I + 2]));
+      I += 2;
+      continue;
     }
     Out += U[I];
   }
@@ -40,10 +38,10 @@ SourceSpan spanOf(const JsonValue &PhysicalLocation, const std::string &Root) {
   SourceSpan S;
   S.File = pathOf(PhysicalLocation["artifactLocation"], Root);
   const JsonValue &R = PhysicalLocation["region"];
-  S.Line = static_cast<unsigned>(R["startLine"].number());
-  S.Column = static_cast<unsigned>(R["startColumn"].number());
-  S.EndLine = static_cast<unsigned>(R["endLine"].number());
-  S.EndColumn = static_cast<unsigned>(R["endColumn"].number());
+  S.Line = R["startLine"].whole<unsigned>();
+  S.Column = R["startColumn"].whole<unsigned>();
+  S.EndLine = R["endLine"].whole<unsigned>();
+  S.EndColumn = R["endColumn"].whole<unsigned>();
   return S;
 }
 

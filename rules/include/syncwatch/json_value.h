@@ -4,6 +4,8 @@
 // other library beyond CUPTI: it is built on GPU machines that have no package manager.
 #pragma once
 
+#include <limits>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -21,6 +23,14 @@ public:
   // or mistyped field reads as "not measured", never as a crash.
   bool boolean(bool Default = false) const { return K == Kind::Bool ? B : Default; }
   double number(double Default = 0) const { return K == Kind::Number ? N : Default; }
+  // A number as an integer type, or Default when it is none or outside T's range (a cast of
+  // -3 or 1e300 to unsigned is undefined behaviour: fuzz_json_report found it).
+  template <typename T> T whole(T Default = 0) const {
+    if (K != Kind::Number || !(N >= static_cast<double>(std::numeric_limits<T>::lowest())) ||
+        !(N < static_cast<double>(std::numeric_limits<T>::max())))
+      return Default;
+    return static_cast<T>(N);
+  }
   const std::string &string() const;
   const std::vector<JsonValue> &array() const;
   // A member of an object (a Null value when absent).
