@@ -5,10 +5,17 @@ entry - is refused with a clear message (or, for the cache, is a miss), never a 
 cache entry whose fix names a file the unit never read is a miss, so --fix cannot be made to
 edit that file; a recording of an unknown format version is refused.
 
-Usage: hostile_inputs_test.py SYNCWATCH_LINT SYNCWATCH SOURCE_DIR"""
+Also: a damaged SARIF (runs[0].results missing, null or a string) is an error for
+`syncwatch confirm` and `syncwatch-lint merge`, not 0 results that pass a gate; a baseline
+entry of the wrong type is a malformed baseline; a FIFO given as a source is refused, not
+waited on; a file name that is not UTF-8 still gives a valid UTF-8 JSON report; the plugin
+warns about a boolean option that is no boolean.
+
+Usage: hostile_inputs_test.py SYNCWATCH_LINT SYNCWATCH SOURCE_DIR [CLANG_TIDY PLUGIN]"""
 import glob, hashlib, json, os, shutil, subprocess, sys, tempfile
 
 LINT, SW, SRC = sys.argv[1:4]
+TIDY, PLUGIN = (sys.argv[4:6] + ["", ""])[:2]
 FIXABLE = os.path.join(SRC, "test_inputs", "static", "sm_pos_single_stream_fixable.cu")
 FLAGS = ["--", "--cuda-path=/usr/local/cuda"]
 failures = 0
@@ -87,6 +94,60 @@ try:
     check("a recording of format version 999: exit 2, said", rc == 2 and "version '999'" in err, f"rc={rc} {err}")
     rc, out, err = run(SW, "merge", rec)
     check("the same recording to syncwatch merge: exit 2", rc == 2 and "999" in err, f"rc={rc} {err}")
+
+    # damaged SARIF logs: results missing, null, a string
+    good = os.path.join(work, "good.sarif")
+    run(LINT, "--format=sarif", "--output=" + good, FIXABLE, *FLAGS)
+    doc = json.load(open(good))
+    runtime = os.path.join(work, "rt.json")
+    rc, out, _ = run(SW, "replay", "--format", "json", os.path.join(SRC, "test_inputs", "runtime", "h200_runtime_probe.swrec"))
+    open(runtime, "w").write(out)
+    for label, value in (("missing", None), ("null", "null"), ("a string", '"none"')):
+        bad = json.loads(json.dumps(doc))
+        del bad["runs"][0]["results"]
+        if value is not None:
+            bad["runs"][0]["results"] = json.loads(value)
+        text = json.dumps(bad)
+        path = os.path.join(work, f"damaged-{label.replace(' ', '-')}.sarif")
+        open(path, "w").write(text)
+        rc1, _, err1 = run(SW, "confirm", "--static", path, "--runtime", runtime)
+        rc2, _, err2 = run(LINT, "merge", path)
+        check(f"a SARIF whose results are {label}: confirm and syncwatch-lint merge exit 2",
+              rc1 == 2 and rc2 == 2 and "results" in err1 and "results" in err2, f"{rc1} {err1} / {rc2} {err2}")
+
+    wrong = os.path.join(work, "wrong-type.json")
+    open(wrong, "w").write('{"version": 1, "findings": [42, "x"]}')
+    rc, out, err = run(LINT, "--baseline=" + wrong, FIXABLE, *FLAGS)
+    check("a baseline entry of the wrong type: exit 2, said", rc == 2 and "findings[0]" in err, f"rc={rc} {err[-200:]}")
+
+    fifo = os.path.join(work, "pipe.cu")
+    os.mkfifo(fifo)
+    try:
+        p = subprocess.run([LINT, fifo, FIXABLE, "--no-source", *FLAGS], capture_output=True, text=True, timeout=120)
+        check("a FIFO given as a source: refused (exit 2, named), the other file still reported",
+              p.returncode == 2 and "not a regular file" in p.stderr and "sm_pos_single_stream_fixable.cu" in p.stdout,
+              f"rc={p.returncode} {p.stderr[-200:]}")
+    except subprocess.TimeoutExpired:
+        check("a FIFO given as a source: refused", False, "the lint hung on it")
+
+    latin1 = os.path.join(work.encode(), b"caf\xe9.cu")
+    shutil.copy(FIXABLE, latin1)
+    p = subprocess.run([LINT.encode(), b"--format=json", latin1, b"--", b"--cuda-path=/usr/local/cuda"], capture_output=True, timeout=120)
+    try:
+        report = json.loads(p.stdout.decode("utf-8"))
+        ok = p.returncode == 1 and report["findings"] and "\ufffd" in report["findings"][0]["location"]["file"]
+    except (UnicodeDecodeError, ValueError, KeyError, IndexError) as e:
+        ok, report = False, e
+    check("a file name that is not UTF-8: a valid UTF-8 JSON report (U+FFFD for the byte)", ok, str(report)[:200])
+
+    if TIDY and PLUGIN:
+        p = subprocess.run([TIDY, "--load=" + PLUGIN, "--checks=-*,syncwatch-*",
+                            "--config={CheckOptions: {syncwatch-default-stream.ReportUnknown: maybe}}", FIXABLE, "--",
+                            "--cuda-host-only", "-Wno-unknown-cuda-version", "--cuda-gpu-arch=sm_90",
+                            "--cuda-path=/usr/local/cuda"], capture_output=True, text=True, timeout=300)
+        check("the plugin warns about a boolean option that is no boolean",
+              "invalid configuration value 'maybe' for option 'syncwatch-default-stream.ReportUnknown'" in p.stdout + p.stderr,
+              (p.stdout + p.stderr)[-300:])
 finally:
     shutil.rmtree(work, ignore_errors=True)
 print(f"{failures} failure(s)")

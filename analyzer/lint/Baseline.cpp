@@ -53,11 +53,17 @@ llvm::Expected<std::set<std::string>> readBaseline(const std::string &Path) {
   if (!List || Root->getInteger("version").value_or(0) != 1)
     return llvm::createStringError("baseline '" + Path +
                                    "' is not a syncwatch-lint baseline (version 1, \"findings\")");
+  // Every entry an object with a string fingerprint, as the docs say: an entry of another
+  // type is a malformed baseline (exit 2), not one silently skipped.
   std::set<std::string> Known;
-  for (const llvm::json::Value &V : *List)
-    if (const llvm::json::Object *O = V.getAsObject())
-      if (std::optional<llvm::StringRef> Print = O->getString("fingerprint"))
-        Known.insert(Print->str());
+  for (std::size_t I = 0; I < List->size(); ++I) {
+    const llvm::json::Object *O = (*List)[I].getAsObject();
+    std::optional<llvm::StringRef> Print = O ? O->getString("fingerprint") : std::nullopt;
+    if (!Print)
+      return llvm::createStringError("baseline '" + Path + "': findings[" + std::to_string(I) +
+                                     "] is not an object with a string \"fingerprint\"");
+    Known.insert(Print->str());
+  }
   return Known;
 }
 

@@ -327,6 +327,13 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
                        const std::vector<RuleId> &Rules, const LintOptions &Options,
                        NoLintFilter &NoLint, PreludePchCache *Pchs, ResultCache *Cache) {
   FileResult Result;
+  // A FIFO, a device or a directory named as a source would hang or confuse the parse
+  // (clang waits on a FIFO forever): a CI tool refuses what is not a regular file.
+  llvm::sys::fs::file_status St;
+  if (!llvm::sys::fs::status(File, St) && St.type() != llvm::sys::fs::file_type::regular_file) {
+    Result.Error = ToolError{File, "is not a regular file (a FIFO, a device or a directory); it was not analyzed"};
+    return Result;
+  }
   std::vector<tooling::CompileCommand> Commands = DB.getCompileCommands(File);
   if (Commands.empty()) {
     Result.Error = ToolError{File, "no compile command for this file in the compilation "

@@ -292,16 +292,18 @@ Expected<Report> readSarif(const std::string &Path) {
               R.Errors.push_back(
                   ToolError{Loc ? uriOf(Loc->getObject("artifactLocation"), R.SourceRoot) : "", text(Note, "message")});
             }
-  if (const json::Array *Results = Run.getArray("results"))
-    for (const json::Value &V : *Results) {
-      const json::Object *Result = V.getAsObject();
-      if (!Result)
-        return malformed(Path, "a result is not an object");
-      Expected<Finding> F = findingOf(*Result, Path, R.SourceRoot);
-      if (!F)
-        return F.takeError();
-      R.Findings.push_back(std::move(*F));
-    }
+  const json::Array *Results = Run.getArray("results");
+  if (!Results)  // required by SARIF: without it the log is damaged, not clean
+    return malformed(Path, "runs[0].results is missing or not an array");
+  for (const json::Value &V : *Results) {
+    const json::Object *Result = V.getAsObject();
+    if (!Result)
+      return malformed(Path, "a result is not an object");
+    Expected<Finding> F = findingOf(*Result, Path, R.SourceRoot);
+    if (!F)
+      return F.takeError();
+    R.Findings.push_back(std::move(*F));
+  }
   return R;
 }
 

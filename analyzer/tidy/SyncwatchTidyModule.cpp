@@ -40,9 +40,21 @@ public:
 private:
   // Only OptionsView's non-template members are exported by the clang-tidy binary that
   // loads this plugin (the templated get<bool> is not), so booleans are parsed here.
+  // A value that is no boolean is said, as clang-tidy says it for its own checks, and the
+  // default (false) is used.
   bool boolOption(StringRef Name) const {
     std::optional<StringRef> V = Options.get(Name);
-    return V && (V->equals_insensitive("true") || *V == "1");
+    if (!V)
+      return false;
+    for (StringRef Yes : {"true", "1", "yes", "on"})
+      if (V->equals_insensitive(Yes))
+        return true;
+    for (StringRef No : {"false", "0", "no", "off"})
+      if (V->equals_insensitive(No))
+        return false;
+    configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
+        << *V << (getID() + "." + Name).str();
+    return false;
   }
 
   // Severity note has no clang-tidy level of its own: a standalone note is a remark

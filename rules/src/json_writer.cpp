@@ -5,9 +5,27 @@
 
 namespace syncwatch {
 
+// The length of the valid UTF-8 sequence at S[I], or 0 (a stray or truncated byte, an
+// overlong form, a surrogate).
+static std::size_t utf8Sequence(std::string_view S, std::size_t I) {
+  auto B = [&](std::size_t K) { return static_cast<unsigned char>(S[K]); };
+  unsigned char C = B(I);
+  std::size_t N = C >= 0xf0 && C <= 0xf4 ? 4 : C >= 0xe0 ? 3 : C >= 0xc2 && C <= 0xdf ? 2 : 0;
+  if (N == 0 || I + N > S.size())
+    return 0;
+  for (std::size_t K = 1; K < N; ++K)
+    if ((B(I + K) & 0xc0) != 0x80)
+      return 0;
+  if ((C == 0xe0 && B(I + 1) < 0xa0) || (C == 0xed && B(I + 1) >= 0xa0) || (C == 0xf0 && B(I + 1) < 0x90) ||
+      (C == 0xf4 && B(I + 1) >= 0x90))
+    return 0;
+  return N;
+}
+
 void JsonWriter::escape(std::ostream &Out, std::string_view S) {
   Out << '"';
-  for (unsigned char C : S) {
+  for (std::size_t I = 0; I < S.size(); ++I) {
+    unsigned char C = static_cast<unsigned char>(S[I]);
     switch (C) {
     case '"': Out << "\\\""; break;
     case '\\': Out << "\\\\"; break;
@@ -21,8 +39,15 @@ void JsonWriter::escape(std::ostream &Out, std::string_view S) {
         char Buf[8];
         std::snprintf(Buf, sizeof Buf, "\\u%04x", C);
         Out << Buf;
+      } else if (C < 0x80) {
+        Out << static_cast<char>(C);
+      } else if (std::size_t N = utf8Sequence(S, I)) {
+        Out << S.substr(I, N);  // valid UTF-8 passes through unchanged
+        I += N - 1;
       } else {
-        Out << static_cast<char>(C); // UTF-8 passes through unchanged
+        // A byte that is not UTF-8 (a Latin-1 file name): JSON must be UTF-8, so it
+        // becomes U+FFFD, as Python's errors="replace" does.
+        Out << "\\ufffd";
       }
     }
   }

@@ -71,6 +71,12 @@ bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
     return false;
   }
   const JsonValue &Run = Runs.array().front();
+  // SARIF requires runs[].results; a log without it (or with null or a string there) is a
+  // damaged one, not a clean run: counting it as 0 results let confirm's gate pass.
+  if (Run["results"].kind() != JsonValue::Kind::Array) {
+    Error = "runs[0].results is missing or not an array (a damaged SARIF log)";
+    return false;
+  }
   Out = Report();
   Out.ToolName = Run["tool"]["driver"]["name"].string();
   Out.ToolVersion = Run["tool"]["driver"]["version"].string();
