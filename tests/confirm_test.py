@@ -207,5 +207,44 @@ for name in sorted(os.listdir(public)):
     check(f"{name}: with --min-cost-ms=0 its microsecond pageable copies are confirmed", st0 and all(x == "confirmed" for x in st0)
           and r0.returncode == 1, st0)
 
+# A program whose files the lint analyzed and found clean (issue 21: three public programs got
+# "share no source file" and no table): the lint's SARIF lists every file it read under the
+# source root (run.artifacts, with SHA-256), and confirm places the program's runtime findings
+# there as runtime-only. Here the lint runs one check only, which finds nothing in
+# runtime_probe.cu and two results in another file of the checkout.
+with tempfile.TemporaryDirectory() as d:
+    repo = os.path.join(d, "ws", "proj")
+    os.makedirs(os.path.join(repo, "tests", "gpu"))
+    os.makedirs(os.path.join(repo, ".git"))
+    shutil.copy(os.path.join(root, "tests", "gpu", "runtime_probe.cu"), os.path.join(repo, "tests", "gpu"))
+    shutil.copy(os.path.join(root, "test_inputs", "static", "sm_pos_single_stream_fixable.cu"), os.path.join(repo, "other.cu"))
+    sarif = os.path.join(d, "clean.sarif")
+    r = run(lint, "--checks=-*,syncwatch-sync-memcpy", "--format=sarif", f"--output={sarif}", "other.cu",
+            "tests/gpu/runtime_probe.cu", "--", "--cuda-path=/usr/local/cuda", cwd=repo)
+    log = json.load(open(sarif))["runs"][0]
+    uris = {a["location"]["uri"]: a for a in log.get("artifacts", [])}
+    files = {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in log["results"]}
+    check("the lint's SARIF lists the clean file among its artifacts, with a SHA-256",
+          "tests/gpu/runtime_probe.cu" in uris and len(uris["tests/gpu/runtime_probe.cu"]["hashes"]["sha-256"]) == 64
+          and files == {"other.cu"}, (sorted(uris), files))
+    r = run(tool, "confirm", "--static", sarif, "--runtime", recs[0], "--format=json")
+    doc = json.loads(r.stdout) if r.stdout else {"findings": []}
+    rt_only = sorted(f["location"]["line"] for f in doc["findings"] if f["evidence"]["syncwatch.status"] == "runtime-only"
+                     and f["location"]["file"].endswith("tests/gpu/runtime_probe.cu"))
+    check("confirm over a clean program: a table (not exit 2), its stalls runtime-only in the analyzed file",
+          r.returncode in (0, 1) and {37, 46, 47, 67, 74}.issubset(rt_only), f"rc={r.returncode} {rt_only} {r.stderr}")
+    # Only a report of a program none of whose files were analyzed is still an error.
+    os.remove(os.path.join(repo, "tests", "gpu", "runtime_probe.cu"))
+    r = run(lint, "--checks=-*,syncwatch-sync-memcpy", "--format=sarif", f"--output={sarif}", "other.cu",
+            "--", "--cuda-path=/usr/local/cuda", cwd=repo)
+    r = run(tool, "confirm", "--static", sarif, "--runtime", recs[0])
+    check("confirm with a program none of whose files were analyzed: exit 2, said", r.returncode == 2
+          and "share no source file" in r.stderr, r.stderr)
+    # A merged SARIF (shards) keeps the artifacts.
+    merged = os.path.join(d, "merged.sarif")
+    r = run(lint, "merge", f"--output={merged}", sarif, sarif)
+    check("syncwatch-lint merge keeps run.artifacts (once each)",
+          [a["location"]["uri"] for a in json.load(open(merged))["runs"][0].get("artifacts", [])] == ["other.cu"], r.stderr)
+
 print("all passed" if not fails else f"{fails} failed")
 sys.exit(1 if fails else 0)

@@ -367,7 +367,7 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
       Checks += std::string(ruleInfo(R).Id) + ",";
     Checks += Options.Checking.ReportUnknown ? "ReportUnknown=1" : "ReportUnknown=0";
     Key = Cache->keyOf(Args, Dirs, Checks);
-    if (std::optional<std::vector<Finding>> Hit = Cache->lookup(Key)) {
+    if (std::optional<std::vector<Finding>> Hit = Cache->lookup(Key, &Result.Deps)) {
       Result.Findings = std::move(*Hit);
       return Result;
     }
@@ -493,7 +493,18 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     }
     for (Finding &F : R.Findings)
       Result.Findings.push_back(std::move(F));
+    if (!R.Error) {
+      Result.FilesRead.push_back(Files[I]);
+      Result.FilesRead.insert(Result.FilesRead.end(), R.Deps.begin(), R.Deps.end());
+    }
   }
+  for (std::string &F : Result.FilesRead) {
+    llvm::SmallString<256> Real;
+    if (!llvm::sys::fs::real_path(F, Real))
+      F = std::string(Real);
+  }
+  std::sort(Result.FilesRead.begin(), Result.FilesRead.end());
+  Result.FilesRead.erase(std::unique(Result.FilesRead.begin(), Result.FilesRead.end()), Result.FilesRead.end());
   // A header included by several analyzed files reports the same finding once; the order
   // is total, so shards merged later give the same report (SarifMerge.h).
   sortEvidence(Result.Findings);

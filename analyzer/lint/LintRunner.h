@@ -34,6 +34,8 @@ struct LintResult {
   std::vector<ToolError> Errors;   // sorted by file
   std::vector<RuleId> RulesRun;
   unsigned FilesAnalyzed = 0;
+  // Every file the analyzed units read (real paths, sorted): SARIF's run.artifacts.
+  std::vector<std::string> FilesRead;
   // For --stats: the slowest file and its time (seconds of wall time in its worker).
   std::string SlowestFile;
   double SlowestSeconds = 0;

@@ -161,7 +161,7 @@ std::string ResultCache::entryPath(const std::string &Key) const {
   return std::string(P);
 }
 
-std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key) {
+std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, std::vector<std::string> *DepsOut) {
   auto Miss = [&]() -> std::optional<std::vector<Finding>> {
     ++Misses;
     return std::nullopt;
@@ -219,6 +219,8 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key) 
     Out.push_back(std::move(F));
   }
   ++Hits;
+  if (DepsOut)
+    DepsOut->assign(Read.begin(), Read.end());
   return Out;
 }
 

@@ -34,7 +34,8 @@ public:
   std::string keyOf(const std::vector<std::vector<std::string>> &Commands,
                     const std::vector<std::string> &Directories, const std::string &Checks) const;
   // The findings stored under Key, when every file the unit read is unchanged.
-  std::optional<std::vector<Finding>> lookup(const std::string &Key);
+  // Deps (optional) receives the files the unit read.
+  std::optional<std::vector<Finding>> lookup(const std::string &Key, std::vector<std::string> *Deps = nullptr);
   // Deps: absolute paths of every file the unit read.
   void store(const std::string &Key, const std::vector<std::string> &Deps,
              const std::vector<Finding> &Findings);

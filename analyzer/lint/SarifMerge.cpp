@@ -292,6 +292,15 @@ Expected<Report> readSarif(const std::string &Path) {
               R.Errors.push_back(
                   ToolError{Loc ? uriOf(Loc->getObject("artifactLocation"), R.SourceRoot) : "", text(Note, "message")});
             }
+  if (const json::Array *Artifacts = Run.getArray("artifacts"))
+    for (const json::Value &V : *Artifacts)
+      if (const json::Object *A = V.getAsObject()) {
+        std::string File = uriOf(A->getObject("location"), R.SourceRoot);
+        const json::Object *Hashes = A->getObject("hashes");
+        std::optional<StringRef> Sha = Hashes ? Hashes->getString("sha-256") : std::nullopt;
+        if (!File.empty())
+          R.Artifacts.push_back({File, Sha ? Sha->str() : ""});
+      }
   const json::Array *Results = Run.getArray("results");
   if (!Results)  // required by SARIF: without it the log is damaged, not clean
     return malformed(Path, "runs[0].results is missing or not an array");
@@ -328,6 +337,7 @@ Expected<Report> mergeReports(std::vector<Report> Parts) {
     std::move(P.Findings.begin(), P.Findings.end(), std::back_inserter(Out.Findings));
     std::move(P.Errors.begin(), P.Errors.end(), std::back_inserter(Out.Errors));
     Out.FilesAnalyzed += P.FilesAnalyzed;
+    std::move(P.Artifacts.begin(), P.Artifacts.end(), std::back_inserter(Out.Artifacts));
   }
   std::sort(Out.RulesRun.begin(), Out.RulesRun.end());
   sortEvidence(Out.Findings);
@@ -337,6 +347,12 @@ Expected<Report> mergeReports(std::vector<Report> Parts) {
   if (llvm::any_of(Out.Findings, [](const Finding &F) { return !F.Fingerprint.empty(); }))
     setFingerprints(Out);
   sortErrors(Out.Errors);
+  // Shards that read one header list it once (the first hash seen: one checkout).
+  std::stable_sort(Out.Artifacts.begin(), Out.Artifacts.end(),
+                   [](const Artifact &A, const Artifact &B) { return A.File < B.File; });
+  Out.Artifacts.erase(std::unique(Out.Artifacts.begin(), Out.Artifacts.end(),
+                                  [](const Artifact &A, const Artifact &B) { return A.File == B.File; }),
+                      Out.Artifacts.end());
   return Out;
 }
 

@@ -104,6 +104,10 @@ int confirmFindings(const ConfirmOptions &Opts) {
     for (const FindingNote &N : F.Notes)
       StaticFiles.emplace(N.Where.File, components(N.Where.File));
   }
+  // And every file the lint analyzed (run.artifacts), results or not: a runtime finding in a
+  // file that was analyzed and found clean is runtime-only, not "another program".
+  for (const Artifact &A : Static.Artifacts)
+    StaticFiles.emplace(A.File, components(A.File));
   std::map<std::string, std::string> FileMatch;  // runtime path -> static path
   auto staticFileOf = [&](const std::string &RuntimeFile) -> const std::string * {
     auto It = FileMatch.find(RuntimeFile);
@@ -171,7 +175,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
         }
     }
   }
-  if (!Static.Findings.empty() && AnyRuntimeSite && !AnyMatched)
+  if ((!Static.Findings.empty() || !Static.Artifacts.empty()) && AnyRuntimeSite && !AnyMatched)
     return fail("the runtime reports share no source file with " + Opts.Static +
                 ": reports of another program? (--path-map OLD=NEW where the checkouts' paths differ beyond a common suffix)");
   bool HaveCoverage = std::any_of(Runtime.begin(), Runtime.end(), [](const Report &R) { return !R.Coverage.empty(); });

@@ -89,6 +89,9 @@ bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
   for (const auto &[K, V] : Props["figures"].members())
     Out.Figures.emplace_back(K, V.string());
   Out.Coverage = readCoverage(Props["coverage"]);
+  for (const JsonValue &A : Run["artifacts"].array())
+    if (std::string File = pathOf(A["location"], Out.SourceRoot); !File.empty())
+      Out.Artifacts.push_back({File, A["hashes"]["sha-256"].string()});
   for (const JsonValue &R : Run["results"].array()) {
     Finding F;
     F.Rule = R["ruleId"].string();

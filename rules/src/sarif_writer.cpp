@@ -173,6 +173,25 @@ void writeSarif(std::ostream &Out, const Report &R) {
     J.endObject();
   }
 
+  if (!R.Artifacts.empty()) {
+    J.key("artifacts").beginArray();
+    for (const Artifact &A : R.Artifacts) {
+      J.beginObject();
+      // (an artifact's own location is "location", not "artifactLocation")
+      J.key("location").beginObject();
+      std::string Prefix = R.SourceRoot.empty() || R.SourceRoot.back() == '/' ? R.SourceRoot : R.SourceRoot + "/";
+      if (!Prefix.empty() && A.File.size() > Prefix.size() && A.File.compare(0, Prefix.size(), Prefix) == 0)
+        J.field("uri", pathToUri(A.File.substr(Prefix.size()))).field("uriBaseId", kSourceRootId);
+      else
+        J.field("uri", pathToUri(A.File));
+      J.endObject();
+      if (!A.Sha256.empty())
+        J.key("hashes").beginObject().field("sha-256", A.Sha256).endObject();
+      J.endObject();
+    }
+    J.endArray();
+  }
+
   J.key("results").beginArray();
   for (const Finding &F : R.Findings) {
     J.beginObject();

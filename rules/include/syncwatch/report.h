@@ -25,6 +25,13 @@ struct CoveredCall {
   double TotalMs = 0, MaxMs = 0;
 };
 
+// A file the analyzer read (SARIF run.artifacts): what lets `syncwatch confirm` tell a file
+// that was analyzed and found clean from one of another program.
+struct Artifact {
+  std::string File;    // absolute
+  std::string Sha256;  // of its content when it was read ("" when unknown)
+};
+
 struct Report {
   std::string ToolName = "syncwatch";
   std::string ToolVersion;
@@ -45,6 +52,8 @@ struct Report {
   // originalUriBaseIds entry %SRCROOT% (code scanning maps repo-relative URIs to the
   // repository's files); files outside it keep absolute file:// URIs. Empty: all absolute.
   std::string SourceRoot;
+  // The files the analyzed units read (the lint: those under SourceRoot), sorted.
+  std::vector<Artifact> Artifacts;
 };
 
 // The default --source-root: the top of the git checkout that holds Dir (a directory with
