@@ -29,18 +29,10 @@ std::uint64_t realtimeNs() {
   return static_cast<std::uint64_t>(T.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(T.tv_nsec);
 }
 
-// What Capture.cpp's enableCatalogued derives from the catalogue for each callback id.
+// What Capture.cpp derives from the catalogue for each callback id.
 CallbackInfo infoFor(const char *Name) {
-  CallbackInfo I;
   const ApiInfo *Api = findApi(Name);
-  if (!Api)
-    return I;
-  I.Name = Api->Name;
-  I.Launch = Api->Family == ApiFamily::Launch;
-  I.CreatesStream = Api->Family == ApiFamily::StreamCreate;
-  I.CanWait = Api->Measured != MeasuredSync::ReturnsAtOnce && !I.Launch;
-  I.IssuesWork = I.Launch || Api->Family == ApiFamily::Copy || Api->Family == ApiFamily::Memset || issuesStreamWork(*Api);
-  return I;
+  return Api ? callbackInfoOf(*Api) : CallbackInfo();
 }
 CallbackInfo Launch, Copy, Record, Sync;
 

@@ -34,9 +34,10 @@ static long peakRssKb() {
 
 static void parts(const char *Label, const syncwatch::runtime::HandlerParts &P, double NsPerTick) {
   double C = P.Calls ? static_cast<double>(P.Calls) : 1;
-  std::printf("%s parts filter=%.1f key=%.1f record=%.1f ns/call (slow path: %llu calls)\n", Label,
+  double Slow = P.SlowCalls ? static_cast<double>(P.SlowPath) * NsPerTick / static_cast<double>(P.SlowCalls) : 0;
+  std::printf("%s parts filter=%.1f key=%.1f record=%.1f ns/call (slow path: %llu calls, %.0f ns each)\n", Label,
               static_cast<double>(P.Filter) * NsPerTick / C, static_cast<double>(P.Key) * NsPerTick / C,
-              static_cast<double>(P.Record) * NsPerTick / C, static_cast<unsigned long long>(P.SlowCalls));
+              static_cast<double>(P.Record) * NsPerTick / C, static_cast<unsigned long long>(P.SlowCalls), Slow);
 }
 
 int main(int Argc, char **Argv) {

@@ -53,7 +53,8 @@ deep(27)  # + module, deep(0)'s caller chain and fakenn's two frames: 30 frames
 p, tick = results["parts"], driver.swcost_ns_per_tick()
 calls = max(p.calls, 1)
 print(f"python mix parts filter={p.filter * tick / calls:.1f} key={p.key * tick / calls:.1f} "
-      f"record={p.record * tick / calls:.1f} ns/call (slow path: {p.slow_calls} calls)")
+      f"record={p.record * tick / calls:.1f} ns/call (slow path: {p.slow_calls} calls, "
+      f"{p.slow_path * tick / max(p.slow_calls, 1):.0f} ns each)")
 print(f"python frame read {results['read']:.1f} ns (a user frame found: {'yes' if results['found'] else 'no'})")
 buf = ctypes.create_string_buffer(512)
 driver.swcost_summary(buf, 512)

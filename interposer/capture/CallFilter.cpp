@@ -235,6 +235,17 @@ bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
 
 } // namespace
 
+CallbackInfo callbackInfoOf(const ApiInfo &Api) {
+  CallbackInfo I;
+  I.Name = Api.Name;
+  I.Launch = Api.Family == ApiFamily::Launch;
+  I.ReleasesHostMemory = Api.Family == ApiFamily::HostFree || Api.Family == ApiFamily::HostUnregister;
+  I.CreatesStream = Api.Family == ApiFamily::StreamCreate;
+  I.CanWait = Api.Measured != MeasuredSync::ReturnsAtOnce && !I.Launch;
+  I.IssuesWork = I.Launch || Api.Family == ApiFamily::Copy || Api.Family == ApiFamily::Memset || issuesStreamWork(Api);
+  return I;
+}
+
 void bindDriver(void *Handle) {
   void *H = Handle ? Handle : RTLD_DEFAULT;
   DriverQueries Q;

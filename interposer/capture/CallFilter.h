@@ -8,6 +8,10 @@
 
 #include <string_view>
 
+namespace syncwatch {
+struct ApiInfo;
+}
+
 namespace syncwatch::runtime {
 
 // What syncwatch knows about one enabled callback id, from the catalogue.
@@ -20,6 +24,10 @@ struct CallbackInfo {
   bool IssuesWork = false;         // copies, memsets, launches...: judged later by their GPU
                                    // records (pageable memory, serialization) whatever their host time
 };
+
+// What the catalogue says of an API, as the filter needs it (Capture.cpp for each enabled
+// callback id, bench/runtime_cost for its synthetic ones).
+CallbackInfo callbackInfoOf(const ApiInfo &Api);
 
 // The three driver queries the filter asks (looked up, not linked: libsyncwatch.so must
 // load where there is no driver). Without them nothing is filtered.

@@ -504,13 +504,7 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
     if (Api && Api->Family == ApiFamily::EventQuery)
       continue;
     if (Api) {
-      Ids[Id].Name = Api->Name;
-      Ids[Id].Launch = Api->Family == ApiFamily::Launch;
-      Ids[Id].ReleasesHostMemory = Api->Family == ApiFamily::HostFree || Api->Family == ApiFamily::HostUnregister;
-      Ids[Id].CreatesStream = Api->Family == ApiFamily::StreamCreate;
-      Ids[Id].CanWait = Api->Measured != MeasuredSync::ReturnsAtOnce && !Ids[Id].Launch;
-      Ids[Id].IssuesWork = Ids[Id].Launch || Api->Family == ApiFamily::Copy || Api->Family == ApiFamily::Memset ||
-                           issuesStreamWork(*Api);
+      Ids[Id] = callbackInfoOf(*Api);
       if (DeferLaunches && launchCallbackDeferrable(Domain, Id)) {
         Start->DeferredLaunchIds.push_back({Domain, Id});
         continue;

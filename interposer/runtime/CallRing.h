@@ -34,7 +34,6 @@ public:
     return true;
   }
   std::uint32_t size() const { return Head.load(std::memory_order_acquire) - Tail.load(std::memory_order_acquire); }
-  bool halfFull() const { return size() >= Capacity / 2; }
 
   // The consumer (under the Recorder's lock).
   template <typename Sink> void drain(Sink &&S) {

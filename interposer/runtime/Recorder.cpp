@@ -40,11 +40,6 @@ Recorder::Recorder(const Config &C)
 // for short reproductions); the analysis itself only ever holds one window.
 // After finish() (exit() called on one thread while others still make CUDA calls, or the
 // program's own static destructors freeing memory) events are dropped: the report is out.
-void Recorder::addCall(ApiCall Call) {
-  std::lock_guard<std::mutex> L(M);
-  addCallLocked(std::move(Call));
-}
-
 std::uint32_t Recorder::internSite(const RawStack &S) {
   std::lock_guard<std::mutex> L(M);
   return Sites.intern(S);

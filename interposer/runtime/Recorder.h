@@ -33,8 +33,6 @@ public:
   void addCallNow(const CallRecord &R);
   // A site's first occurrence: its stack, interned (the same stack gets the same id).
   std::uint32_t internSite(const RawStack &S);
-  // A call already converted (tests and replays of the recorder itself).
-  void addCall(ApiCall Call);
   void addWork(const std::vector<GpuWork> &Work);
   void addStream(const StreamInfo &S);
   // Kernel activity records exist from this CUPTI time on (UINT64_MAX: not traced).

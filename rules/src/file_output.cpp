@@ -13,7 +13,7 @@
 namespace syncwatch {
 namespace {
 
-bool writeAll(int Fd, std::string_view Text, int &Errno) {
+bool writeAllImpl(int Fd, std::string_view Text, int &Errno) {
   const char *P = Text.data();
   std::size_t Left = Text.size();
   while (Left > 0) {
@@ -46,6 +46,8 @@ mode_t newFileMode() {
 
 } // namespace
 
+bool writeAllToFd(int Fd, std::string_view Text, int &Errno) { return writeAllImpl(Fd, Text, Errno); }
+
 std::string errnoText(int Errno) { return std::strerror(Errno); }
 
 bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Error) {
@@ -66,7 +68,7 @@ bool writeFileAtomically(const std::string &Path, std::string_view Contents, std
   }
   Temp = Buf;
   int Errno = 0;
-  bool Ok = writeAll(Fd, Contents, Errno);
+  bool Ok = writeAllToFd(Fd, Contents, Errno);
   if (Ok && ::fchmod(Fd, Exists ? (Old.st_mode & 07777) : newFileMode()) != 0)
     Ok = false, Errno = errno;
   if (Ok && ::fsync(Fd) != 0)
@@ -103,7 +105,7 @@ bool writeStdout(std::string_view Text, std::string &Error) {
   Ignore.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &Ignore, &Old);
   int Errno = 0;
-  bool Ok = writeAll(1, Text, Errno);
+  bool Ok = writeAllToFd(1, Text, Errno);
   sigaction(SIGPIPE, &Old, nullptr);
   if (!Ok)
     Error = "cannot write to standard output: " + errnoText(Errno);

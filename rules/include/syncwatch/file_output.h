@@ -24,6 +24,10 @@ std::string outputThatIsAnInput(const std::string &Output, const std::vector<std
 // closed stdout, a full disk, a reader that went away (EPIPE: SIGPIPE is ignored meanwhile).
 bool writeStdout(std::string_view Text, std::string &Error);
 
+// All of Text to Fd, retrying short writes and EINTR; false with Errno on an error. Uses
+// write(2) only (libsyncwatch.so's stderr messages go through it at load and exit).
+bool writeAllToFd(int Fd, std::string_view Text, int &Errno);
+
 // errno's text ("Permission denied").
 std::string errnoText(int Errno);
 
