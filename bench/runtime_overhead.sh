@@ -2,8 +2,11 @@
 # Runtime overhead benchmark (run on a GPU machine; not a timed test). Runs, interleaved in
 # one session so that machine noise hits every mode alike:
 #   plain      the program alone
-#   floor      libsyncwatch.so with SYNCWATCH_FLOOR=1: CUPTI subscribed, callbacks that do
-#              nothing - the floor any CUPTI tool pays
+#   floor      libsyncwatch.so with SYNCWATCH_FLOOR=1: CUPTI subscribed to every catalogued
+#              API, launches included, callbacks that do nothing - the floor any CUPTI tool
+#              watching these calls pays
+#   floor-act  SYNCWATCH_FLOOR=activity: syncwatch's own subscription (launch callbacks left
+#              off) and activity records (dropped unread) - CUPTI's part of syncwatch's cost
 #   syncwatch  libsyncwatch.so as users run it (kernel activity on demand: SYNCWATCH_KERNELS=auto)
 #   sw-kernels libsyncwatch.so tracing every kernel (SYNCWATCH_KERNELS=1)
 # on (1) a launch-bound loop (tests/gpu/launch_bound.cu: a tiny kernel per iteration and a
@@ -22,12 +25,14 @@ mode_env() {
   case $1 in
     plain) echo "";;
     floor) echo "SYNCWATCH_FLOOR=1 LD_PRELOAD=$lib";;
+    floor-act) echo "SYNCWATCH_FLOOR=activity LD_PRELOAD=$lib";;
     syncwatch) echo "SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
     sw-kernels) echo "SYNCWATCH_KERNELS=1 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
     sw-nopython) echo "SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
+    sw-idle1k) echo "SYNCWATCH_IDLE_LAUNCHES=1000 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
   esac
 }
-modes="plain floor syncwatch sw-kernels"
+modes=${BENCH_MODES:-plain floor floor-act syncwatch sw-kernels}
 want launch && for rep in $(seq "$reps"); do
   for m in $modes; do
     echo "launch $m $(env $(mode_env $m) "$prog" 250000)" >>"$log"
@@ -37,13 +42,14 @@ if want python && python3 -c "import torch; assert torch.cuda.is_available()" 2>
   for rep in $(seq "$pyreps"); do
     for m in $modes sw-nopython; do
       echo "train $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" 2>/dev/null | grep step_ms)" >>"$log"
+      [ "$m" = sw-kernels ] && continue
       echo "train-side $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" side 2>/dev/null | grep step_ms)" >>"$log"
       echo "seed $m $(env $(mode_env $m) python3 "$root/tests/gpu/seed_streams.py" true 5 2>/dev/null | grep streams_ms)" >>"$log"
     done
   done
 fi
 # 8M iterations = 8M launches + 2M copies = 10M CUDA calls.
-want rss && for m in plain syncwatch; do
+want rss && for m in plain floor floor-act syncwatch; do
   echo "rss10M $m $(env $(mode_env $m) "$prog" 8000000)" >>"$log"
 done
 python3 - "$log" <<'PY'
@@ -60,7 +66,7 @@ if ("launch", "plain") in rows:
     print("launch-bound loop, ns per iteration (median of %d interleaved runs):" % len(rows[("launch", "plain")]))
     base = med("launch", "plain", "ns_per_iter")[0]
     floor = med("launch", "floor", "ns_per_iter")[0]
-    for m in ("plain", "floor", "syncwatch", "sw-kernels"):
+    for m in ("plain", "floor", "floor-act", "syncwatch", "sw-kernels"):
         v, all_ = med("launch", m, "ns_per_iter")
         if v is None: continue
         extra = ""
@@ -76,10 +82,15 @@ def versus_plain(kind, key, title, digits):
         return
     print(title)
     base = med(kind, "plain", key)[0]
-    for m in ("plain", "floor", "syncwatch", "sw-nopython", "sw-kernels"):
+    last = med(kind, "plain", "last")[0]
+    for m in ("plain", "floor", "floor-act", "syncwatch", "sw-nopython", "sw-idle1k", "sw-kernels"):
         v, all_ = med(kind, m, key)
         if v is None: continue
-        print(f"  {m:11s} {v:8.{digits}f}  runs {', '.join(f'{x:.{digits}f}' for x in all_)}  vs plain {100 * (v / base - 1):+.1f}%")
+        line = f"  {m:11s} {v:8.{digits}f}  runs {', '.join(f'{x:.{digits}f}' for x in all_)}  vs plain {100 * (v / base - 1):+.1f}%"
+        steady = med(kind, m, "last")[0]
+        if steady is not None and last:
+            line += f"  steady (last 500 steps) {steady:.{digits}f}, vs plain {100 * (steady / last - 1):+.1f}%"
+        print(line)
 
 versus_plain("seed", "streams_ms", "seed PyTorch scenario (non_blocking=True), ms per run inside the process (median of 3 x median of 5):", 2)
 versus_plain("train", "step_ms", "PyTorch training loop (bench/train_loop.py, .item() every 10 steps), ms per step inside the process (median of 3):", 3)
@@ -87,6 +98,9 @@ versus_plain("train-side", "step_ms", "the same loop prefetching its input on a 
 p = med("rss10M", "plain", "peak_rss_kb")[0]; s = med("rss10M", "syncwatch", "peak_rss_kb")[0]
 if p and s:
     print("10 million CUDA calls (8M launches + 2M copies): peak RSS")
-    print(f"  plain {p / 1024:.1f} MiB, syncwatch {s / 1024:.1f} MiB: +{(s - p) / 1024:.1f} MiB (target <= 64 MiB)")
+    for m in ("floor", "floor-act", "syncwatch"):
+        v = med("rss10M", m, "peak_rss_kb")[0]
+        if v:
+            print(f"  {m:11s} {v / 1024:.1f} MiB: +{(v - p) / 1024:.1f} MiB over plain ({p / 1024:.1f} MiB)")
     print(f"  ns/iter over the 10M calls: plain {med('rss10M', 'plain', 'ns_per_iter')[0]:.0f}, syncwatch {med('rss10M', 'syncwatch', 'ns_per_iter')[0]:.0f}")
 PY

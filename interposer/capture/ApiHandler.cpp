@@ -3,6 +3,7 @@
 #include "../runtime/CallRing.h"
 #include "../runtime/Recorder.h"
 #include "HostClock.h"
+#include "SelfStats.h"
 #include "SiteKeys.h"
 
 #include <sys/syscall.h>
@@ -72,6 +73,8 @@ void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Ca
                 const CallbackInfo &Info) {
   if (Thread.Depth++ > 0)
     return;
+  if (!Parts && selfStatsOn()) [[unlikely]]
+    Parts = threadHandlerParts();
   std::uint64_t T0 = Parts ? hostTicks() : 0;
   EntryDecision D = decideAtEntry(Domain, Id, Cb, Info);
   if (Parts)

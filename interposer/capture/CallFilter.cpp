@@ -30,6 +30,7 @@ std::atomic<bool> BlockingWorkSeen{false};
 std::atomic<bool> HighPriorityStreams{false};
 // Launches on this thread since launch callbacks were last found needed.
 thread_local unsigned IdleLaunches = 0;
+unsigned IdleLaunchesBeforeOff = kIdleLaunchesBeforeOff;
 
 // Written once: a store on every blocking-stream launch would bounce the flag's cache line
 // between the threads that launch.
@@ -138,6 +139,18 @@ bool launchStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *
     *PerThreadApi = Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz;
     return true;
   }
+  // cudaLaunchKernelExC reaches the driver as cuLaunchKernelEx (PyTorch 2.11 launches about
+  // a third of a training step's kernels so); with the runtime's callback off, the driver's
+  // is the one that fires.
+  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+      (Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)) {
+    const CUlaunchConfig *Config = static_cast<const cuLaunchKernelEx_params *>(Params)->config;
+    if (!Config)
+      return false;
+    *Stream = Config->hStream;
+    *PerThreadApi = Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+    return true;
+  }
   return false;
 }
 
@@ -149,7 +162,7 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   // A launch that cannot matter counts towards turning launch callbacks off again.
   auto Idle = [] {
     EntryDecision D{false, false};
-    if (++IdleLaunches >= kIdleLaunchesBeforeOff) {
+    if (++IdleLaunches >= IdleLaunchesBeforeOff) {
       IdleLaunches = 0;
       D.DisableLaunches = !BlockingWorkSeen.load(std::memory_order_relaxed) &&
                           !HighPriorityStreams.load(std::memory_order_relaxed);
@@ -277,8 +290,11 @@ EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
 bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
   if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API)
     return Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 || Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060;
-  return Domain == CUPTI_CB_DOMAIN_DRIVER_API && Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+  return Domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+         (Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx);
 }
+
+void setIdleLaunchesBeforeOff(unsigned Launches) { IdleLaunchesBeforeOff = Launches ? Launches : 1; }
 
 void resetCallFilter() {
   BlockingWorkSeen.store(false);

@@ -53,13 +53,15 @@ struct EntryDecision {
 // bench/train_loop.py on an H200) for nothing. What this misses: a blocking stream first
 // used after that many launches, until another one is created or a copy goes to it.
 constexpr unsigned kIdleLaunchesBeforeOff = 10'000;
+// SYNCWATCH_IDLE_LAUNCHES overrides it (bench/runtime_overhead.sh measures the trade).
+void setIdleLaunchesBeforeOff(unsigned Launches);
 
 // The launch entry points whose stream decideAtEntry can read (cudaLaunchKernel,
-// cudaLaunchKernelExC, cuLaunchKernel): capture leaves their callbacks off until a call's
+// cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx): capture leaves their callbacks off until a call's
 // EntryDecision says EnableLaunches - the creation of a blocking or high-priority stream,
 // or work sent to a blocking stream (cudaStreamPerThread included) by another call. Until
 // then each of them would be a launch onto the legacy stream or a non-blocking stream of
-// the default priority, which no rule can use. Other launch APIs (graphs, cuLaunchKernelEx,
+// the default priority, which no rule can use. Other launch APIs (graphs, cooperative launches,
 // the _ptsz entry points of per-thread default stream builds) are always on.
 // What this misses: launches onto cudaStreamPerThread through the plain entry points,
 // before any other blocking-stream work, are not seen.
@@ -75,7 +77,7 @@ bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
 //    gone to a blocking stream. Before that nothing can hold it or be held by it, and
 //    PyTorch - which launches everything onto the legacy stream and uses only
 //    non-blocking streams of its own - pays for none of its launches;
-//  - a launch whose stream cannot be read (cuLaunchKernelEx, graphs): recorded, traced.
+//  - a launch whose stream cannot be read (graphs, cooperative launches): recorded, traced.
 // Creating a stream of higher than default priority turns kernel tracing on: the work
 // its kernels will wait behind is issued before them, so must be traced from before.
 // What this misses: a legacy-stream kernel issued before any blocking-stream work and

@@ -10,6 +10,7 @@
 #include "CallFilter.h"
 #include "HostClock.h"
 #include "CudaPresence.h"
+#include "SelfStats.h"
 
 #include "syncwatch/catalogue.h"
 
@@ -27,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -195,6 +197,8 @@ void traceKernels() {
   if (KernelsOn.load(std::memory_order_relaxed) || KernelsOn.exchange(true))
     return;
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (selfStatsOn())
+    countToggle(Toggle::KernelsOn);
   std::uint64_t Now = 0;
   cuptiGetTimestamp(&Now);
   KernelsOnSince.store(Now);
@@ -212,12 +216,16 @@ void enableLaunchCallbacks() {
     return;
   for (auto [Domain, Id] : Start->DeferredLaunchIds)
     cuptiEnableCallback(1, Start->Subscriber, Domain, Id);
+  if (selfStatsOn())
+    countToggle(Toggle::LaunchesOn);
 }
 void disableLaunchCallbacks() {
   if (KernelMode == KernelTrace::Always || !LaunchCallbacksOn.exchange(false))
     return;
   for (auto [Domain, Id] : Start->DeferredLaunchIds)
     cuptiEnableCallback(0, Start->Subscriber, Domain, Id);
+  if (selfStatsOn())
+    countToggle(Toggle::LaunchesOff);
 }
 
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
@@ -229,7 +237,17 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     return;
   }
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
-  if (Cb->callbackSite == CUPTI_API_ENTER)
+  bool Entry = Cb->callbackSite == CUPTI_API_ENTER;
+  if (selfStatsOn()) [[unlikely]] {
+    std::uint64_t T0 = hostTicks();
+    if (Entry)
+      onApiEnter(Domain, Id, Cb, infoOf(Domain, Id));
+    else
+      onApiExit(Domain, Id, Cb, infoOf(Domain, Id));
+    countCallback(Domain, Id, Entry, hostTicks() - T0);
+    return;
+  }
+  if (Entry)
     onApiEnter(Domain, Id, Cb, infoOf(Domain, Id));
   else
     onApiExit(Domain, Id, Cb, infoOf(Domain, Id));
@@ -319,6 +337,8 @@ StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
 }
 
 void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {
+  std::uint64_t T0 = selfStatsOn() ? hostTicks() : 0;
+  std::size_t Records = 0;
   CUpti_Activity *Record = nullptr;
   // Handed over under one lock per buffer, not one per record; kept between buffers (this
   // runs on CUPTI's thread, and at exit's flush on the exiting one: a lock for that).
@@ -327,6 +347,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
   std::lock_guard<std::mutex> WorkGuard(*WorkLock);
   Work->clear();
   while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS) {
+    ++Records;
     switch (Record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto *R = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(Record);
@@ -385,9 +406,18 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
   if (!Work->empty())
     recorder().addWork(*Work);
   releaseBuffer(Buffer);
+  if (selfStatsOn())
+    countActivityBuffer(Records, hostTicks() - T0);
 }
 
 std::atomic<bool> Finishing{false};
+
+std::string_view callbackName(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  const char *Name = nullptr;
+  if (cuptiGetCallbackName(Domain, Id, &Name) != CUPTI_SUCCESS || !Name)
+    return "?";
+  return Name;
+}
 
 void finishOnce(const char *Why) {
   if (InForkedChild.load() || Finishing.exchange(true))
@@ -404,6 +434,8 @@ void finishOnce(const char *Why) {
     TheRecorder->setDriver("CUDA " + std::to_string(DriverVersion / 1000) + "." +
                            std::to_string(DriverVersion % 1000 / 10) + " driver API");
   TheRecorder->finish(Why);
+  if (selfStatsOn())
+    writeStderr(selfStatsText(callbackName));
 }
 
 // SIGINT/SIGTERM: the report is written by a thread of its own, woken through a pipe - a
@@ -473,12 +505,15 @@ void installSignalHandlers() {
     sigaction(SIGTERM, &A, nullptr);
 }
 
+// SYNCWATCH_FLOOR=activity: buffers are handed back unread.
+void CUPTIAPI bufferDropped(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t) { releaseBuffer(Buffer); }
+
 // Activity records: copies, memsets, streams (kernels on demand). The driver is loaded by
 // now (CUPTI needs it); its queries are looked up, not linked, so that libsyncwatch.so
 // loads on machines without a driver.
-void startActivity() {
+void startActivity(bool Floor = false) {
   bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
-  cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  cuptiActivityRegisterCallbacks(bufferRequested, Floor ? bufferDropped : bufferCompleted);
   cuptiActivityFlushPeriod(FlushPeriodMs);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
@@ -525,8 +560,14 @@ void start() {
     WakePipe[1] = -1;
   });
   std::atexit([] { finishOnce("at exit"); });
+  // SYNCWATCH_FLOOR (bench/runtime_overhead.sh): what CUPTI alone costs, with callbacks that
+  // do nothing. 1: every catalogued callback, launches included - what any CUPTI tool that
+  // watches these APIs pays. activity: syncwatch's own subscription (launch callbacks left
+  // off, as syncwatch leaves them until a launch can matter) and its activity records,
+  // dropped unread - what syncwatch cannot get below without seeing less.
   const char *FloorEnv = std::getenv("SYNCWATCH_FLOOR");
-  bool Floor = FloorEnv && *FloorEnv == '1';
+  bool FloorActivity = FloorEnv && std::string_view(FloorEnv) == "activity";
+  bool Floor = FloorActivity || (FloorEnv && *FloorEnv == '1');
   CUptiResult R = cuptiSubscribe(&Start->Subscriber, Floor ? onApiFloor : onApi, nullptr);
   if (R != CUPTI_SUCCESS) {
     const char *Text = nullptr;
@@ -541,6 +582,7 @@ void start() {
   }
   // The handlers are set up before any callback can reach them.
   KernelMode = Start->Cfg.Kernels;
+  setIdleLaunchesBeforeOff(static_cast<unsigned>(std::min<std::uint64_t>(Start->Cfg.IdleLaunches, 1u << 30)));
   startHostClock(cuptiNow);
   HandlerHooks Hooks;
   Hooks.TheRecorder = recorder;
@@ -551,10 +593,15 @@ void start() {
   Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
   setHandlerHooks(Hooks);
   // The floor measures what any CUPTI tool pays: every catalogued callback, launches too.
-  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, Start->RuntimeIds, !Floor);
-  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, !Floor);
+  bool Defer = !Floor || FloorActivity;
+  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, Start->RuntimeIds, Defer);
+  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, Defer);
+  if (FloorActivity)
+    startActivity(true);
   if (Floor)
     return;
+  if (Start->Cfg.Stats)
+    enableSelfStats(CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_DRIVER_TRACE_CBID_SIZE);
   // Context creation: the call it happens in is start-up, not a wait (ApiCall::CreatedContext).
   cuptiEnableCallback(1, Start->Subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
   KernelMode = Start->Cfg.Kernels;

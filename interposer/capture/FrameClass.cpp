@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace syncwatch::runtime {
 
@@ -32,6 +34,48 @@ const char *modulePath(const char *Name, const void *Base) {
   if (Name && std::strchr(Name, '/'))
     return Name;  // a library loaded by a relative path: its name is its own
   return Exe ? Exe : Name;
+}
+
+// glibc 2.35+; weak, so the library still loads where it is missing (dladdr is used then).
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+#pragma weak _dl_find_object
+#endif
+
+bool moduleAt(std::uintptr_t Address, LoadedModule &Out) {
+  auto *P = reinterpret_cast<void *>(Address);
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+  if (_dl_find_object) {
+    dl_find_object Found;
+    if (_dl_find_object(P, &Found) != 0)
+      return false;
+    // Modules stay few (hundreds in a PyTorch process); their entries are never removed: a
+    // dlclose'd module's map start can only come back as a module whose dladdr agrees.
+    struct Entry {
+      void *MapStart;
+      LoadedModule Module;
+    };
+    static std::mutex *Lock = new std::mutex;
+    static auto *Known = new std::vector<Entry>;
+    std::lock_guard<std::mutex> G(*Lock);
+    for (const Entry &E : *Known)
+      if (E.MapStart == Found.dlfo_map_start) {
+        Out = E.Module;
+        return Out.Path != nullptr;
+      }
+    Dl_info Info;
+    LoadedModule M;
+    if (dladdr(P, &Info) && Info.dli_fname)
+      M = {modulePath(Info.dli_fname, Info.dli_fbase), Info.dli_fbase};
+    Known->push_back({Found.dlfo_map_start, M});
+    Out = M;
+    return Out.Path != nullptr;
+  }
+#endif
+  Dl_info Info;
+  if (!dladdr(P, &Info) || !Info.dli_fname)
+    return false;
+  Out = {modulePath(Info.dli_fname, Info.dli_fbase), Info.dli_fbase};
+  return true;
 }
 
 static bool baseNameStartsWith(const char *Path, std::initializer_list<const char *> Prefixes) {

@@ -35,11 +35,14 @@ LearnedTable<15> Keys;             // site key -> site id
 // Per callback: up to 4 offsets (from Base) of the first return address above CUDA's
 // libraries; 0 = none. Several when a callback id is reached by several paths (a static
 // cudart in the program and another in a plugin).
-constexpr int kDomains = 8, kCallbackIds = 1024, kStarts = 4;
+constexpr int kDomains = 8, kCallbackIds = 1024, kStarts = 8;
 std::atomic<std::int32_t> StartOffsets[kDomains][kCallbackIds][kStarts];
 
 std::mutex LearnLock;  // trivially destructible in libstdc++
 std::atomic<std::uint32_t> LearnedCount{0}, UnkeyableCount{0}, UnstableCount{0};
+// Why fast keys were not found (each a slow path, so counting them costs the fast path nothing).
+std::atomic<std::uint64_t> Misses[4] = {};  // SiteKeyStats::Miss*
+void miss(int Why) { Misses[Why].fetch_add(1, std::memory_order_relaxed); }
 
 std::atomic<std::int32_t> *startsOf(std::uint32_t Callback) {
   std::uint32_t Domain = Callback >> 16, Id = Callback & 0xffff;
@@ -76,6 +79,7 @@ std::uint64_t walk(std::uint32_t Callback, const char *Base, bool Python, const 
   std::uintptr_t Top = stackTop();
   if (!Starts || !Top)
     return 0;
+  bool Broken = false;
   for (int K = 0; K < kStarts; ++K) {
     std::int32_t Offset = Starts[K].load(std::memory_order_acquire);
     if (Offset <= 0)
@@ -86,19 +90,28 @@ std::uint64_t walk(std::uint32_t Callback, const char *Base, bool Python, const 
       continue;
     std::uint64_t H = mixKey(0x5357ull << 32 | Callback, Ra);
     for (int Level = 1;; ++Level) {
-      if (Facts & kUnstable)
-        return 0;
       if ((Facts & kStop) || ((Facts & kVendor) && Python) || Level >= kChainCap || !(Facts & kHasDelta))
         break;
-      Slot += static_cast<std::int64_t>(static_cast<std::int32_t>(Facts & 0xffffffffu));
-      if (!readSlot(Slot, Top, Ra) || !ReturnAddresses.find(Ra, Facts))
+      // Only a frame whose size is followed must be stable: under Python the key ends at
+      // the first vendor frame, whatever its size (libtorch's realign their stacks).
+      if (Facts & kUnstable) {
+        miss(SiteKeyStats::MissUnstable);
         return 0;
+      }
+      Slot += static_cast<std::int64_t>(static_cast<std::int32_t>(Facts & 0xffffffffu));
+      if (!readSlot(Slot, Top, Ra) || !ReturnAddresses.find(Ra, Facts)) {
+        Broken = true;
+        break;
+      }
       H = mixKey(H, Ra);
     }
+    if (Broken)
+      break;
     if (Python)
       H = mixKey(mixKey(H, reinterpret_cast<std::uintptr_t>(Py.Code)), static_cast<std::uint32_t>(Py.Offset));
     return H ? H : 1;
   }
+  miss(Broken ? SiteKeyStats::MissChain : SiteKeyStats::MissStart);
   return 0;
 }
 
@@ -130,10 +143,10 @@ struct FrameFacts {
 // Module and (for the program's own modules) function name of a return address.
 FrameFacts factsOf(std::uintptr_t Ip, const std::string &PendingKernel) {
   FrameFacts F;
-  Dl_info Info;
-  if (!dladdr(reinterpret_cast<void *>(Ip - 1), &Info) || !Info.dli_fname)
+  LoadedModule M;
+  if (!moduleAt(Ip - 1, M))
     return F;
-  const char *Module = modulePath(Info.dli_fname, Info.dli_fbase);
+  const char *Module = M.Path;
   if (isCudaModule(Module)) {
     F.Kind = FrameKind::Cuda;
     return F;
@@ -144,7 +157,7 @@ FrameFacts factsOf(std::uintptr_t Ip, const std::string &PendingKernel) {
   }
   F.Kind = FrameKind::Program;
   std::uintptr_t Pc = Ip - 1;
-  std::uintptr_t Address = elfIsFixedAddress(Module) ? Pc : Pc - reinterpret_cast<std::uintptr_t>(Info.dli_fbase);
+  std::uintptr_t Address = elfIsFixedAddress(Module) ? Pc : Pc - reinterpret_cast<std::uintptr_t>(M.Base);
   ElfSymbol Sym;
   if (!elfSymbolAt(Module, Address, Sym)) {
     F.Stop = true;  // no symbols: the module's first frame is as good as it gets
@@ -194,8 +207,10 @@ void learnStart(std::uint32_t Callback, std::int64_t Offset) {
 std::uint64_t fastSiteKey(std::uint32_t Callback, const char *Base) {
   PySiteKey Py;
   PySite P = currentPythonSite(Py);
-  if (P == PySite::Unlearned)
+  if (P == PySite::Unlearned) {
+    miss(SiteKeyStats::MissPython);
     return 0;
+  }
   return walk(Callback, Base, P == PySite::Found, Py);
 }
 
@@ -275,6 +290,8 @@ SiteKeyStats siteKeyStats() {
   S.Learned = LearnedCount.load();
   S.Unkeyable = UnkeyableCount.load();
   S.UnstableFrames = UnstableCount.load();
+  for (int I = 0; I < 4; ++I)
+    S.Misses[I] = Misses[I].load();
   std::lock_guard<std::mutex> G(LearnLock);
   S.ReturnAddresses = ReturnAddresses.size();
   S.Keys = Keys.size();

@@ -49,6 +49,11 @@ struct SiteKeyStats {
   std::uint32_t Unkeyable = 0;     // slow paths that could not
   std::uint32_t UnstableFrames = 0;
   std::uint32_t ReturnAddresses = 0, Keys = 0;
+  // Fast keys not found, by why: a Python code object not seen yet, no learned start slot
+  // held a start, a frame on the chain changed size, a slot on the chain held an unknown
+  // return address (a new caller).
+  enum { MissPython, MissStart, MissUnstable, MissChain };
+  std::uint64_t Misses[4] = {};
 };
 SiteKeyStats siteKeyStats();
 

@@ -3,6 +3,7 @@
 #include "Stderr.h"
 
 #include "../capture/HostClock.h"
+#include "../capture/SelfStats.h"
 
 #include "syncwatch/file_output.h"
 #include "syncwatch/fingerprint.h"
@@ -99,7 +100,10 @@ void *Recorder::drainerMain(void *Self) {
     std::lock_guard<std::mutex> L(R->M);
     if (R->Finished)
       return nullptr;
+    std::uint64_t T0 = selfStatsOn() ? hostTicks() : 0;
     R->drainLocked();
+    if (selfStatsOn())
+      countDrain(hostTicks() - T0);
   }
 }
 
