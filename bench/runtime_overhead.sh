@@ -21,6 +21,7 @@ want() { [[ ",$parts," == *",$1,"* ]]; }
 lib=$build/interposer/libsyncwatch.so; prog=$build/launch_bound
 log=${BENCH_LOG:-$(mktemp)}   # BENCH_LOG: keep the raw runs (one line per run)
 pyreps=${BENCH_PY_REPS:-3}
+workloads=${BENCH_PY_WORKLOADS:-train train-side seed}  # the PyTorch workloads to run
 mode_env() {
   case $1 in
     plain) echo "";;
@@ -41,10 +42,14 @@ done
 if want python && python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for rep in $(seq "$pyreps"); do
     for m in $modes sw-nopython; do
-      echo "train $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" 2>/dev/null | grep step_ms)" >>"$log"
-      [ "$m" = sw-kernels ] && continue
-      echo "train-side $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" side 2>/dev/null | grep step_ms)" >>"$log"
-      echo "seed $m $(env $(mode_env $m) python3 "$root/tests/gpu/seed_streams.py" true 5 2>/dev/null | grep streams_ms)" >>"$log"
+      for w in $workloads; do
+        [ "$m" = sw-kernels ] && [ "$w" != train ] && continue
+        case $w in
+          train) echo "train $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" 2>/dev/null | grep step_ms)" >>"$log";;
+          train-side) echo "train-side $m $(env $(mode_env $m) python3 "$root/bench/train_loop.py" side 2>/dev/null | grep step_ms)" >>"$log";;
+          seed) echo "seed $m $(env $(mode_env $m) python3 "$root/tests/gpu/seed_streams.py" true 5 2>/dev/null | grep streams_ms)" >>"$log";;
+        esac
+      done
     done
   done
 fi

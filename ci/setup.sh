@@ -19,11 +19,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The SARIF test validates with the jsonschema package.
-# (Debian's own python3 refuses pip installs outside a venv: its package then.)
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
-  python3 -m pip install -q jsonschema 2>/dev/null ||
-    { SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-jsonschema >/dev/null; }
+# The SARIF test validates with the jsonschema package; the docs test (tests/docs_test.py)
+# parses the docs' YAML with PyYAML.
+# (Debian's own python3 refuses pip installs outside a venv: its packages then.)
+if ! python3 -c 'import jsonschema, yaml' 2>/dev/null; then
+  python3 -m pip install -q jsonschema pyyaml 2>/dev/null ||
+    { SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-jsonschema python3-yaml >/dev/null; }
 fi
 
 # Holistic Trace Analysis, to check that HTA loads syncwatch's traces (tests/hta_load_test.py).

@@ -29,7 +29,11 @@ set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "amd64")
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/syncwatch/syncwatch")
+# The project has no public home yet: a fork that publishes packages names its own.
+set(SYNCWATCH_HOMEPAGE "" CACHE STRING "Homepage field of the .deb (empty: none)")
+if(SYNCWATCH_HOMEPAGE)
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${SYNCWATCH_HOMEPAGE}")
+endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1")
 if(SYNCWATCH_BUILD_ANALYZER)
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS

@@ -77,7 +77,7 @@ TEST(Catalogue, EntriesAreConsistent) {
 }
 
 TEST(Catalogue, TruthTableRowsAreRecorded) {
-  // shared/facts/gpu-truth-table.md: the frees and cudaDeviceSetLimit blocked the device;
+  // docs/truth-table.md: the frees and cudaDeviceSetLimit blocked the device;
   // cudaMalloc, cudaMallocHost, cudaMemset and cache-config switches did not.
   for (const char *Blocks : {"cudaFree", "cudaFreeHost", "cudaHostUnregister", "cudaDeviceSetLimit"}) {
     EXPECT_EQ(findApi(Blocks)->Measured, MeasuredSync::BlocksDevice) << Blocks;

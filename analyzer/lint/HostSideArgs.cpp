@@ -63,7 +63,7 @@ clang::tooling::ArgumentsAdjuster hostSideAdjuster(const HostSideConfig &Config)
       if (!HasArch)
         Extra.push_back("--cuda-gpu-arch=" + Config.DefaultGpuArch);
       // nvcc adds CCCL (thrust, cub, libcu++ used by cooperative_groups) through
-      // nvcc.profile; clang does not (shared/facts/toolchain.md). CUDA 12 keeps them in
+      // nvcc.profile; clang does not (docs/toolchain.md). CUDA 12 keeps them in
       // include/ itself, so only a CUDA with include/cccl gets it.
       std::string Cuda = HasCudaPath ? GivenCudaPath : Config.CudaPath;
       if (!HasCccl && !Cuda.empty() && llvm::sys::fs::is_directory(Cuda + "/include/cccl")) {

@@ -1,6 +1,6 @@
 // Turns a build's compile command into the one syncwatch parses: the HOST side of CUDA
 // files. Without --cuda-host-only, clang analyzes the device compile only, and host code
-// under #ifndef __CUDA_ARCH__ is silently skipped (shared/facts/toolchain.md).
+// under #ifndef __CUDA_ARCH__ is silently skipped (docs/toolchain.md).
 #pragma once
 
 #include "clang/Tooling/ArgumentsAdjusters.h"

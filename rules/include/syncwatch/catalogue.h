@@ -57,7 +57,7 @@ enum class DocumentedSync : std::uint8_t {
   CreatesBlockingStream,  // the created stream synchronizes with the legacy stream
 };
 
-// What was measured on our H200 (shared/facts/gpu-truth-table.md).
+// What was measured on our H200 (docs/truth-table.md).
 enum class MeasuredSync : std::uint8_t {
   NotMeasured,
   ReturnsAtOnce,               // did not wait for unrelated GPU work
