@@ -87,6 +87,48 @@ with tempfile.TemporaryDirectory() as d:
           st2.get(("confirm_probe.cu", 44)) == "not-observed" and st2.get(("confirm_probe.cu", 48)) == "not-exercised"
           and st2.get(("confirm_probe.cu", 56)) == "confirmed", st2)
 
+    # A release build (nvcc -O3, no line tables): its sites are function+offset. The lint
+    # names each result's function (SARIF logicalLocations), and confirm joins by it.
+    res0 = json.load(open(sarif))["runs"][0]["results"]
+    logical = {(os.path.basename(x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
+                x["locations"][0]["physicalLocation"]["region"]["startLine"]):
+               x["locations"][0].get("logicalLocations", [{}])[0] for x in res0}
+    fl = logical.get(("runtime_probe.cu", 37), {})
+    check("lint SARIF: logicalLocations name the enclosing function, qualified and mangled",
+          fl.get("fullyQualifiedName") == "free_while_busy" and fl.get("kind") == "function"
+          and fl.get("decoratedName", "").startswith("_Z15free_while_busy"), fl)
+    cache = os.path.join(d, "cache")
+    for i in range(2):
+        cs = os.path.join(d, f"cached{i}.sarif")
+        r = run(lint, "--format=sarif", f"--output={cs}", f"--cache-dir={cache}", "tests/gpu/runtime_probe.cu",
+                "--", "--cuda-path=/usr/local/cuda", cwd=repo)
+    cres = json.load(open(cs))["runs"][0]["results"]
+    check("lint SARIF from the result cache keeps the functions",
+          all(x["locations"][0].get("logicalLocations") for x in cres) and len(cres) == 6, cres[0]["locations"][0])
+    release = os.path.join(rt, "h200_probe_release_build.swrec")
+    r = run(tool, "confirm", "--static", sarif, "--runtime", release, "--format=json")
+    check("release build: confirm joins (exit 1, no 'share no source file')", r.returncode == 1, r.stderr)
+    rel = {}
+    for f in json.loads(r.stdout or "{}").get("findings", []):
+        rel[(os.path.basename(f["location"]["file"]), f["location"]["line"])] = f["evidence"]
+    for line in (37, 67, 74):
+        e = rel.get(("runtime_probe.cu", line), {})
+        check(f"release build: runtime_probe.cu:{line} confirmed by function", e.get("syncwatch.status") == "confirmed"
+              and e.get("syncwatch.matchedBy") == "function" and float(e.get("syncwatch.totalMs", 0)) > 40, e)
+    h2d, d2h = rel.get(("runtime_probe.cu", 46), {}), rel.get(("runtime_probe.cu", 47), {})
+    check("release build: two copies in one function are an ambiguous match, said so, paired in source order",
+          "ambiguous: 2 calls of 'cudaMemcpyAsync' in pageable_async_copies()" in h2d.get("syncwatch.matchedBy", "")
+          and "ambiguous" in d2h.get("syncwatch.matchedBy", "")
+          and h2d.get("syncwatch.runtimeFunction", "").startswith("pageable_async_copies+0xc6")
+          and d2h.get("syncwatch.runtimeFunction", "").startswith("pageable_async_copies+0xe8"), (h2d, d2h))
+    only = [e for k, e in rel.items() if e.get("syncwatch.status") == "runtime-only"]
+    check("release build: the unregistered copy (no static result in its function) is runtime-only",
+          len(only) == 1 and "unregistered_is_pageable_again" in only[0].get("function", ""), only)
+    msgs = [f["message"] for f in json.loads(r.stdout or "{}").get("findings", [])
+            if f["evidence"].get("syncwatch.matchedBy")]
+    check("release build: each message says the match was by function",
+          len(msgs) == 5 and all("matched by function (no line table" in m for m in msgs), msgs[:1])
+
     out = os.path.join(d, "confirm.sarif")
     r = run(tool, "confirm", "--static", sarif, "--runtime", *recs, "--format", "sarif", "--output", out)
     log = json.load(open(out))

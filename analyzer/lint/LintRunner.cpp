@@ -7,6 +7,7 @@
 #include "PreludePch.h"
 #include "SarifMerge.h"
 
+#include "EnclosingFunction.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
@@ -94,10 +95,16 @@ FixIt fixOf(const FixItHint &H, const SourceManager &SM, const LangOptions &LO) 
   return F;
 }
 
+// The AST being analyzed (a file's several compile commands are parsed one after another).
+struct CurrentUnit {
+  ASTContext *Ctx = nullptr;
+  unsigned Generation = 0;
+};
+
 // Turns a check's diagnostics into Findings for one file, applying NOLINT.
 class FindingCollector : public DiagnosticSink {
 public:
-  FindingCollector(NoLintFilter &NoLint, const LangOptions *&LO) : NoLint(NoLint), LO(LO) {}
+  FindingCollector(NoLintFilter &NoLint, const LangOptions *&LO, CurrentUnit &Unit) : NoLint(NoLint), LO(LO), Unit(Unit) {}
   void emit(const CheckDiagnostic &D, const SourceManager &SM) override {
     static const LangOptions Default;
     const LangOptions &Opts = LO ? *LO : Default;
@@ -117,6 +124,16 @@ public:
       F.Notes.push_back(std::move(Note));
     }
     F.Evidence = D.Evidence;
+    if (Unit.Ctx) {
+      if (!Functions || FunctionsOf != Unit.Generation) {
+        Functions = std::make_unique<EnclosingFunctions>(*Unit.Ctx);
+        FunctionsOf = Unit.Generation;
+      }
+      if (const FunctionName *Fn = Functions->at(D.Loc)) {
+        F.Function = Fn->Qualified;
+        F.MangledFunction = Fn->Mangled;
+      }
+    }
     Findings.push_back(std::move(F));
   }
   std::vector<Finding> Findings;
@@ -124,6 +141,9 @@ public:
 private:
   NoLintFilter &NoLint;
   const LangOptions *&LO;
+  CurrentUnit &Unit;
+  std::unique_ptr<EnclosingFunctions> Functions;  // built at the unit's first finding
+  unsigned FunctionsOf = 0;
 };
 
 // Counts compiler errors and keeps the first one for the message; everything else that
@@ -155,13 +175,16 @@ public:
 // files its parse read (for the result cache).
 class LangOptionsAction : public ASTFrontendAction {
 public:
-  LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO, std::vector<std::string> &Deps)
-      : Finder(Finder), LO(LO), Deps(Deps) {}
+  LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps)
+      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     LO = &CI.getLangOpts();
+    Unit.Ctx = CI.hasASTContext() ? &CI.getASTContext() : nullptr;
+    ++Unit.Generation;
     return Finder.newASTConsumer();
   }
   void EndSourceFileAction() override {
+    Unit.Ctx = nullptr;
     CompilerInstance &CI = getCompilerInstance();
     if (!CI.hasSourceManager())
       return;
@@ -189,20 +212,22 @@ public:
 private:
   MatchFinder &Finder;
   const LangOptions *&LO;
+  CurrentUnit &Unit;
   std::vector<std::string> &Deps;
 };
 
 class LangOptionsActionFactory : public tooling::FrontendActionFactory {
 public:
-  LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO, std::vector<std::string> &Deps)
-      : Finder(Finder), LO(LO), Deps(Deps) {}
+  LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps)
+      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps) {}
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<LangOptionsAction>(Finder, LO, Deps);
+    return std::make_unique<LangOptionsAction>(Finder, LO, Unit, Deps);
   }
 
 private:
   MatchFinder &Finder;
   const LangOptions *&LO;
+  CurrentUnit &Unit;
   std::vector<std::string> &Deps;
 };
 
@@ -249,7 +274,8 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
                        NoLintFilter &NoLint, const std::string &Pch) {
   FileResult Result;
   const LangOptions *LO = nullptr;
-  FindingCollector Collector(NoLint, LO);
+  CurrentUnit Unit;
+  FindingCollector Collector(NoLint, LO, Unit);
   std::vector<std::unique_ptr<SyncwatchCheck>> Checks;
   std::vector<std::unique_ptr<CheckCallback>> Callbacks;
   MatchFinder Finder;
@@ -274,7 +300,7 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
-  LangOptionsActionFactory Factory(Finder, LO, Result.Deps);
+  LangOptionsActionFactory Factory(Finder, LO, Unit, Result.Deps);
   int Status = 1;
   // A crash in clang or in a check (a file the front end chokes on) costs that file only:
   // its analysis is abandoned, the others are still analyzed and reported.

@@ -19,7 +19,8 @@ namespace syncwatch {
 
 namespace {
 
-constexpr int FormatVersion = 1;
+// 2: findings carry their enclosing function.
+constexpr int FormatVersion = 2;
 
 std::optional<std::string> contentHash(const std::string &Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
@@ -80,7 +81,7 @@ json::Value findingJson(const Finding &F) {
                       {"at", spanJson(F.Where)}, {"message", F.Message},
                       {"notes", std::move(Notes)}, {"fixes", fixesJson(F.Fixes)},
                       {"evidence", std::move(Evidence)}, {"fingerprint", F.Fingerprint},
-                      {"rank", F.Rank}};
+                      {"rank", F.Rank}, {"function", F.Function}, {"mangledFunction", F.MangledFunction}};
 }
 
 bool findingOf(const json::Value &V, Finding &F) {
@@ -88,16 +89,19 @@ bool findingOf(const json::Value &V, Finding &F) {
   if (!O)
     return false;
   std::optional<StringRef> Rule = O->getString("rule"), Message = O->getString("message"),
-                           Print = O->getString("fingerprint");
+                           Print = O->getString("fingerprint"), Function = O->getString("function"),
+                           Mangled = O->getString("mangledFunction");
   std::optional<int64_t> Level = O->getInteger("level");
   std::optional<double> Rank = O->getNumber("rank");
   const json::Array *Notes = O->getArray("notes"), *Evidence = O->getArray("evidence");
-  if (!Rule || !Message || !Print || !Level || !Rank || !Notes || !Evidence ||
+  if (!Rule || !Message || !Print || !Function || !Mangled || !Level || !Rank || !Notes || !Evidence ||
       !spanOf(O->get("at"), F.Where) || !fixesOf(O->get("fixes"), F.Fixes))
     return false;
   F.Rule = Rule->str();
   F.Message = Message->str();
   F.Fingerprint = Print->str();
+  F.Function = Function->str();
+  F.MangledFunction = Mangled->str();
   F.Level = static_cast<Severity>(*Level);
   F.Rank = *Rank;
   for (const json::Value &NV : *Notes) {

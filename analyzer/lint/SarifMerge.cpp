@@ -122,6 +122,17 @@ Expected<Finding> findingOf(const json::Object &R, const std::string &Path, cons
   F.Level = *S;
   F.Message = text(&R, "message");
   F.Where = spanOf(firstPhysicalLocation(&R), Root);
+  if (const json::Array *Locations = R.getArray("locations"); Locations && !Locations->empty())
+    if (const json::Object *L = (*Locations)[0].getAsObject())
+      if (const json::Array *Logical = L->getArray("logicalLocations"))
+        for (const json::Value &V : *Logical)
+          if (const json::Object *LL = V.getAsObject(); LL && LL->getString("kind") == "function") {
+            if (std::optional<StringRef> N = LL->getString("fullyQualifiedName"))
+              F.Function = N->str();
+            if (std::optional<StringRef> D = LL->getString("decoratedName"))
+              F.MangledFunction = D->str();
+            break;
+          }
   if (const json::Object *Prints = R.getObject("partialFingerprints"))
     if (std::optional<StringRef> P = Prints->getString("syncwatch/v1"))
       F.Fingerprint = P->str();

@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace syncwatch::runtime {
 
@@ -57,6 +58,44 @@ double number(const Finding &F, const char *Key) {
 // Times as every report says them (the engine's formatDuration), and as evidence values.
 std::string ms(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
 std::string fixed(double V) { return std::to_string(V); }
+
+// A function as both halves can name it: the runtime's "void ns::f<int>+0x5f" (a release
+// build's site, demangled) and the lint's "ns::f" become "ns::f".
+std::string functionKey(std::string Name) {
+  if (auto Plus = Name.find("+0x"); Plus != std::string::npos)
+    Name.resize(Plus);
+  if (auto Paren = Name.find('('); Paren != std::string::npos)
+    Name.resize(Paren);
+  std::string Out;
+  int Depth = 0;
+  for (char C : Name) {
+    if (C == '<')
+      ++Depth;
+    else if (C == '>' && Depth > 0)
+      --Depth;
+    else if (Depth == 0)
+      Out += C;
+  }
+  // A template's demangled name starts with its return type: "void ns::f".
+  if (auto Space = Out.rfind(' '); Space != std::string::npos && Out.compare(0, 9, "(anonymous") != 0)
+    Out = Out.substr(Space + 1);
+  return Out;
+}
+
+// Whether a static result and a runtime finding are about the same call: the same API, all
+// launch spellings (<<<>>>, cudaLaunchKernel, cuLaunchKernel...) being one.
+bool sameApi(const Finding &Static, const Finding &Runtime) {
+  const std::string *A = evidenceOf(Static, "api"), *B = evidenceOf(Runtime, "api");
+  if (!A || !B)
+    return false;
+  if (*A == *B)
+    return true;
+  auto Launch = [](const std::string &Api) {
+    const ApiInfo *I = findApi(Api);
+    return Api == "<<<>>>" || (I && I->Family == ApiFamily::Launch);
+  };
+  return Launch(*A) && Launch(*B);
+}
 
 // A runtime finding or coverage entry, with the static file its path matched.
 struct RuntimeSite {
@@ -140,11 +179,22 @@ int confirmFindings(const ConfirmOptions &Opts) {
   std::vector<Measured> Findings;
   std::map<std::pair<std::string, unsigned>, std::vector<std::size_t>> FindingsAt;
   std::map<std::pair<std::string, unsigned>, std::vector<const CoveredCall *>> Ran;
+  // A release build's sites, which have no line: by function (functionKey).
+  std::map<std::string, std::vector<std::size_t>> FindingsInFunction;
+  std::set<std::string> StaticFunctions;
+  for (const Finding &S : Static.Findings)
+    if (!S.Function.empty())
+      StaticFunctions.insert(functionKey(S.Function));
   bool AnyRuntimeSite = false, AnyMatched = false;
   for (const Report &R : Runtime) {
     for (const Finding &F : R.Findings) {
       Findings.push_back({&F, &R});
       AnyRuntimeSite = true;
+      if (const std::string *Fn = evidenceOf(F, "function"); Fn && F.Where.Line == 0) {
+        std::string Key = functionKey(*Fn);
+        FindingsInFunction[Key].push_back(Findings.size() - 1);
+        AnyMatched |= StaticFunctions.count(Key) > 0;
+      }
       if (const std::string *S = staticFileOf(F.Where.File)) {
         FindingsAt[{*S, F.Where.Line}].push_back(Findings.size() - 1);
         AnyMatched = true;
@@ -230,6 +280,42 @@ int confirmFindings(const ConfirmOptions &Opts) {
           Collect(N.Where.File, N.Where.Line);
       Causal = !Hits.empty();
     }
+    // A release build: no line, so the runtime findings in the same function with the same
+    // API. Several static results of that API in the function, or several such sites, are
+    // an ambiguous match, said as such.
+    std::string ByFunction;
+    if (Hits.empty() && !S.Function.empty())
+      if (auto It = FindingsInFunction.find(functionKey(S.Function)); It != FindingsInFunction.end()) {
+        for (std::size_t I : It->second)
+          if (sameApi(S, *Findings[I].F))
+            Hits.push_back({I, 0});
+        if (!Hits.empty()) {
+          // The static results of that API in the function, in source order; this one's place.
+          std::size_t Rivals = 0, Place = 0;
+          for (const Finding &Other : Static.Findings)
+            if (functionKey(Other.Function) == It->first && sameApi(Other, *Findings[Hits.front().first].F)) {
+              ++Rivals;
+              Place += std::tie(Other.Where.Line, Other.Where.Column) < std::tie(S.Where.Line, S.Where.Column);
+            }
+          // As many sites as results: paired in order, the sites by their offset into the
+          // function (straight-line code keeps its order; said as ambiguous all the same).
+          if (Rivals > 1 && Rivals == Hits.size()) {
+            auto Offset = [&](std::size_t I) {
+              const std::string *Fn = evidenceOf(*Findings[I].F, "function");
+              auto Plus = Fn ? Fn->find("+0x") : std::string::npos;
+              return Plus == std::string::npos ? 0ul : std::strtoul(Fn->c_str() + Plus + 3, nullptr, 16);
+            };
+            std::sort(Hits.begin(), Hits.end(), [&](auto A, auto B) { return Offset(A.first) < Offset(B.first); });
+            Hits = {Hits[Place]};
+          }
+          const std::string *Api = evidenceOf(S, "api");
+          ByFunction = Rivals > 1 || Hits.size() > 1
+                           ? "ambiguous: " + std::to_string(std::max(Rivals, Hits.size())) + " calls of '" +
+                                 (Api ? *Api : std::string("it")) + "' in " + It->first + "()" +
+                                 (Hits.size() == 1 ? ", paired in source order" : "")
+                           : "function";
+        }
+      }
     // The costliest, preferring the same rule.
     const Measured *Best = nullptr;
     unsigned BestLine = 0;
@@ -254,14 +340,22 @@ int confirmFindings(const ConfirmOptions &Opts) {
       const Finding &R = *Best->F;
       F.Evidence.emplace_back("syncwatch.runtimeRule", R.Rule);
       F.Evidence.emplace_back("syncwatch.runtimeMessage", R.Message);
-      F.Evidence.emplace_back("syncwatch.runtimeLine", std::to_string(BestLine));
+      if (ByFunction.empty())
+        F.Evidence.emplace_back("syncwatch.runtimeLine", std::to_string(BestLine));
       for (const char *K : {"count", "totalMs", "maxMs"})
         if (const std::string *V = evidenceOf(R, K))
           F.Evidence.emplace_back(std::string("syncwatch.") + K, *V);
       if (Causal)
         F.Evidence.emplace_back("syncwatch.via", "its stream's work held the legacy-stream work at line " +
                                                     std::to_string(BestLine));
+      if (!ByFunction.empty()) {
+        F.Evidence.emplace_back("syncwatch.matchedBy", ByFunction == "function" ? "function" : "function, " + ByFunction);
+        if (const std::string *Fn = evidenceOf(R, "function"))
+          F.Evidence.emplace_back("syncwatch.runtimeFunction", *Fn);
+      }
       F.Message += " [confirmed: " + std::string(Causal ? "held the work at :" + std::to_string(BestLine) + ", " : "") +
+                   (ByFunction.empty() ? "" : "matched by function (no line table" +
+                                                  (ByFunction == "function" ? std::string("") : "; " + ByFunction) + "), ") +
                    "cost " + ms(Cost) + (evidenceOf(R, "count") ? " over " + *evidenceOf(R, "count") + " call(s)" : "") + "]";
     } else {
       const std::vector<const CoveredCall *> *Calls = nullptr;

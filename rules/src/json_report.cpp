@@ -53,6 +53,12 @@ void writeJson(std::ostream &Out, const Report &R) {
     J.field("rule", F.Rule).field("severity", severityName(F.Level));
     J.key("location");
     writeSpan(J, F.Where);
+    if (!F.Function.empty()) {
+      J.key("function").beginObject().field("name", F.Function);
+      if (!F.MangledFunction.empty())
+        J.field("mangled", F.MangledFunction);
+      J.endObject();
+    }
     J.field("message", F.Message);
     J.key("notes").beginArray();
     for (const FindingNote &N : F.Notes) {

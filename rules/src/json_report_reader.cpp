@@ -71,6 +71,8 @@ bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
     std::optional<Severity> Level = parseSeverity(F["severity"].string());
     X.Where = readSpan(F["location"]);
     X.Message = F["message"].string();
+    X.Function = F["function"]["name"].string();
+    X.MangledFunction = F["function"]["mangled"].string();
     if (X.Rule.empty() || !Level || X.Message.empty()) {
       Error = "a finding without a rule, a severity or a message";
       return false;

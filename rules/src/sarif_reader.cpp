@@ -98,8 +98,16 @@ bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
     std::string Level = R["level"].string();
     F.Level = Level == "error" ? Severity::Error : Level == "note" ? Severity::Note : Severity::Warning;
     F.Message = R["message"]["text"].string();
-    if (!R["locations"].array().empty())
-      F.Where = spanOf(R["locations"].array().front()["physicalLocation"], Out.SourceRoot);
+    if (!R["locations"].array().empty()) {
+      const JsonValue &L = R["locations"].array().front();
+      F.Where = spanOf(L["physicalLocation"], Out.SourceRoot);
+      for (const JsonValue &Logical : L["logicalLocations"].array())
+        if (Logical["kind"].string() == "function") {
+          F.Function = Logical["fullyQualifiedName"].string();
+          F.MangledFunction = Logical["decoratedName"].string();
+          break;
+        }
+    }
     for (const JsonValue &N : R["relatedLocations"].array())
       F.Notes.push_back({spanOf(N["physicalLocation"], Out.SourceRoot), N["message"]["text"].string(), {}});
     F.Fingerprint = R["partialFingerprints"]["syncwatch/v1"].string();

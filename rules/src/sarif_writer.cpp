@@ -202,6 +202,14 @@ void writeSarif(std::ostream &Out, const Report &R) {
     J.key("message").beginObject().field("text", F.Message).endObject();
     J.key("locations").beginArray().beginObject();
     writePhysicalLocation(J, F.Where, R.SourceRoot);
+    if (!F.Function.empty()) {
+      J.key("logicalLocations").beginArray().beginObject();
+      J.field("fullyQualifiedName", F.Function);
+      if (!F.MangledFunction.empty())
+        J.field("decoratedName", F.MangledFunction);
+      J.field("kind", "function");
+      J.endObject().endArray();
+    }
     J.endObject().endArray();
     if (!F.Fingerprint.empty())
       J.key("partialFingerprints").beginObject().field("syncwatch/v1", F.Fingerprint).endObject();

@@ -49,6 +49,11 @@ struct Finding {
   // SARIF's rank (0-100, higher first), when the writer ranks results: syncwatch confirm
   // ranks them by measured cost. -1: unranked.
   double Rank = -1;
+  // The function the result is in: qualified ("ns::Pool::drain", no parameters) and as the
+  // linker names it (Itanium-mangled). The lint writes both (SARIF logicalLocations); a
+  // runtime site without a line table has only the name, which is how `syncwatch confirm`
+  // joins a release build's stalls to static results.
+  std::string Function, MangledFunction;
 };
 
 // A failure of the tool on one input (a file that does not parse, an unreadable
