@@ -414,6 +414,21 @@ class NvccDatabases(unittest.TestCase):
             want = set().union(*(annotations(f) for f in files))
             self.assertEqual(reported(out), want)
 
+    def test_every_documented_item_has_its_test_input(self):
+        # docs/nvcc-compat.md's table: each item's last column names its file(s) here, which
+        # the two tests above then check (item 10 once named only a corpus file).
+        page = os.path.join(INPUTS, "..", "docs", "nvcc-compat.md")
+        if not os.path.exists(page):
+            self.skipTest("docs/nvcc-compat.md is not next to the test inputs")
+        rows = [l for l in open(page) if re.match(r"\|\s*\d+\s*\|", l)]
+        self.assertGreaterEqual(len(rows), 10)
+        for row in rows:
+            item, inputs = row.split("|")[1].strip(), row.rstrip().rstrip("|").split("|")[-1]
+            named = [f for f in re.findall(r"`([\w./-]+\.cu)`", inputs) if "/" not in f]
+            self.assertTrue(named, f"item {item} of docs/nvcc-compat.md names no file of test_inputs/nvcc_compat/")
+            for f in named:
+                self.assertTrue(os.path.exists(os.path.join(COMPAT, f)), f"item {item}: {f} is not in test_inputs/nvcc_compat/")
+
     def test_plain_clang_rejects_every_compat_input(self):
         # Each compat item exists because clang's host-side parse fails without it.
         clangxx = shutil.which("clang++-22")

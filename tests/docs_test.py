@@ -44,11 +44,21 @@ SOURCE_DIR defaults to this file's checkout. Checked:
 5. LD_PRELOAD / CUDA_INJECTION64_PATH values in the docs are absolute (`/...`, `$PWD/...`,
    `$VAR`) or a bare library name: a relative path breaks in every child that changes
    directory.
+6. Samples. Every output sample under a `<!-- docs-sample: COMMAND -->` marker is what its
+   command gives now: `ci/gen_doc_samples.py --check` (the runtime's samples are replays of
+   the committed H200 recordings); a stale one fails, and `ci/gen_doc_samples.py` rewrites it.
+7. Lint examples. A ```cuda block under `<!-- docs-test: lint -->` is a whole translation
+   unit; syncwatch-lint runs on it (`FILE --`, JSON) and each of its diagnostics - a
+   finding's line with its severity, a note's line as `note` - must be on a line whose
+   comment says so (`// warning: ...`, `// note: ...`), and each such comment must get one.
+   A rule page's example then says what the analyzer really says (issue 25, item 6).
 
 Prints each failure as file:line, then "docs test: N files, B yaml blocks, R runnable
-blocks run, G GPU blocks skipped, L links, F flags checked"; exits 1 on any failure."""
+blocks run, G GPU blocks skipped, L links, F flags checked, S samples generated, E lint
+examples"; exits 1 on any failure."""
 import atexit
 import glob
+import json
 import os
 import re
 import shutil
@@ -352,6 +362,39 @@ def scratch_copy(dest):
     os.symlink(BUILD, link)
 
 
+COMMENT_KIND = re.compile(r"//\s*(warning|note)\s*:")
+
+
+def lint_example(where, body):
+    """Item 7: the lint's diagnostics of a cuda block against its `// warning:` / `// note:` comments."""
+    d = tempfile.mkdtemp(prefix="syncwatch-docs-lint-")
+    scratches.append(d)
+    path = os.path.join(d, "example.cu")
+    with open(path, "w") as f:
+        f.write(body + "\n")
+    p = subprocess.run([LINT, "--format=json", "--fail-on=note", path, "--"], capture_output=True, text=True,
+                       timeout=BLOCK_TIMEOUT_S)
+    if p.returncode not in (0, 1):
+        fail(where, f"syncwatch-lint could not analyze the example (exit {p.returncode}): {p.stderr.strip()[-300:]}")
+        return
+    got = set()
+    for f in json.loads(p.stdout)["findings"]:
+        got.add((f["location"]["line"], f["severity"]))
+        for n in f.get("notes", []):
+            if os.path.realpath(n["location"]["file"]) == os.path.realpath(path):
+                got.add((n["location"]["line"], "note"))
+    want = set()
+    for n, line in enumerate(body.split("\n"), 1):
+        for m in COMMENT_KIND.finditer(line):
+            want.add((n, m.group(1)))
+    for n, kind in sorted(want - got):
+        fail(f"{where.rsplit(':', 1)[0]}:{int(where.rsplit(':', 1)[1]) + n}",
+             f"the example promises a {kind} here; syncwatch-lint gives none")
+    for n, kind in sorted(got - want):
+        fail(f"{where.rsplit(':', 1)[0]}:{int(where.rsplit(':', 1)[1]) + n}",
+             f"syncwatch-lint gives a {kind} here that the example's comments do not show ('// {kind}: ...')")
+
+
 def run_block(where, script, want, workdir):
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([os.path.join(BUILD, "analyzer"), os.path.join(BUILD, "interposer"), env["PATH"]])
@@ -385,7 +428,7 @@ def main():
     seen = {key: set() for key in known}  # option tokens each tool's option tables name
     pages = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"),
                                                                  recursive=True))
-    n_yaml = n_run = n_gpu = n_links = n_paths = n_flag_mentions = 0
+    n_yaml = n_run = n_gpu = n_links = n_paths = n_flag_mentions = n_lint = 0
     slug_cache = {}
 
     def check_flags(where, key, text, table=False):
@@ -396,11 +439,16 @@ def main():
         if table:
             seen[key] |= option_tokens(text)
         generic = GENERIC["syncwatch-lint" if key == "syncwatch-lint" else "syncwatch"]
+        name = key if isinstance(key, str) else f"syncwatch {key[1]}"
         for flag in LONG_FLAG.findall(text):
             n_flag_mentions += 1
             if flag not in known[key] and flag not in generic:
-                name = key if isinstance(key, str) else f"syncwatch {key[1]}"
                 fail(where, f"{flag} is not an option of {name} (its --help)")
+        if table:  # an option table's short options too (`-p`, `-j`): each must be in --help
+            for flag in sorted(t for t in option_tokens(text) if not t.startswith("--")):
+                n_flag_mentions += 1
+                if flag not in known[key] and flag != "-h":
+                    fail(where, f"{flag} is not an option of {name} (its --help lists no {flag})")
 
     for page in pages:
         rel = os.path.relpath(page, ROOT)
@@ -438,6 +486,13 @@ def main():
                     check_pre_commit(where, doc)
             marker = b["marker"]
             if marker is None:
+                continue
+            if marker == "lint":
+                if b["lang"] not in ("cuda", "cu", "cpp", "c++"):
+                    fail(where, f"docs-test lint marker on a '{b['lang']}' block: only cuda/cpp blocks are linted")
+                else:
+                    n_lint += 1
+                    lint_example(where, body)
                 continue
             mm = re.fullmatch(r"(run|gpu)(?:\s*,\s*exit\s+(\d+))?", marker)
             if not mm:
@@ -527,12 +582,29 @@ def main():
                 fail(f"{name} --help", f"{opt} is not documented: no option table for {name} names it "
                      "(docs/ci.md's for syncwatch-lint, docs/runtime.md's for syncwatch's subcommands)")
 
+    # 6: the generated samples are what their commands give now
+    n_samples = 0
+    gen = os.path.join(ROOT, "ci", "gen_doc_samples.py")
+    p = subprocess.run([sys.executable, gen, "--check", "--build", BUILD], capture_output=True, text=True, timeout=900)
+    for line in p.stdout.splitlines():
+        if line.startswith("FAIL "):
+            failures.append(line[5:])
+        elif line.startswith("      ") and failures:
+            failures[-1] += "\n" + line
+    m = re.search(r"gen_doc_samples: (\d+) sample", p.stdout)
+    if m:
+        n_samples = int(m.group(1))
+    if p.returncode not in (0, 1) or not m:
+        fail("ci/gen_doc_samples.py --check", f"exit {p.returncode}: {(p.stdout + p.stderr).strip()[-400:]}")
+    elif p.returncode == 1 and not any(l.startswith("FAIL ") for l in p.stdout.splitlines()):
+        fail("ci/gen_doc_samples.py --check", "failed without saying why")
+
     for f in failures:
         print("FAIL " + f)
     links = n_links + n_paths
     flags = n_flag_mentions + n_help
     print(f"docs test: {len(pages)} files, {n_yaml} yaml blocks, {n_run} runnable blocks run, {n_gpu} GPU blocks "
-          f"skipped, {links} links, {flags} flags checked")
+          f"skipped, {links} links, {flags} flags checked, {n_samples} samples generated, {n_lint} lint examples")
     print(f"  (links: {n_links} Markdown links, {n_paths} repository paths; flags: {n_flag_mentions} mentions "
           f"against --help, {n_help} --help options documented; {len(failures)} failure(s))")
     return 1 if failures else 0

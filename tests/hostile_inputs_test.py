@@ -72,7 +72,7 @@ try:
     entries = [e for e in glob.glob(os.path.join(cache, "**", "*.json"), recursive=True)]
     check("the cache has an entry", rc0 == 1 and len(entries) == 1, entries)
     entry = json.load(open(entries[0]))
-    fixes = [x for f in entry["findings"] for x in f.get("fixes", [])]
+    fixes = [x for f in entry["report"]["findings"] for x in f.get("fixes", [])]
     check("the entry holds a fix to redirect", bool(fixes), json.dumps(entry)[:300])
     text = json.dumps(entry).replace(json.dumps(src)[1:-1], json.dumps(victim)[1:-1])
     open(entries[0], "w").write(text)
@@ -84,7 +84,7 @@ try:
     rc, _, _ = run(LINT, "--format=json", "--cache-dir=" + cache, src, *FLAGS)  # a fresh entry
     entries = [e for e in glob.glob(os.path.join(cache, "**", "*.json"), recursive=True)]
     for e in entries:
-        open(e, "w").write('{"version": 1, "deps": [], "findings": ' + deep(100_000) + "}")
+        open(e, "w").write('{"version": 3, "deps": [], "report": ' + deep(100_000) + "}")
     rc, again, err = run(LINT, "--format=json", "--cache-dir=" + cache, src, *FLAGS)
     check("a cache entry nested 100,000 deep: a miss, the same report", rc == rc0 and again == fresh, f"rc={rc} {err[-200:]}")
 

@@ -68,7 +68,16 @@ bad_values = {
     "SYNCWATCH_RECORD": "maybe",
     "SYNCWATCH_OUT": "/nonexistent/syncwatch/reports",
     "SYNCWATCH_PROFILE": "/nonexistent/profile.json",
+    "SYNCWATCH_DISABLE": "x",  # validated like the others: said, and the default (0) used
 }
+# What a CUDA process must say of them, word for word: numbers as a user writes them
+# (`using 1`, never `using 1.000000`), and SYNCWATCH_DISABLE checked like every boolean.
+bad_value_lines = [
+    "syncwatch: SYNCWATCH_THRESHOLD_MS='fast' is not a positive number; using 1\n",
+    "syncwatch: SYNCWATCH_WINDOW='-5' is not a positive number; using 65536\n",
+    "syncwatch: SYNCWATCH_DISABLE='x' is not 0 or 1; using 0\n",
+    "syncwatch: SYNCWATCH_RECORD='maybe' is not 0 or 1; using 0\n",
+]
 variants = [("", {}), (" + bad SYNCWATCH_* values", bad_values)]
 
 
@@ -101,6 +110,10 @@ for name, argv in cases:
             allowed = 1 + len(extra)  # 'not active', and one line per bad value
         else:
             allowed = 0
+        if is_cuda and extra:
+            missing = [l for l in bad_value_lines if l not in ours]
+            if missing:
+                problems.append("the bad values were not said as documented; missing:\n%s" % "".join(missing))
         if allowed is not None and len(ours) > allowed:
             problems.append("stderr gained %d syncwatch line(s), at most %d allowed:\n%s" %
                             (len(ours), allowed, "".join(ours)))
@@ -112,6 +125,16 @@ for name, argv in cases:
                   + (f", stderr +{len(ours)} syncwatch line(s)" if ours else ""))
             for l in ours:
                 print("       " + l.rstrip())
+
+# SYNCWATCH_DISABLE=1: the CUDA program runs with the library loaded and off: not a line.
+if cuda_case:
+    exe = dict(cases)[cuda_case]
+    base = run(exe, clean_env)
+    off = run(exe, dict(clean_env, LD_PRELOAD=lib, SYNCWATCH_DISABLE="1", SYNCWATCH_THRESHOLD_MS="fast"))
+    ok = (off.returncode, off.stdout, off.stderr) == (base.returncode, base.stdout, base.stderr)
+    print(("ok   " if ok else "FAIL ") + "SYNCWATCH_DISABLE=1 in the CUDA program: output identical, no syncwatch line"
+          + ("" if ok else ": " + off.stderr.decode(errors="replace")))
+    failures += not ok
 
 # `syncwatch run` keeps the program's exit code and says where reports really went.
 tool = os.path.join(os.path.dirname(lib), "syncwatch")

@@ -5,6 +5,7 @@ on stdout, an unknown option or a bad value is one line naming it and exit 2, `-
 prints the real version, and reports carry it.
   runtime_cli_test.py SYNCWATCH RECORDING.swrec VERSION"""
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -72,6 +73,50 @@ for args, says in ((["replay", "--bogus", rec], "unknown option '--bogus'"),
     lines = r.stderr.strip().splitlines()
     check(f"{' '.join(args)}: one line, exit 2", r.returncode == 2 and len(lines) == 1 and says in lines[0]
           and not r.stdout, f"{r.returncode} {r.stderr!r}")
+
+# --path-map OLD=NEW (repeatable): the recording's absolute paths (made in /work/main on the
+# H200) as they read in this checkout, in the text (docs/runtime.md's samples are generated
+# with it) and in JSON/SARIF; messages' Python stacks too.
+plain = run("replay", rec).stdout
+mapped = run("replay", "--path-map", "/work/main/=", rec)
+check("replay --path-map /work/main/=: text paths repo-relative",
+      mapped.returncode == 1 and "/work/main/" in plain and "/work/main/" not in mapped.stdout
+      and mapped.stdout.replace("tests/gpu/", "/work/main/tests/gpu/") == plain, mapped.stdout[:300])
+two = run("replay", "--path-map=/nowhere/=/x/", "--path-map=/work/main/tests/=t/", "--path-map", "/work/main/=u/",
+          rec).stdout
+check("replay --path-map: repeatable, the first OLD that matches wins",
+      "\nt/gpu/two_stacks.cu:12:1: warning" in two, two[:300])
+j = json.loads(run("replay", "--format=json", "--path-map", "/work/main/=/elsewhere/", rec).stdout)
+check("replay --path-map: JSON locations mapped", j["findings"][0]["location"]["file"] == "/elsewhere/tests/gpu/two_stacks.cu",
+      json.dumps(j["findings"][0]["location"]))
+with tempfile.TemporaryDirectory() as d:
+    s0 = json.loads(run("replay", "--format=sarif", "--path-map", "/work/main/=", "--source-root", d, rec, cwd=d).stdout)
+    art = s0["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    check("replay --path-map to a relative path: SARIF URI under %SRCROOT% (taken from the working directory)",
+          art.get("uriBaseId") == "%SRCROOT%" and art["uri"] == "tests/gpu/two_stacks.cu", json.dumps(art))
+for bad in ("nothing", "=x"):
+    r = run("replay", "--path-map", bad, rec)
+    check(f"replay --path-map {bad}: one line, exit 2", r.returncode == 2 and "is not OLD=NEW" in r.stderr
+          and len(r.stderr.strip().splitlines()) == 1 and not r.stdout, r.stderr)
+
+# syncwatch run without --out writes nothing and creates no directory: the findings go to
+# stderr (docs/runtime.md); SYNCWATCH_OUT in the environment stands for --out.
+env = {k: v for k, v in os.environ.items() if k != "SYNCWATCH_OUT"}
+with tempfile.TemporaryDirectory() as d:
+    r = subprocess.run([tool, "run", "--", "/bin/sh", "-c", "echo job; exit 4"], capture_output=True, text=True,
+                       timeout=60, cwd=d, env=env)
+    check("run without --out: the job's exit code and stdout, nothing created in the working directory",
+          r.returncode == 4 and r.stdout == "job\n" and os.listdir(d) == [] and not r.stderr,
+          f"{r.returncode} {r.stdout!r} {r.stderr!r} {os.listdir(d)}")
+    r = subprocess.run([tool, "run", "--", "/bin/sh", "-c", 'echo "$SYNCWATCH_OUT"'], capture_output=True, text=True,
+                       timeout=60, cwd=d, env=dict(env, SYNCWATCH_OUT=os.path.join(d, "env-reports")))
+    check("run with SYNCWATCH_OUT and no --out: SYNCWATCH_OUT is the report directory",
+          r.returncode == 0 and r.stdout.strip() == os.path.join(d, "env-reports")
+          and os.path.isdir(os.path.join(d, "env-reports")) and "no report written to" in r.stderr, r.stdout + r.stderr)
+    r = subprocess.run([tool, "run", "--record", "--", "true"], capture_output=True, text=True, timeout=60, cwd=d, env=env)
+    check("run --record without --out: one line, exit 2 (the recordings would go nowhere)",
+          r.returncode == 2 and "--record needs --out" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+          r.stderr)
 
 with tempfile.TemporaryDirectory() as d:
     r = run("run", "--out=" + d, "--", "/bin/sh", "-c", "exit 3")

@@ -1,8 +1,10 @@
 #include "ResultCache.h"
 
 #include "syncwatch/json_limits.h"
+#include "syncwatch/json_report_reader.h"
 
 #include <set>
+#include <sstream>
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,8 +21,8 @@ namespace syncwatch {
 
 namespace {
 
-// 2: findings carry their enclosing function.
-constexpr int FormatVersion = 2;
+// 3: the findings are a syncwatch JSON report (rules' codec, with function and fingerprint).
+constexpr int FormatVersion = 3;
 
 std::optional<std::string> contentHash(const std::string &Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
@@ -28,98 +30,6 @@ std::optional<std::string> contentHash(const std::string &Path) {
   if (!Buf)
     return std::nullopt;
   return utohexstr(xxh3_64bits(arrayRefFromStringRef((*Buf)->getBuffer())), /*LowerCase=*/true);
-}
-
-json::Value spanJson(const SourceSpan &S) {
-  return json::Array{S.File, S.Line, S.Column, S.EndLine, S.EndColumn};
-}
-
-bool spanOf(const json::Value *V, SourceSpan &S) {
-  const json::Array *A = V ? V->getAsArray() : nullptr;
-  if (!A || A->size() != 5)
-    return false;
-  std::optional<StringRef> File = (*A)[0].getAsString();
-  std::optional<int64_t> L = (*A)[1].getAsInteger(), C = (*A)[2].getAsInteger(),
-                         EL = (*A)[3].getAsInteger(), EC = (*A)[4].getAsInteger();
-  if (!File || !L || !C || !EL || !EC)
-    return false;
-  S = SourceSpan{File->str(), unsigned(*L), unsigned(*C), unsigned(*EL), unsigned(*EC)};
-  return true;
-}
-
-json::Value fixesJson(const std::vector<FixIt> &Fixes) {
-  json::Array A;
-  for (const FixIt &F : Fixes)
-    A.push_back(json::Object{{"at", spanJson(F.Where)}, {"text", F.Text}});
-  return A;
-}
-
-bool fixesOf(const json::Value *V, std::vector<FixIt> &Out) {
-  const json::Array *A = V ? V->getAsArray() : nullptr;
-  if (!A)
-    return false;
-  for (const json::Value &E : *A) {
-    const json::Object *O = E.getAsObject();
-    FixIt F;
-    std::optional<StringRef> Text = O ? O->getString("text") : std::nullopt;
-    if (!O || !spanOf(O->get("at"), F.Where) || !Text)
-      return false;
-    F.Text = Text->str();
-    Out.push_back(std::move(F));
-  }
-  return true;
-}
-
-json::Value findingJson(const Finding &F) {
-  json::Array Notes, Evidence;
-  for (const FindingNote &N : F.Notes)
-    Notes.push_back(json::Object{{"at", spanJson(N.Where)}, {"message", N.Message},
-                                 {"fixes", fixesJson(N.SuggestedFixes)}});
-  for (const auto &[K, V] : F.Evidence)
-    Evidence.push_back(json::Array{K, V});
-  return json::Object{{"rule", F.Rule},        {"level", static_cast<int64_t>(F.Level)},
-                      {"at", spanJson(F.Where)}, {"message", F.Message},
-                      {"notes", std::move(Notes)}, {"fixes", fixesJson(F.Fixes)},
-                      {"evidence", std::move(Evidence)}, {"fingerprint", F.Fingerprint},
-                      {"rank", F.Rank}, {"function", F.Function}, {"mangledFunction", F.MangledFunction}};
-}
-
-bool findingOf(const json::Value &V, Finding &F) {
-  const json::Object *O = V.getAsObject();
-  if (!O)
-    return false;
-  std::optional<StringRef> Rule = O->getString("rule"), Message = O->getString("message"),
-                           Print = O->getString("fingerprint"), Function = O->getString("function"),
-                           Mangled = O->getString("mangledFunction");
-  std::optional<int64_t> Level = O->getInteger("level");
-  std::optional<double> Rank = O->getNumber("rank");
-  const json::Array *Notes = O->getArray("notes"), *Evidence = O->getArray("evidence");
-  if (!Rule || !Message || !Print || !Function || !Mangled || !Level || !Rank || !Notes || !Evidence ||
-      !spanOf(O->get("at"), F.Where) || !fixesOf(O->get("fixes"), F.Fixes))
-    return false;
-  F.Rule = Rule->str();
-  F.Message = Message->str();
-  F.Fingerprint = Print->str();
-  F.Function = Function->str();
-  F.MangledFunction = Mangled->str();
-  F.Level = static_cast<Severity>(*Level);
-  F.Rank = *Rank;
-  for (const json::Value &NV : *Notes) {
-    const json::Object *N = NV.getAsObject();
-    FindingNote Note;
-    std::optional<StringRef> Msg = N ? N->getString("message") : std::nullopt;
-    if (!N || !Msg || !spanOf(N->get("at"), Note.Where) || !fixesOf(N->get("fixes"), Note.SuggestedFixes))
-      return false;
-    Note.Message = Msg->str();
-    F.Notes.push_back(std::move(Note));
-  }
-  for (const json::Value &EV : *Evidence) {
-    const json::Array *P = EV.getAsArray();
-    if (!P || P->size() != 2 || !(*P)[0].getAsString() || !(*P)[1].getAsString())
-      return false;
-    F.Evidence.emplace_back((*P)[0].getAsString()->str(), (*P)[1].getAsString()->str());
-  }
-  return true;
 }
 
 } // namespace
@@ -182,7 +92,7 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
   }
   const json::Object *O = V->getAsObject();
   const json::Array *Deps = O ? O->getArray("deps") : nullptr;
-  const json::Array *Findings = O ? O->getArray("findings") : nullptr;
+  const json::Value *Findings = O ? O->get("report") : nullptr;
   if (!Deps || !Findings)
     return Miss();
   for (const json::Value &D : *Deps) {
@@ -205,10 +115,16 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
     SmallString<256> Real;
     return !sys::fs::real_path(File, Real) && Read.count(std::string(Real));
   };
+  // The findings as a JSON report, read by the one reader every syncwatch tool reads with.
+  std::string ReportText;
+  raw_string_ostream(ReportText) << *Findings;
+  Report Cached;
+  std::string Error;
+  if (!readJsonReport(ReportText, Cached, Error))
+    return Miss();
   std::vector<Finding> Out;
-  for (const json::Value &FV : *Findings) {
-    Finding F;
-    if (!findingOf(FV, F) || !WasRead(F.Where.File))
+  for (Finding &F : Cached.Findings) {
+    if (!WasRead(F.Where.File))
       return Miss();
     for (const FixIt &X : F.Fixes)
       if (!WasRead(X.Where.File))
@@ -230,15 +146,23 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
 
 void ResultCache::store(const std::string &Key, const std::vector<std::string> &Deps,
                         const std::vector<Finding> &Findings) {
-  json::Array DepList, List;
+  json::Array DepList;
   for (const std::string &D : Deps) {
     std::optional<std::string> H = contentHash(D);
     if (!H)
       return; // it vanished mid-run: the tree changed under us, keep nothing
     DepList.push_back(json::Array{D, *H});
   }
-  for (const Finding &F : Findings)
-    List.push_back(findingJson(F));
+  Report Entry;
+  Entry.ToolName = "syncwatch-lint";
+  Entry.Findings = Findings;
+  std::ostringstream ReportText;
+  writeJson(ReportText, Entry);
+  Expected<json::Value> List = json::parse(ReportText.str());
+  if (!List) {
+    consumeError(List.takeError());
+    return;
+  }
   std::string Path = entryPath(Key);
   if (std::error_code EC = sys::fs::create_directories(sys::path::parent_path(Path))) {
     noteProblem("cannot write the result cache '" + Dir + "': " + EC.message());
@@ -254,7 +178,7 @@ void ResultCache::store(const std::string &Key, const std::vector<std::string> &
     raw_fd_ostream OS(FD, /*shouldClose=*/true);
     OS << json::Value(json::Object{{"version", FormatVersion},
                                    {"deps", std::move(DepList)},
-                                   {"findings", std::move(List)}});
+                                   {"report", std::move(*List)}});
     OS.flush();
     if (OS.has_error()) {
       OS.clear_error();

@@ -22,12 +22,6 @@ llvm::Expected<Report> readSarif(const std::string &Path);
 // different tools or versions.
 llvm::Expected<Report> mergeReports(std::vector<Report> Parts);
 
-// The order reports are written in: findingLess, then the whole finding, so that of two
-// findings at one place (a header reached from two files) the same one is kept whatever
-// order the files were analyzed in; duplicates by findingLess are removed.
-void sortFindings(std::vector<Finding> &Findings);
-void sortErrors(std::vector<ToolError> &Errors);
-// Evidence in key order (JSON objects are unordered; a fixed order keeps reports stable).
-void sortEvidence(std::vector<Finding> &Findings);
+// (sortFindings, sortErrors and sortEvidence live with the Finding: syncwatch/finding.h.)
 
 } // namespace syncwatch

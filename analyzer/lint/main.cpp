@@ -62,8 +62,12 @@ cl::opt<std::string> Checks("checks",
                             cl::desc("Comma-separated globs of checks to run, as in "
                                      "clang-tidy; '-' removes (default: syncwatch-*)"),
                             cl::init("syncwatch-*"), cl::cat(Category));
-cl::opt<std::string> Format("format", cl::desc("Report format: text, json or sarif"),
+cl::opt<std::string> Format("format", cl::desc("Report format: text, json, sarif or markdown (a CI job summary)"),
                             cl::init("text"), cl::cat(Category));
+cl::opt<std::string> LinkBase("link-base",
+                              cl::desc("Markdown: link each result to URL/<path under --source-root>#L<line> "
+                                       "(e.g. $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA)"),
+                              cl::value_desc("url"), cl::cat(Category));
 cl::opt<std::string> OutputFile("output", cl::desc("Write the report to this file instead of stdout"),
                                 cl::value_desc("file"), cl::cat(Category));
 cl::alias OutputFileShort("o", cl::desc("Alias for --output"), cl::aliasopt(OutputFile));
@@ -258,8 +262,8 @@ int runMerge() {
     return toolError("merge takes SARIF files and --output, --format, --fail-on only");
   // merge writes SARIF unless told otherwise.
   std::string Fmt = Format.getNumOccurrences() ? std::string(Format) : "sarif";
-  if (Fmt != "sarif" && Fmt != "text")
-    return toolError("merge: --format must be sarif or text");
+  if (Fmt != "sarif" && Fmt != "text" && Fmt != "markdown")
+    return toolError("merge: --format must be sarif, text or markdown");
   std::optional<syncwatch::Severity> FailLevel = syncwatch::parseSeverity(FailOn);
   if (!FailLevel)
     return toolError("unknown --fail-on '" + FailOn + "' (expected note, warning or error)");
@@ -278,6 +282,8 @@ int runMerge() {
   std::ostringstream Text;
   if (Fmt == "sarif") {
     syncwatch::writeSarif(Text, *Merged);
+  } else if (Fmt == "markdown") {
+    syncwatch::writeMarkdown(Text, *Merged, {"syncwatch-lint", LinkBase});
   } else {
     syncwatch::TextOptions TO;
     TO.ShowSource = !NoSource;
@@ -346,8 +352,8 @@ int lintMain(int argc, const char **argv) {
       outs() << syncwatch::ruleInfo(R).Id << "  " << syncwatch::ruleInfo(R).Summary << "\n";
     return ExitClean;
   }
-  if (Format != "text" && Format != "json" && Format != "sarif")
-    return toolError("unknown --format '" + Format + "' (expected text, json or sarif)");
+  if (Format != "text" && Format != "json" && Format != "sarif" && Format != "markdown")
+    return toolError("unknown --format '" + Format + "' (expected text, json, sarif or markdown)");
   syncwatch::InstallLayout Layout = syncwatch::findInstallLayout(
       syncwatch::runningExecutable(argv[0]), SYNCWATCH_BUILD_DIR, SYNCWATCH_SOURCE_DIR);
   if (!Layout.Error.empty())
@@ -531,6 +537,8 @@ int lintMain(int argc, const char **argv) {
     syncwatch::writeJson(Text, Report);
   else if (Format == "sarif")
     syncwatch::writeSarif(Text, Report);
+  else if (Format == "markdown")
+    syncwatch::writeMarkdown(Text, Report, {"syncwatch-lint", LinkBase});
   else {
     syncwatch::TextOptions TO;
     TO.ShowSource = !NoSource;

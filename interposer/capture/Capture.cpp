@@ -554,6 +554,8 @@ void start() {
     return;
   Start = new Startup;
   Start->Cfg = readConfig(Start->ConfigMessages);
+  if (Start->Cfg.Disable)  // SYNCWATCH_DISABLE=1 reached through CUDA_INJECTION64_PATH too
+    return;
   // A fork()ed child keeps the parent's memory, not its CUPTI session or threads.
   pthread_atfork(nullptr, nullptr, [] {
     InForkedChild.store(true);
@@ -628,13 +630,15 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
 // CUDA; `syncwatch run` also sets CUDA_INJECTION64_PATH, by which the driver starts it at
 // cuInit in any other process that loads CUDA later (a plugin dlopen'ed by a C++ program).
 __attribute__((constructor)) static void syncwatchOnLoad() {
-  if (const char *Off = std::getenv("SYNCWATCH_DISABLE"); Off && *Off == '1')
+  // (Bad values are said by start(), at the first CUDA event: never in a non-CUDA process.)
+  std::string Ignored;
+  syncwatch::runtime::Config Cfg = syncwatch::runtime::readConfig(Ignored);
+  if (Cfg.Disable)
     return;
   if (syncwatch::runtime::cudaProgramAtLoad()) {
     syncwatch::runtime::start();
     return;
   }
-  std::string Ignored;
-  bool Stacks = syncwatch::runtime::readConfig(Ignored).Python;
+  bool Stacks = Cfg.Python;
   syncwatch::runtime::watchForPython(Stacks, [] { syncwatch::runtime::start(); });
 }

@@ -36,17 +36,23 @@ const char *modulePath(const char *Name, const void *Base) {
   return Exe ? Exe : Name;
 }
 
-// glibc 2.35+; weak, so the library still loads where it is missing (dladdr is used then).
+// glibc 2.35+, looked up at run time (dladdr is used where it is missing). Not a weak
+// symbol: a reference to GLIBC_2.35, weak or not, makes auditwheel refuse the wheel's
+// manylinux_2_34 tag (ci/package.sh).
 #ifdef DLFO_STRUCT_HAS_EH_DBASE
-#pragma weak _dl_find_object
+using FindObject = int (*)(void *, dl_find_object *);
+static FindObject findObject() {
+  static const FindObject F = reinterpret_cast<FindObject>(dlsym(RTLD_DEFAULT, "_dl_find_object"));
+  return F;
+}
 #endif
 
 bool moduleAt(std::uintptr_t Address, LoadedModule &Out) {
   auto *P = reinterpret_cast<void *>(Address);
 #ifdef DLFO_STRUCT_HAS_EH_DBASE
-  if (_dl_find_object) {
+  if (FindObject Find = findObject()) {
     dl_find_object Found;
-    if (_dl_find_object(P, &Found) != 0)
+    if (Find(P, &Found) != 0)
       return false;
     // Modules stay few (hundreds in a PyTorch process); their entries are never removed: a
     // dlclose'd module's map start can only come back as a module whose dladdr agrees.

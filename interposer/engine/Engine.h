@@ -131,6 +131,6 @@ private:
   mutable bool MergedValid = false;
 };
 
-std::string formatDuration(std::uint64_t Ns);
+using syncwatch::formatDuration;  // report.h: every report says times alike
 
 } // namespace syncwatch::runtime

@@ -1,6 +1,7 @@
 #include "Config.h"
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -28,6 +29,17 @@ bool parseBool(const char *Name, bool Default, std::string &Messages) {
   return Default;
 }
 
+// The default as a user writes it: `1`, `65536`, `0.5` (never `1.000000`). snprintf, not a
+// stream: this runs at library load, before libstdc++'s streams may exist (Stderr.h).
+std::string numberText(double D) {
+  char Buf[32];
+  if (D >= 0 && D < 1e19 && D == static_cast<double>(static_cast<unsigned long long>(D)))
+    std::snprintf(Buf, sizeof Buf, "%llu", static_cast<unsigned long long>(D));
+  else
+    std::snprintf(Buf, sizeof Buf, "%.6g", D);
+  return Buf;
+}
+
 std::uint64_t parsePositive(const char *Name, std::uint64_t Default, double Scale, std::string &Messages) {
   const char *V = env(Name);
   if (!V)
@@ -36,7 +48,7 @@ std::uint64_t parsePositive(const char *Name, std::uint64_t Default, double Scal
   double D = std::strtod(V, &End);
   if (End == V || *End != '\0' || !(D > 0) || D > 1e12) {
     Messages += std::string("syncwatch: ") + Name + "='" + V + "' is not a positive number; using " +
-                std::to_string(Default / Scale) + "\n";
+                numberText(static_cast<double>(Default) / Scale) + "\n";
     return Default;
   }
   return static_cast<std::uint64_t>(D * Scale);
@@ -68,6 +80,7 @@ Config readConfig(std::string &Messages) {
     C.StartDir = ".";
   if (const char *Out = env("SYNCWATCH_OUT"))
     C.OutDir = Out[0] == '/' || C.StartDir == "." ? std::string(Out) : C.StartDir + "/" + Out;
+  C.Disable = parseBool("SYNCWATCH_DISABLE", C.Disable, Messages);
   C.ThresholdNs = parsePositive("SYNCWATCH_THRESHOLD_MS", C.ThresholdNs, 1e6, Messages);
   C.Record = parseBool("SYNCWATCH_RECORD", C.Record, Messages);
   C.Kernels = parseKernelTrace("SYNCWATCH_KERNELS", C.Kernels, Messages);

@@ -11,6 +11,7 @@ namespace syncwatch::runtime {
 enum class KernelTrace { Off, Auto, Always };
 
 struct Config {
+  bool Disable = false;               // SYNCWATCH_DISABLE=1: do nothing (the library stays loaded)
   std::string OutDir;                 // SYNCWATCH_OUT: where JSON/SARIF (and recordings) go,
                                       // made absolute at start (the program may chdir)
   std::string StartDir;               // the working directory at start: the trace's default

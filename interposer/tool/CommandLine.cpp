@@ -45,6 +45,7 @@ ParsedArgs parseArgs(const std::vector<std::string> &Args, const std::vector<Opt
       P.Error = "option '--" + Name + "' needs a value";
       return P;
     }
+    P.AllValues[Name].push_back(P.Values[Name]);
   }
   return P;
 }

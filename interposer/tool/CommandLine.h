@@ -16,7 +16,8 @@ struct OptionSpec {
 };
 
 struct ParsedArgs {
-  std::map<std::string, std::string> Values;  // options given (flags map to "")
+  std::map<std::string, std::string> Values;  // options given (flags map to ""), the last value
+  std::map<std::string, std::vector<std::string>> AllValues;  // every value, in order (repeatable options)
   std::vector<std::string> Positional;        // the rest, in order
   std::vector<std::string> AfterDoubleDash;   // what follows "--" (the command to run)
   bool Help = false;
@@ -26,6 +27,10 @@ struct ParsedArgs {
   std::string get(const std::string &Name, const std::string &Default = "") const {
     auto It = Values.find(Name);
     return It == Values.end() ? Default : It->second;
+  }
+  std::vector<std::string> all(const std::string &Name) const {
+    auto It = AllValues.find(Name);
+    return It == AllValues.end() ? std::vector<std::string>{} : It->second;
   }
 };
 

@@ -453,6 +453,8 @@ int confirmFindings(const ConfirmOptions &Opts) {
     writeJson(O, Out);
   else if (Opts.Format == "sarif")
     writeSarif(O, Out);
+  else if (Opts.Format == "markdown")
+    writeMarkdown(O, Out, {"syncwatch confirm", Opts.LinkBase});
   else {
     O << "syncwatch confirm: " << Static.Findings.size() << " static result(s) against " << Runtime.size()
       << " runtime report(s)" << (Gpu.empty() ? "" : " (" + Gpu + ")") << ": " << StatusCount["confirmed"]

@@ -13,7 +13,8 @@ namespace syncwatch::runtime {
 struct ConfirmOptions {
   std::string Static;                 // syncwatch-lint's SARIF
   std::vector<std::string> Runtime;   // reports (JSON/SARIF) or recordings, one per process
-  std::string Format = "text";        // text | json | sarif
+  std::string Format = "text";        // text | json | sarif | markdown
+  std::string LinkBase;               // markdown: links to BASE/<path under the source root>#L<line>
   std::string Output;                 // empty: stdout
   std::string FailOn = "confirmed";   // confirmed | warning | runtime
   // A measured stall below this is not-observed: the runtime's own threshold for a host

@@ -377,6 +377,8 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     writeJson(Out, Merged);
   else if (Opts.Format == "sarif")
     writeSarif(Out, Merged);
+  else if (Opts.Format == "markdown")
+    writeMarkdown(Out, Merged, {"syncwatch merge", Opts.LinkBase});
   else {
     Out << "syncwatch merge: " << Inputs.size() << " process(es)";
     if (WorldSize >= 0)

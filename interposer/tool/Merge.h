@@ -12,7 +12,8 @@
 namespace syncwatch::runtime {
 
 struct MergeOptions {
-  std::string Format = "text";  // text | json | sarif
+  std::string Format = "text";  // text | json | sarif | markdown
+  std::string LinkBase;         // markdown: links to BASE/<path under the source root>#L<line>
   std::string Output;           // empty: stdout
   std::string Trace;            // a merged Chrome trace (needs recordings)
   std::string SourceRoot;       // SARIF's %SRCROOT% (default: git top level of the cwd)

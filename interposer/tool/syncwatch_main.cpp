@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <ctime>
 #include <cstdlib>
@@ -48,18 +49,21 @@ namespace {
 
 const char *const RunUsage =
     "usage: syncwatch run [--out DIR] [--threshold-ms N] [--record] [--profile FILE] -- cmd args...\n"
-    "  runs cmd with libsyncwatch.so preloaded; keeps cmd's exit code; says where the reports went\n";
+    "  runs cmd with libsyncwatch.so preloaded; keeps cmd's exit code; says where the reports went\n"
+    "  (no --out and no SYNCWATCH_OUT: the findings are on stderr only, no file is written)\n";
 const char *const ReplayUsage =
     "usage: syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
-    "                        [--trace OUT.json] [--profile FILE] [--source-root DIR] FILE.swrec\n"
+    "                        [--trace OUT.json] [--profile FILE] [--source-root DIR] [--path-map OLD=NEW]...\n"
+    "                        FILE.swrec\n"
     "  runs the engine on a recorded event stream, offline (no GPU needed)\n";
 const char *const MergeUsage =
-    "usage: syncwatch merge [--format text|json|sarif] [--output FILE] [--trace OUT.json] [--source-root DIR]\n"
-    "                       REPORT.json|RECORDING.swrec...\n"
+    "usage: syncwatch merge [--format text|json|sarif|markdown] [--output FILE] [--trace OUT.json] [--source-root DIR]\n"
+    "                       [--link-base URL] REPORT.json|RECORDING.swrec...\n"
     "  one report for the processes of one job (ranks): findings per site over all ranks, the straggler\n";
 const char *const ConfirmUsage =
-    "usage: syncwatch confirm --static LINT.sarif --runtime REPORT... [--format text|json|sarif] [--output FILE]\n"
+    "usage: syncwatch confirm --static LINT.sarif --runtime REPORT... [--format text|json|sarif|markdown] [--output FILE]\n"
     "                         [--fail-on confirmed|warning|runtime] [--min-cost-ms N (1)] [--path-map OLD=NEW]...\n"
+    "                         [--source-root DIR] [--link-base URL]\n"
     "  each static warning confirmed, not observed or not exercised by what the runtime measured at its line\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
@@ -95,6 +99,78 @@ bool numberOption(const ParsedArgs &P, const std::string &Name, double &Out, std
   }
   Out = D;
   return true;
+}
+
+// --path-map OLD=NEW, repeatable: a recording's paths (made in another checkout: the H200's
+// /work/main/...) as they read here. The first OLD that a path starts with wins; NEW may be
+// empty (`--path-map /work/main/=`: repo-relative).
+using PathMaps = std::vector<std::pair<std::string, std::string>>;
+
+bool pathMapOption(const ParsedArgs &P, PathMaps &Out, std::string &Error) {
+  for (const std::string &V : P.all("path-map")) {
+    auto Eq = V.find('=');
+    if (Eq == std::string::npos || Eq == 0) {
+      Error = "--path-map '" + V + "' is not OLD=NEW";
+      return false;
+    }
+    Out.push_back({V.substr(0, Eq), V.substr(Eq + 1)});
+  }
+  return true;
+}
+
+std::string mapPath(const std::string &Path, const PathMaps &Maps) {
+  for (const auto &[From, To] : Maps)
+    if (Path.rfind(From, 0) == 0)
+      return To + Path.substr(From.size());
+  return Path;
+}
+
+// The paths inside a message or an evidence value ("[Python: /work/main/x.py:32 ...]"):
+// each OLD that starts a path (not in the middle of one) is replaced.
+std::string mapPathsInText(const std::string &Text, const PathMaps &Maps) {
+  auto PathChar = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || std::strchr("/._-~", C); };
+  std::string Out;
+  for (std::size_t I = 0; I < Text.size();) {
+    bool Mapped = false;
+    if (I == 0 || !PathChar(Text[I - 1]))
+      for (const auto &[From, To] : Maps)
+        if (Text.compare(I, From.size(), From) == 0) {
+          Out += To;
+          I += From.size();
+          Mapped = true;
+          break;
+        }
+    if (!Mapped)
+      Out += Text[I++];
+  }
+  return Out;
+}
+
+// Absolute: a path mapped to a relative one is taken from the working directory (JSON and
+// SARIF, whose URIs are then relative to --source-root as usual); text keeps it as mapped.
+void applyPathMaps(Report &R, const PathMaps &Maps, bool Absolute) {
+  if (Maps.empty())
+    return;
+  char Cwd[PATH_MAX];
+  std::string Here = Absolute && getcwd(Cwd, sizeof Cwd) ? std::string(Cwd) + "/" : "";
+  auto File = [&](const std::string &P) {
+    std::string M = mapPath(P, Maps);
+    return !M.empty() && M != P && M[0] != '/' ? Here + M : M;
+  };
+  for (Finding &F : R.Findings) {
+    F.Where.File = File(F.Where.File);
+    F.Message = mapPathsInText(F.Message, Maps);
+    for (FindingNote &N : F.Notes) {
+      N.Where.File = File(N.Where.File);
+      N.Message = mapPathsInText(N.Message, Maps);
+    }
+    for (auto &KV : F.Evidence)
+      KV.second = mapPathsInText(KV.second, Maps);
+  }
+  for (CoveredCall &C : R.Coverage) {
+    C.Where.File = File(C.Where.File);
+    C.NativeFile = File(C.NativeFile);
+  }
 }
 
 std::string selfDir() {
@@ -157,7 +233,8 @@ void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, s
 
 int replay(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"threshold-ms", true}, {"window", true}, {"trace", true},
-                                   {"lag-ms", true}, {"profile", true}, {"source-root", true}});
+                                   {"lag-ms", true}, {"profile", true}, {"source-root", true},
+                                   {"path-map", true}});
   if (P0.Help) {
     std::cout << ReplayUsage;
     return 0;
@@ -175,6 +252,9 @@ int replay(const std::vector<std::string> &Args) {
   std::string Error;
   if (!numberOption(P0, "threshold-ms", ThresholdMs, Error) || !numberOption(P0, "window", WindowEvents, Error) ||
       !numberOption(P0, "lag-ms", LagMs, Error))
+    return badArguments("replay", Error);
+  PathMaps Maps;
+  if (!pathMapOption(P0, Maps, Error))
     return badArguments("replay", Error);
   Cfg.HostWaitThresholdNs = static_cast<std::uint64_t>(ThresholdMs * 1e6);
   std::size_t Window = static_cast<std::size_t>(WindowEvents);
@@ -227,6 +307,7 @@ int replay(const std::vector<std::string> &Args) {
   R.Findings = E.findings();
   R.Process = P.Log.Process.pairs();  // which rank of which job recorded it
   R.Coverage = E.coverage();
+  applyPathMaps(R, Maps, Format != "text");  // every format: the paths as they are in this checkout
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
@@ -279,8 +360,13 @@ int run(const std::vector<std::string> &Args) {
     return badArguments("run", "'" + P0.Positional.front() + "' before '--': the command to run goes after '--'");
   if (P0.AfterDoubleDash.empty())
     return badArguments("run", "no command to run (syncwatch run [options] -- cmd args...)");
-  std::string Out = P0.get("out", "syncwatch-reports");
+  // Without --out (nor SYNCWATCH_OUT) nothing is written: each process's findings are on
+  // stderr, and no directory appears in the working directory unasked.
+  const char *OutEnv = std::getenv("SYNCWATCH_OUT");
+  std::string Out = P0.get("out", OutEnv ? OutEnv : "");
   bool Record = P0.has("record");
+  if (Record && Out.empty())
+    return badArguments("run", "--record needs --out DIR (where the recordings are written)");
   std::string Threshold = P0.get("threshold-ms"), Profile = P0.get("profile");
   double ThresholdMs = 0;
   std::string Error;
@@ -298,19 +384,21 @@ int run(const std::vector<std::string> &Args) {
   }
   // Reports go where the library can write them; say before the run when that is not Out,
   // and after it, where they really went.
-  mkdir(Out.c_str(), 0755);
-  char AbsOut[PATH_MAX];
-  if (realpath(Out.c_str(), AbsOut))
-    Out = AbsOut;
-  struct stat St;
   std::string Unwritable;
-  if (stat(Out.c_str(), &St) != 0 || !S_ISDIR(St.st_mode))
-    Unwritable = "it is not a directory that can be created";
-  else if (access(Out.c_str(), W_OK) != 0)
-    Unwritable = "it is not writable";
-  if (!Unwritable.empty())
-    std::cerr << "syncwatch: warning: cannot write reports to '" << Out << "' (" << Unwritable
-              << "); findings will be on stderr only\n";
+  if (!Out.empty()) {
+    mkdir(Out.c_str(), 0755);
+    char AbsOut[PATH_MAX];
+    if (realpath(Out.c_str(), AbsOut))
+      Out = AbsOut;
+    struct stat St;
+    if (stat(Out.c_str(), &St) != 0 || !S_ISDIR(St.st_mode))
+      Unwritable = "it is not a directory that can be created";
+    else if (access(Out.c_str(), W_OK) != 0)
+      Unwritable = "it is not writable";
+    if (!Unwritable.empty())
+      std::cerr << "syncwatch: warning: cannot write reports to '" << Out << "' (" << Unwritable
+                << "); findings will be on stderr only\n";
+  }
   const char *Old = std::getenv("LD_PRELOAD");
   std::string Preload = Lib + (Old && *Old ? std::string(":") + Old : "");
   setenv("LD_PRELOAD", Preload.c_str(), 1);
@@ -318,7 +406,8 @@ int run(const std::vector<std::string> &Args) {
   // and loads it later (a plugin dlopen'ed by a C++ program); another tool's injection
   // library is left in place.
   setenv("CUDA_INJECTION64_PATH", Lib.c_str(), 0);
-  setenv("SYNCWATCH_OUT", Out.c_str(), 1);
+  if (!Out.empty())
+    setenv("SYNCWATCH_OUT", Out.c_str(), 1);
   // Every process of this run (torchrun's ranks, a launcher's children) carries one job id,
   // so that their reports are merged at the end and never mixed with another run's.
   if (!std::getenv("SYNCWATCH_JOB")) {
@@ -387,6 +476,8 @@ int run(const std::vector<std::string> &Args) {
   }
   GiveTerminal(getpgrp());
   sigprocmask(SIG_SETMASK, &Before, nullptr);
+  if (Out.empty())  // nothing written: the findings were on stderr
+    return WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
   // Every process of the run (torchrun's workers, a shell's children) writes its own.
   std::vector<std::string> Reports;
   if (Unwritable.empty())
@@ -487,7 +578,8 @@ int calibrate(const std::vector<std::string> &Args) {
 } // namespace
 
 int merge(const std::vector<std::string> &Args) {
-  ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"output", true}, {"trace", true}, {"source-root", true}});
+  ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"output", true}, {"trace", true}, {"source-root", true},
+                                   {"link-base", true}});
   if (P0.Help) {
     std::cout << MergeUsage;
     return 0;
@@ -496,8 +588,9 @@ int merge(const std::vector<std::string> &Args) {
     return badArguments("merge", P0.Error);
   MergeOptions O;
   O.Format = P0.get("format", "text");
-  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
-    return badArguments("merge", "unknown --format '" + O.Format + "' (expected text, json or sarif)");
+  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif" && O.Format != "markdown")
+    return badArguments("merge", "unknown --format '" + O.Format + "' (expected text, json, sarif or markdown)");
+  O.LinkBase = P0.get("link-base");
   O.Output = P0.get("output");
   O.Trace = P0.get("trace");
   O.SourceRoot = P0.get("source-root");
@@ -546,7 +639,7 @@ int confirm(const std::vector<std::string> &Args) {
     }
   }
   ParsedArgs P0 = parseArgs(Rest, {{"static", true}, {"format", true}, {"output", true}, {"fail-on", true},
-                                   {"min-cost-ms", true}, {"source-root", true}});
+                                   {"min-cost-ms", true}, {"source-root", true}, {"link-base", true}});
   if (P0.Help) {
     std::cout << ConfirmUsage;
     return 0;
@@ -559,8 +652,9 @@ int confirm(const std::vector<std::string> &Args) {
   if (O.Static.empty())
     return badArguments("confirm", "no --static LINT.sarif given");
   O.Format = P0.get("format", "text");
-  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
-    return badArguments("confirm", "unknown --format '" + O.Format + "' (expected text, json or sarif)");
+  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif" && O.Format != "markdown")
+    return badArguments("confirm", "unknown --format '" + O.Format + "' (expected text, json, sarif or markdown)");
+  O.LinkBase = P0.get("link-base");
   O.FailOn = P0.get("fail-on", "confirmed");
   if (O.FailOn != "confirmed" && O.FailOn != "warning" && O.FailOn != "runtime")
     return badArguments("confirm", "unknown --fail-on '" + O.FailOn + "' (expected confirmed, warning or runtime)");

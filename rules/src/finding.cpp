@@ -1,5 +1,6 @@
 #include "syncwatch/finding.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace syncwatch {
@@ -14,6 +15,89 @@ const std::string *evidenceOf(const Finding &F, const std::string &Key) {
     if (K == Key)
       return &V;
   return nullptr;
+}
+
+namespace {
+
+bool fullLess(const Finding &A, const Finding &B);
+
+bool spanLess(const SourceSpan &A, const SourceSpan &B) {
+  return std::tie(A.File, A.Line, A.Column, A.EndLine, A.EndColumn) <
+         std::tie(B.File, B.Line, B.Column, B.EndLine, B.EndColumn);
+}
+
+bool fixesLess(const std::vector<FixIt> &A, const std::vector<FixIt> &B) {
+  return std::lexicographical_compare(A.begin(), A.end(), B.begin(), B.end(),
+                                      [](const FixIt &X, const FixIt &Y) {
+                                        if (spanLess(X.Where, Y.Where))
+                                          return true;
+                                        if (spanLess(Y.Where, X.Where))
+                                          return false;
+                                        return X.Text < Y.Text;
+                                      });
+}
+
+bool notesLess(const std::vector<FindingNote> &A, const std::vector<FindingNote> &B) {
+  return std::lexicographical_compare(
+      A.begin(), A.end(), B.begin(), B.end(), [](const FindingNote &X, const FindingNote &Y) {
+        if (spanLess(X.Where, Y.Where))
+          return true;
+        if (spanLess(Y.Where, X.Where))
+          return false;
+        if (X.Message != Y.Message)
+          return X.Message < Y.Message;
+        return fixesLess(X.SuggestedFixes, Y.SuggestedFixes);
+      });
+}
+
+bool fullLess(const Finding &A, const Finding &B) {
+  if (findingLess(A, B))
+    return true;
+  if (findingLess(B, A))
+    return false;
+  if (A.Level != B.Level)
+    return A.Level < B.Level;
+  if (spanLess(A.Where, B.Where))
+    return true;
+  if (spanLess(B.Where, A.Where))
+    return false;
+  if (notesLess(A.Notes, B.Notes))
+    return true;
+  if (notesLess(B.Notes, A.Notes))
+    return false;
+  if (fixesLess(A.Fixes, B.Fixes))
+    return true;
+  if (fixesLess(B.Fixes, A.Fixes))
+    return false;
+  return A.Evidence < B.Evidence;
+}
+
+} // namespace
+
+void sortEvidence(std::vector<Finding> &Findings) {
+  for (Finding &F : Findings)
+    std::stable_sort(F.Evidence.begin(), F.Evidence.end(),
+                     [](const auto &A, const auto &B) { return A.first < B.first; });
+}
+
+void sortFindings(std::vector<Finding> &Findings) {
+  std::sort(Findings.begin(), Findings.end(), fullLess);
+  Findings.erase(std::unique(Findings.begin(), Findings.end(),
+                             [](const Finding &A, const Finding &B) {
+                               return !findingLess(A, B) && !findingLess(B, A);
+                             }),
+                 Findings.end());
+}
+
+void sortErrors(std::vector<ToolError> &Errors) {
+  std::sort(Errors.begin(), Errors.end(), [](const ToolError &A, const ToolError &B) {
+    return std::tie(A.File, A.Message) < std::tie(B.File, B.Message);
+  });
+  Errors.erase(std::unique(Errors.begin(), Errors.end(),
+                           [](const ToolError &A, const ToolError &B) {
+                             return A.File == B.File && A.Message == B.Message;
+                           }),
+               Errors.end());
 }
 
 } // namespace syncwatch

@@ -72,6 +72,10 @@ void writeJson(std::ostream &Out, const Report &R) {
     J.endArray();
     writeFixes(J, "fixes", F.Fixes);
     J.stringMap("evidence", F.Evidence);
+    if (!F.Fingerprint.empty())
+      J.field("fingerprint", F.Fingerprint);
+    if (F.Rank >= 0)
+      J.field("rank", F.Rank);
     J.endObject();
   }
   J.endArray();

@@ -82,6 +82,9 @@ bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
       X.Notes.push_back({readSpan(N["location"]), N["message"].string(), readFixes(N["suggestedFixes"])});
     X.Fixes = readFixes(F["fixes"]);
     X.Evidence = readPairs(F["evidence"]);
+    X.Fingerprint = F["fingerprint"].string();
+    if (F["rank"].kind() == JsonValue::Kind::Number)
+      X.Rank = F["rank"].number();
     Out.Findings.push_back(std::move(X));
   }
   Out.Coverage = readCoverage(Doc["coverage"]);

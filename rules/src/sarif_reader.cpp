@@ -59,15 +59,84 @@ void flatten(const JsonValue &V, const std::string &Prefix, std::vector<std::pai
   }
 }
 
+// The fix set writeSarif() gives a finding's certain fixes (sarif_writer.cpp).
+constexpr const char *kCertainFixes = "apply syncwatch's fix";
+
+std::vector<FixIt> fixesOf(const JsonValue &FixSet, const std::string &Root) {
+  std::vector<FixIt> Out;
+  for (const JsonValue &Change : FixSet["artifactChanges"].array()) {
+    std::string File = pathOf(Change["artifactLocation"], Root);
+    for (const JsonValue &Rep : Change["replacements"].array()) {
+      FixIt F;
+      F.Where.File = File;
+      const JsonValue &Deleted = Rep["deletedRegion"];
+      F.Where.Line = Deleted["startLine"].whole<unsigned>();
+      F.Where.Column = Deleted["startColumn"].whole<unsigned>();
+      F.Where.EndLine = Deleted["endLine"].whole<unsigned>();
+      F.Where.EndColumn = Deleted["endColumn"].whole<unsigned>();
+      F.Text = Rep["insertedContent"]["text"].string();
+      Out.push_back(std::move(F));
+    }
+  }
+  return Out;
+}
+
+bool readResult(const JsonValue &R, const std::string &Root, Finding &F, std::string &Error) {
+  F.Rule = R["ruleId"].string();
+  std::optional<Severity> Level = parseSeverity(R["level"].string());
+  if (F.Rule.empty() || !Level) {
+    Error = "a result without a ruleId or a level";
+    return false;
+  }
+  F.Level = *Level;
+  F.Message = R["message"]["text"].string();
+  if (!R["locations"].array().empty()) {
+    const JsonValue &L = R["locations"].array().front();
+    F.Where = spanOf(L["physicalLocation"], Root);
+    for (const JsonValue &Logical : L["logicalLocations"].array())
+      if (Logical["kind"].string() == "function") {
+        F.Function = Logical["fullyQualifiedName"].string();
+        F.MangledFunction = Logical["decoratedName"].string();
+        break;
+      }
+  }
+  for (const JsonValue &N : R["relatedLocations"].array())
+    F.Notes.push_back({spanOf(N["physicalLocation"], Root), N["message"]["text"].string(), {}});
+  // Certain fixes first, then the edits the notes suggest, in the notes' order.
+  const std::vector<JsonValue> &Fixes = R["fixes"].array();
+  std::size_t NextNote = 0;
+  for (std::size_t I = 0; I < Fixes.size(); ++I) {
+    std::string Description = Fixes[I]["description"]["text"].string();
+    if (I == 0 && Description == kCertainFixes) {
+      F.Fixes = fixesOf(Fixes[I], Root);
+      continue;
+    }
+    while (NextNote < F.Notes.size() && F.Notes[NextNote].Message != Description)
+      ++NextNote;
+    if (NextNote == F.Notes.size()) {
+      Error = "a fix matches no note: '" + Description + "'";
+      return false;
+    }
+    F.Notes[NextNote++].SuggestedFixes = fixesOf(Fixes[I], Root);
+  }
+  F.Fingerprint = R["partialFingerprints"]["syncwatch/v1"].string();
+  if (R["rank"].kind() == JsonValue::Kind::Number)
+    F.Rank = R["rank"].number();
+  flatten(R["properties"], "", F.Evidence);
+  return true;
+}
+
 } // namespace
 
+// The one SARIF reader: syncwatch-lint merge, syncwatch merge and confirm all read with it,
+// and what it reads, writeSarif writes back the same (tests/writers_test.cpp round-trips).
 bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
   JsonValue Doc;
   if (!JsonValue::parse(Text, Doc, Error))
     return false;
   const JsonValue &Runs = Doc["runs"];
-  if (Doc["version"].string() != "2.1.0" || Runs.array().empty()) {
-    Error = "not a SARIF 2.1.0 log with a run";
+  if (Doc["version"].string() != "2.1.0" || Runs.array().size() != 1) {
+    Error = "not a SARIF 2.1.0 log with exactly one run";
     return false;
   }
   const JsonValue &Run = Runs.array().front();
@@ -78,11 +147,35 @@ bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
     return false;
   }
   Out = Report();
-  Out.ToolName = Run["tool"]["driver"]["name"].string();
-  Out.ToolVersion = Run["tool"]["driver"]["version"].string();
+  const JsonValue &Driver = Run["tool"]["driver"];
+  Out.ToolName = Driver["name"].string();
+  if (Out.ToolName.empty()) {
+    Error = "no tool.driver.name";
+    return false;
+  }
+  Out.ToolVersion = Driver["version"].string();
+  for (const JsonValue &Rule : Driver["rules"].array()) {
+    const std::string &Id = Rule["id"].string();
+    const RuleInfo *Info = findRule(Id);
+    if (!Info) {
+      Error = "unknown rule '" + Id + "'";
+      return false;
+    }
+    Out.RulesRun.push_back(Info->Rule);
+    const std::string &Help = Rule["helpUri"].string();
+    std::string Page = Id + ".md";
+    if (Help.size() > Page.size() && Help.compare(Help.size() - Page.size(), Page.size(), Page) == 0)
+      Out.DocsBaseUri = Help.substr(0, Help.size() - Page.size());
+  }
   Out.SourceRoot = uriToPath(Run["originalUriBaseIds"]["%SRCROOT%"]["uri"].string());
   while (Out.SourceRoot.size() > 1 && Out.SourceRoot.back() == '/')
     Out.SourceRoot.pop_back();
+  for (const JsonValue &Inv : Run["invocations"].array())
+    for (const JsonValue &Note : Inv["toolExecutionNotifications"].array()) {
+      const std::vector<JsonValue> &Locations = Note["locations"].array();
+      Out.Errors.push_back({Locations.empty() ? "" : pathOf(Locations.front()["physicalLocation"]["artifactLocation"], Out.SourceRoot),
+                            Note["message"]["text"].string()});
+    }
   const JsonValue &Props = Run["properties"];
   for (const auto &[K, V] : Props["process"].members())
     Out.Process.emplace_back(K, V.string());
@@ -94,28 +187,12 @@ bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
       Out.Artifacts.push_back({File, A["hashes"]["sha-256"].string()});
   for (const JsonValue &R : Run["results"].array()) {
     Finding F;
-    F.Rule = R["ruleId"].string();
-    std::string Level = R["level"].string();
-    F.Level = Level == "error" ? Severity::Error : Level == "note" ? Severity::Note : Severity::Warning;
-    F.Message = R["message"]["text"].string();
-    if (!R["locations"].array().empty()) {
-      const JsonValue &L = R["locations"].array().front();
-      F.Where = spanOf(L["physicalLocation"], Out.SourceRoot);
-      for (const JsonValue &Logical : L["logicalLocations"].array())
-        if (Logical["kind"].string() == "function") {
-          F.Function = Logical["fullyQualifiedName"].string();
-          F.MangledFunction = Logical["decoratedName"].string();
-          break;
-        }
-    }
-    for (const JsonValue &N : R["relatedLocations"].array())
-      F.Notes.push_back({spanOf(N["physicalLocation"], Out.SourceRoot), N["message"]["text"].string(), {}});
-    F.Fingerprint = R["partialFingerprints"]["syncwatch/v1"].string();
-    flatten(R["properties"], "", F.Evidence);
-    if (F.Rule.empty()) {
-      Error = "a result without a ruleId";
+    if (!R.isObject()) {
+      Error = "a result is not an object";
       return false;
     }
+    if (!readResult(R, Out.SourceRoot, F, Error))
+      return false;
     Out.Findings.push_back(std::move(F));
   }
   return true;

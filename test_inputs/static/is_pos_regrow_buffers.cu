@@ -1,6 +1,6 @@
 // Variable-resolution renderer: when a frame is larger than the current buffers they are
-// re-created inside the frame loop (cudaFree warning, cudaMallocPitch note), and the download
-// helper regrows its pinned staging after queuing work (cudaFreeHost warning, cudaHostAlloc note).
+// re-created inside the frame loop (cudaFree warning), and the download helper regrows its
+// pinned staging after queuing work (cudaFreeHost warning); the allocations after them are silent.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>

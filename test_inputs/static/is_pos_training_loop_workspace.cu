@@ -1,6 +1,6 @@
 // Training loop that allocates a per-step workspace with cudaMalloc and frees it with
-// cudaFree while forward/backward/update kernels are queued on a stream: cudaMalloc in the
-// loop -> note, cudaFree in the loop -> warning (both implicit-sync).
+// cudaFree while forward/backward/update kernels are queued on a stream: cudaFree -> warning
+// (implicit-sync); cudaMalloc gets nothing, since the previous cudaFree drained the device.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>

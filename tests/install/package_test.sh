@@ -5,8 +5,9 @@
 #    the end) and everything runs from / : syncwatch-lint over an nvcc compile database in
 #    another directory, the plugin in clang-tidy-22, syncwatch-clang-tidy, the preloaded
 #    library in a shell, syncwatch replay, and find_package(syncwatch) from a CMake project.
-# 2. cpack -G DEB: metadata, contents, dpkg -i into a scratch root, its tools run there.
-# 3. the wheel (scikit-build-core, auditwheel): contents, tags, RUNPATH; pip-installed into
+# 2. the .deb (ci/package.sh: cpack -G DEB): metadata, contents, dpkg -i into a scratch root,
+#    its tools run there.
+# 3. the wheel (ci/package.sh: scikit-build-core, auditwheel): contents, tags, RUNPATH; pip-installed into
 #    a fresh target with nvidia-cuda-cupti, `python -m syncwatch` and the preload from it.
 # 4. pre-commit: the repository's hook run by pre-commit itself on a changed .cu file.
 set -uo pipefail
@@ -26,16 +27,14 @@ trap restore EXIT
 # --- 1. install, then no build tree -----------------------------------------------------
 prefix="$tmp/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null || { echo "FAIL cmake --install"; exit 1; }
-# the .deb and the wheel need the build tree: made before it goes
-(cd "$build" && cpack -G DEB -B "$tmp/deb" >/dev/null 2>&1) || fail "cpack -G DEB"
-wheel_log="$tmp/wheel.log"
-if [ -x "$pkg_venv/bin/pip" ]; then
-  (cd "$src" && "$pkg_venv/bin/pip" wheel --no-build-isolation --no-deps -q -w "$tmp/dist" . &&
-   PATH="$pkg_venv/bin:$PATH" auditwheel repair --exclude libcupti.so.13 \
-     --plat manylinux_2_34_x86_64 -w "$tmp/wheelhouse" "$tmp"/dist/*.whl) >"$wheel_log" 2>&1 ||
-    fail "the wheel builds and auditwheel repairs it" "$(tail -5 "$wheel_log")"
+# the .deb and the wheel need the build tree: made before it goes, by the one command the
+# README gives for them (ci/package.sh), into a dist directory of this test's own
+if "$src/ci/package.sh" "$build" "$tmp/dist" >"$tmp/package.log" 2>&1 &&
+   grep -qx "ci/package.sh: $tmp/dist/syncwatch_[0-9.]*_amd64.deb" "$tmp/package.log" &&
+   grep -qx "ci/package.sh: $tmp/dist/syncwatch-[0-9.]*-py3-none-manylinux_2_34_x86_64.whl" "$tmp/package.log"; then
+  ok "ci/package.sh BUILD DIST: the .deb and the wheel, both paths printed"
 else
-  fail "packaging tools" "$pkg_venv missing: run ci/setup.sh"
+  fail "ci/package.sh builds the .deb and the wheel" "$(tail -8 "$tmp/package.log")"
 fi
 moved="$build.moved-away.$$"
 mv "$build" "$moved"
@@ -130,7 +129,7 @@ else
 fi
 
 # --- 2. the .deb -------------------------------------------------------------------------
-debs=("$tmp"/deb/syncwatch_*_amd64.deb); deb=""; [ -e "${debs[0]}" ] && deb="${debs[0]}"
+debs=("$tmp"/dist/syncwatch_*_amd64.deb); deb=""; [ -e "${debs[0]}" ] && deb="${debs[0]}"
 if [ -n "$deb" ]; then
   info="$(dpkg-deb -I "$deb")"
   grep -q "^ Depends:.*libclang-cpp22" <<<"$info" && grep -q "^ Package: syncwatch" <<<"$info" &&
@@ -160,7 +159,7 @@ if [ -n "$deb" ]; then
 fi
 
 # --- 3. the wheel ------------------------------------------------------------------------
-whls=("$tmp"/wheelhouse/syncwatch-*.whl); whl=""; [ -e "${whls[0]}" ] && whl="${whls[0]}"
+whls=("$tmp"/dist/syncwatch-*.whl); whl=""; [ -e "${whls[0]}" ] && whl="${whls[0]}"
 if [ -n "$whl" ]; then
   python3 - "$whl" <<'PY' >"$tmp/wheel-check.log" 2>&1 && ok "the wheel: manylinux py3 tag, the command, libsyncwatch.so, entry point, no LLVM" || fail "the wheel's contents" "$(cat "$tmp/wheel-check.log")"
 import sys, zipfile

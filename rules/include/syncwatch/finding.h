@@ -66,6 +66,15 @@ struct ToolError {
 // Sort order for stable reports: file, line, column, rule, message.
 bool findingLess(const Finding &A, const Finding &B);
 
+// The order reports are written in: findingLess, then the whole finding, so that of two
+// findings at one place (a header reached from two files) the same one is kept whatever
+// order the files were analyzed in; duplicates by findingLess are removed. Every writer of
+// several units' or shards' results (the lint, its merge) sorts with these.
+void sortFindings(std::vector<Finding> &Findings);
+void sortErrors(std::vector<ToolError> &Errors);
+// Evidence in key order (JSON objects are unordered; a fixed order keeps reports stable).
+void sortEvidence(std::vector<Finding> &Findings);
+
 // The value of one evidence key, or nullptr when the finding has none.
 const std::string *evidenceOf(const Finding &F, const std::string &Key);
 

@@ -82,6 +82,23 @@ class JsonWriter;
 void writeCoverage(JsonWriter &J, const std::vector<CoveredCall> &Coverage);  // "coverage": [...]
 void writeSarif(std::ostream &Out, const Report &R);
 
+// "50.2 ms", "1.01 s", "911 us": how every report, table and summary says a time.
+std::string formatDuration(std::uint64_t Ns);
+
+// Markdown for a person: a CI job summary ($GITHUB_STEP_SUMMARY) or a merge-request note.
+// One table, costliest first when the findings carry measured costs (syncwatch confirm,
+// runtime reports), else by severity and place (syncwatch-lint); the runtime-only findings
+// apart; counts by status. Each place links to its line: LinkBase + "/" + the path under
+// SourceRoot + "#L<line>" (a relative link when LinkBase is empty; files outside SourceRoot
+// are not linked). The whole stays within MaxBytes (GitHub takes 1 MiB a step): rows past
+// that are left out, with a line that says how many.
+struct MarkdownOptions {
+  std::string Title;      // "syncwatch confirm"; default: the report's tool name
+  std::string LinkBase;   // e.g. https://github.com/o/r/blob/<sha>
+  std::size_t MaxBytes = 1 << 20;
+};
+void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Opts = {});
+
 // Turns a path into a file:// URI (absolute paths) or a relative URI reference.
 std::string pathToUri(const std::string &Path);
 
