@@ -129,6 +129,31 @@ with tempfile.TemporaryDirectory() as d:
     check("release build: each message says the match was by function",
           len(msgs) == 5 and all("matched by function (no line table" in m for m in msgs), msgs[:1])
 
+    # The sources each side read: a replay of the recording made here (--path-map into this
+    # checkout) names the same files as the lint, with the same SHA-256: nothing said. After
+    # an edit to one of them, confirm says that the checkout and the program disagree.
+    rep = os.path.join(d, "here.json")
+    r = run(tool, "replay", "--format", "json", "--path-map", "/work/main/=" + repo + "/", recs[0])
+    open(rep, "w").write(r.stdout)
+    arts = json.loads(r.stdout).get("artifacts", [])
+    check("a runtime report lists the sources it names, with their SHA-256",
+          any(a["file"].endswith("tests/gpu/runtime_probe.cu") and len(a.get("sha256", "")) == 64 for a in arts), arts)
+    r = run(tool, "confirm", "--static", sarif, "--runtime", rep)
+    check("same sources on both sides: no warning", r.returncode == 1 and "differs" not in r.stderr, r.stderr)
+    probe = os.path.join(repo, "tests", "gpu", "runtime_probe.cu")
+    kept = open(probe).read()
+    open(probe, "a").write("// an edit after the lint ran\n")
+    rep2 = os.path.join(d, "edited.json")
+    open(rep2, "w").write(run(tool, "replay", "--format", "json", "--path-map", "/work/main/=" + repo + "/", recs[0]).stdout)
+    open(probe, "w").write(kept)
+    r = run(tool, "confirm", "--static", sarif, "--runtime", rep2)
+    check("an edited source: confirm says the lint's checkout and the program's differ, and still joins",
+          r.returncode == 1 and "tests/gpu/runtime_probe.cu differs between the checkout the lint analyzed" in r.stderr
+          and "1 source file(s) differ" in r.stdout, (r.stderr, r.stdout[:300]))
+    r = run(tool, "confirm", "--static", sarif, "--runtime", rep2, "--format", "json")
+    figs = json.loads(r.stdout).get("figures", {})
+    check("... and the JSON says which (figures.sourcesDiffer)", figs.get("sourcesDiffer", "").endswith("runtime_probe.cu"), figs)
+
     out = os.path.join(d, "confirm.sarif")
     r = run(tool, "confirm", "--static", sarif, "--runtime", *recs, "--format", "sarif", "--output", out)
     log = json.load(open(out))

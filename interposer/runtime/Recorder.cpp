@@ -8,6 +8,7 @@
 #include "syncwatch/file_output.h"
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
+#include "syncwatch/source_hash.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -247,6 +248,7 @@ void Recorder::finish(const char *Why) {
   R.Findings = Analysis.findings();
   R.Coverage = Analysis.coverage();
   R.SourceRoot = Cfg.SourceRoot.empty() ? defaultSourceRoot(Cfg.StartDir) : Cfg.SourceRoot;
+  R.Artifacts = sourceArtifacts(R);  // what confirm compares with the lint's checkout
   setFingerprints(R);
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());

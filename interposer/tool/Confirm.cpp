@@ -225,6 +225,30 @@ int confirmFindings(const ConfirmOptions &Opts) {
         }
     }
   }
+  // The sources each side read: the lint's run.artifacts and the runtime's report artifacts
+  // (the files as the program's checkout had them when the report was written). A file
+  // whose hashes differ means the lines of one side need not be the other's.
+  std::vector<std::string> Disagree;
+  {
+    std::map<std::string, std::string> StaticHash;
+    for (const Artifact &A : Static.Artifacts)
+      if (!A.Sha256.empty())
+        StaticHash[A.File] = A.Sha256;
+    std::set<std::string> Seen;
+    for (const Report &R : Runtime)
+      for (const Artifact &A : R.Artifacts) {
+        const std::string *S = A.Sha256.empty() ? nullptr : staticFileOf(A.File);
+        auto It = S ? StaticHash.find(*S) : StaticHash.end();
+        if (It != StaticHash.end() && It->second != A.Sha256 && Seen.insert(*S).second)
+          Disagree.push_back(*S);
+      }
+  }
+  for (std::size_t I = 0; I < Disagree.size() && I < 5; ++I)
+    std::cerr << "syncwatch confirm: warning: " << Disagree[I]
+              << " differs between the checkout the lint analyzed and the one the program ran from "
+                 "(SHA-256); its lines may not match: lint and run the same commit\n";
+  if (Disagree.size() > 5)
+    std::cerr << "syncwatch confirm: warning: and " << Disagree.size() - 5 << " more file(s) differ\n";
   if ((!Static.Findings.empty() || !Static.Artifacts.empty()) && AnyRuntimeSite && !AnyMatched)
     return fail("the runtime reports share no source file with " + Opts.Static +
                 ": reports of another program? (--path-map OLD=NEW where the checkouts' paths differ beyond a common suffix)");
@@ -435,6 +459,12 @@ int confirmFindings(const ConfirmOptions &Opts) {
   // results get the runtime's.
   for (const char *S : {"confirmed", "not-observed", "not-exercised", "runtime-only"})
     Out.Figures.emplace_back(std::string("status.") + S, std::to_string(StatusCount[S]));
+  if (!Disagree.empty()) {
+    std::string Files;
+    for (const std::string &F : Disagree)
+      Files += (Files.empty() ? "" : ", ") + F;
+    Out.Figures.emplace_back("sourcesDiffer", Files);
+  }
 
   // --- the gate ---------------------------------------------------------------------------
   bool Fails = false;
@@ -460,6 +490,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
       << " runtime report(s)" << (Gpu.empty() ? "" : " (" + Gpu + ")") << ": " << StatusCount["confirmed"]
       << " confirmed, " << StatusCount["not-observed"] << " not observed, " << StatusCount["not-exercised"]
       << " not exercised, " << StatusCount["runtime-only"] << " runtime-only\n";
+    if (!Disagree.empty())
+      O << "  (" << Disagree.size() << " source file(s) differ between the lint's checkout and the program's: "
+        << "the lines may not match)\n";
     for (const Finding &F : Out.Findings) {
       const std::string *St = evidenceOf(F, "syncwatch.status");
       O << "  " << *St << std::string(14 - std::min<std::size_t>(13, St->size()), ' ');

@@ -18,6 +18,7 @@
 
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
+#include "syncwatch/source_hash.h"
 #include "Confirm.h"
 #include "Merge.h"
 #include "ToolFiles.h"
@@ -308,6 +309,7 @@ int replay(const std::vector<std::string> &Args) {
   R.Process = P.Log.Process.pairs();  // which rank of which job recorded it
   R.Coverage = E.coverage();
   applyPathMaps(R, Maps, Format != "text");  // every format: the paths as they are in this checkout
+  R.Artifacts = sourceArtifacts(R);  // the sources as they are here, for confirm to compare
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());

@@ -81,6 +81,17 @@ void writeJson(std::ostream &Out, const Report &R) {
   J.endArray();
   if (!R.Coverage.empty())
     writeCoverage(J, R.Coverage);
+  if (!R.Artifacts.empty()) {
+    // The sources the report names, as read when it was written (source_hash.h).
+    J.key("artifacts").beginArray();
+    for (const Artifact &A : R.Artifacts) {
+      J.beginObject().field("file", A.File);
+      if (!A.Sha256.empty())
+        J.field("sha256", A.Sha256);
+      J.endObject();
+    }
+    J.endArray();
+  }
   J.key("errors").beginArray();
   for (const ToolError &E : R.Errors) {
     J.beginObject();

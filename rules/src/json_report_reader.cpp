@@ -88,6 +88,9 @@ bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
     Out.Findings.push_back(std::move(X));
   }
   Out.Coverage = readCoverage(Doc["coverage"]);
+  for (const JsonValue &A : Doc["artifacts"].array())
+    if (!A["file"].string().empty())
+      Out.Artifacts.push_back({A["file"].string(), A["sha256"].string()});
   for (const JsonValue &E : Doc["errors"].array())
     Out.Errors.push_back({E["file"].string(), E["message"].string()});
   return true;

@@ -156,6 +156,11 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
       Head << " in " << R.FilesAnalyzed << " file(s) analyzed";
     Head << (R.Errors.empty() ? "" : ", " + std::to_string(R.Errors.size()) + " file(s) not analyzed") << "\n\n";
   }
+  for (const auto &[K, V] : R.Figures)
+    if (K == "sourcesDiffer")
+      Head << "**Warning:** these files differ between the checkout the lint analyzed and the one the program ran "
+              "from, so their lines may not match: "
+           << cell(V, 2000) << "\n\n";
   if (R.Findings.empty() && R.Errors.empty())
     Head << "Nothing found.\n";
 
