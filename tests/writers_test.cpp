@@ -1,4 +1,6 @@
+#include "syncwatch/json_report_reader.h"
 #include "syncwatch/json_writer.h"
+#include "syncwatch/sarif_reader.h"
 #include "syncwatch/report.h"
 
 #include <gtest/gtest.h>
@@ -107,4 +109,119 @@ TEST(Sarif, DescribesRulesResultsFixesAndErrors) {
 TEST(Sarif, UrisArePercentEncoded) {
   EXPECT_EQ(pathToUri("/a b/c#.cu"), "file:///a%20b/c%23.cu");
   EXPECT_EQ(pathToUri("rel/x.cu"), "rel/x.cu");
+}
+
+namespace {
+
+// Every field the two report formats carry, set to something that is not its default.
+Report everyField(const std::string &Tool) {
+  Report R;
+  R.ToolName = Tool;
+  R.ToolVersion = "0.1.0";
+  R.SourceRoot = "/src";
+  R.RulesRun = {RuleId::DefaultStream, RuleId::SyncInLoop};
+  R.DocsBaseUri = "file:///docs/rules/";
+  Finding F = sample();
+  F.Level = Severity::Error;
+  F.Notes[0].SuggestedFixes.push_back({{"/src/train.cu", 4, 19, 4, 20}, "cudaStreamCreateWithFlags(&s, 1)"});
+  F.Fingerprint = "0123456789abcdef:1";
+  F.Rank = 87.5;
+  F.Function = "ns::Pool::drain";
+  F.MangledFunction = "_ZN2ns4Pool5drainEv";
+  setMeasured(F, {12, 3.5, 1.25});
+  setEvidence(F, "pythonStack", "train.py:9 (step)");
+  Finding G = sample();
+  G.Where = {"/elsewhere/lib.cu", 3, 1, 0, 0};
+  G.Fixes.clear();
+  G.Notes.clear();
+  G.Level = Severity::Note;
+  R.Findings = {F, G};
+  R.Errors = {{"/src/broken.cu", "could not be parsed (1 error; first: x)"}};
+  R.Artifacts = {{"/src/train.cu", std::string(64, 'a')}, {"/src/util.h", ""}};
+  return R;
+}
+
+} // namespace
+
+// One codec: what a writer writes, its reader reads back whole, and writing that again gives
+// the same bytes - for every field (tests/fuzz checks that no input crashes the readers).
+TEST(ReportCodec, SarifRoundTripsEveryFieldByteForByte) {
+  Report R = everyField("syncwatch-lint");
+  std::ostringstream First;
+  writeSarif(First, R);
+  Report Back;
+  std::string Error;
+  ASSERT_TRUE(readSarifReport(First.str(), Back, Error)) << Error;
+  ASSERT_EQ(Back.Findings.size(), 2u);
+  const Finding &F = Back.Findings[0];
+  EXPECT_EQ(F.Level, Severity::Error);
+  EXPECT_EQ(F.Where.File, "/src/train.cu");
+  EXPECT_EQ(F.Where.EndColumn, 8u);
+  EXPECT_EQ(F.Fixes.size(), 1u);
+  ASSERT_EQ(F.Notes.size(), 1u);
+  EXPECT_EQ(F.Notes[0].SuggestedFixes.size(), 1u);
+  EXPECT_EQ(F.Fingerprint, "0123456789abcdef:1");
+  EXPECT_EQ(F.Rank, 87.5);
+  EXPECT_EQ(F.Function, "ns::Pool::drain");
+  EXPECT_EQ(F.MangledFunction, "_ZN2ns4Pool5drainEv");
+  ASSERT_TRUE(F.Measured);
+  EXPECT_EQ(F.Measured->Count, 12u);
+  EXPECT_EQ(F.Measured->TotalMs, 3.5);
+  EXPECT_EQ(F.Measured->MaxMs, 1.25);
+  EXPECT_EQ(Back.Findings[1].Where.File, "/elsewhere/lib.cu");  // outside %SRCROOT%: absolute
+  EXPECT_EQ(Back.RulesRun, R.RulesRun);
+  EXPECT_EQ(Back.DocsBaseUri, R.DocsBaseUri);
+  EXPECT_EQ(Back.SourceRoot, "/src");
+  ASSERT_EQ(Back.Errors.size(), 1u);
+  EXPECT_EQ(Back.Errors[0].File, "/src/broken.cu");
+  ASSERT_EQ(Back.Artifacts.size(), 2u);
+  EXPECT_EQ(Back.Artifacts[0].Sha256, std::string(64, 'a'));
+  sortEvidence(Back.Findings);  // SARIF properties are an object: the reader gives key order
+  Report Sorted = R;
+  sortEvidence(Sorted.Findings);
+  std::ostringstream Expected, Again;
+  writeSarif(Expected, Sorted);
+  writeSarif(Again, Back);
+  EXPECT_EQ(Again.str(), Expected.str());
+}
+
+TEST(ReportCodec, JsonRoundTripsEveryFieldByteForByte) {
+  Report R = everyField("libsyncwatch");
+  R.Coverage = {{"cudaStreamSynchronize", {"/src/train.cu", 12, 0, 0, 0}, "/src/ext.cpp", 20, 7, 1.5, 0.5}};
+  R.Process = {{"host", "gpu-node-3"}, {"rank", "1"}};
+  R.Figures = {{"hostTimeLostMs", "3.500000"}};
+  sortEvidence(R.Findings);
+  std::ostringstream First;
+  writeJson(First, R);
+  Report Back;
+  std::string Error;
+  ASSERT_TRUE(readJsonReport(First.str(), Back, Error)) << Error;
+  ASSERT_EQ(Back.Findings.size(), 2u);
+  const Finding &F = Back.Findings[0];
+  EXPECT_EQ(F.Fingerprint, "0123456789abcdef:1");
+  EXPECT_EQ(F.Rank, 87.5);
+  EXPECT_EQ(F.Function, "ns::Pool::drain");
+  ASSERT_TRUE(F.Measured);
+  EXPECT_EQ(F.Measured->Count, 12u);
+  EXPECT_EQ(F.Notes[0].SuggestedFixes.size(), 1u);
+  ASSERT_EQ(Back.Coverage.size(), 1u);
+  EXPECT_EQ(Back.Coverage[0].NativeLine, 20u);
+  ASSERT_EQ(Back.Artifacts.size(), 2u);
+  std::ostringstream Again;
+  writeJson(Again, Back);
+  EXPECT_EQ(Again.str(), First.str());
+}
+
+TEST(ReportCodec, MeasurementsAreTypedAndWrittenAsEvidence) {
+  Finding F = sample();
+  EXPECT_EQ(measuredMs(F), 0);
+  setMeasured(F, {200, 81.6, 4.0});
+  EXPECT_EQ(*evidenceOf(F, "count"), "200");
+  EXPECT_EQ(*evidenceOf(F, "totalMs"), "81.600000");
+  EXPECT_EQ(measuredMs(F), 81.6);
+  setMeasured(F, {201, 82.0, 4.0});  // set again: in place, not a second key
+  std::size_t Totals = 0;
+  for (const auto &[K, V] : F.Evidence)
+    Totals += K == "totalMs";
+  EXPECT_EQ(Totals, 1u);
 }

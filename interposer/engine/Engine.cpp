@@ -527,13 +527,14 @@ std::vector<Finding> Engine::findings() const {
       F.Message += "; " + std::string(Api->Fix);
     auto Site = Sites.find(A->Site);
     F.Evidence = {{"api", A->Api},
-                  {"count", std::to_string(A->Count)},
-                  {"totalMs", std::to_string(A->TotalNs / 1e6)},
-                  {"maxMs", std::to_string(A->MaxNs / 1e6)},
+                  {"count", ""},
+                  {"totalMs", ""},
+                  {"maxMs", ""},
                   {"example", A->Example},
                   {"function", Site != Sites.end() ? Site->second.Function : ""},
                   {"callSite", SiteKind},
                   {"ownWorkOnly", std::to_string(A->OwnWorkOnly) + " of " + std::to_string(A->Count)}};
+    setMeasured(F, {A->Count, A->TotalNs / 1e6, A->MaxNs / 1e6});  // in the places reserved above
     if (!PythonStack.empty()) {
       F.Evidence.push_back({"pythonStack", PythonStack});
       F.Evidence.push_back({"nativeSite", NativeSite});

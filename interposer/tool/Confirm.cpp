@@ -347,7 +347,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
       const Measured &M = Findings[I];
       auto Better = [&](const Measured &A, const Measured &B) {
         bool SA = A.F->Rule == S.Rule, SB = B.F->Rule == S.Rule;
-        return SA != SB ? SA : number(*A.F, "totalMs") > number(*B.F, "totalMs");
+        return SA != SB ? SA : measuredMs(*A.F) > measuredMs(*B.F);
       };
       if (!Best || Better(M, *Best)) {
         Best = &M;
@@ -358,9 +358,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
       Findings[I].Used = true;
     std::string Status;
     double Cost = 0;
-    if (Best && number(*Best->F, "totalMs") >= Opts.MinCostMs) {
+    if (Best && measuredMs(*Best->F) >= Opts.MinCostMs) {
       Status = "confirmed";
-      Cost = number(*Best->F, "totalMs");
+      Cost = measuredMs(*Best->F);
       const Finding &R = *Best->F;
       F.Evidence.emplace_back("syncwatch.runtimeRule", R.Rule);
       F.Evidence.emplace_back("syncwatch.runtimeMessage", R.Message);
@@ -399,9 +399,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
         F.Evidence.emplace_back("syncwatch.totalMs", fixed(Total));
         F.Evidence.emplace_back("syncwatch.maxMs", fixed(Max));
         if (Best) {
-          F.Evidence.emplace_back("syncwatch.belowMinCostMs", fixed(number(*Best->F, "totalMs")));
+          F.Evidence.emplace_back("syncwatch.belowMinCostMs", fixed(measuredMs(*Best->F)));
           F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); what it cost, " +
-                       ms(number(*Best->F, "totalMs")) + ", is below --min-cost-ms " + fixed(Opts.MinCostMs) + "]";
+                       ms(measuredMs(*Best->F)) + ", is below --min-cost-ms " + fixed(Opts.MinCostMs) + "]";
         } else {
           F.Message += " [not observed: ran " + std::to_string(Count) + " time(s), " + ms(Total) +
                        " in all, max " + ms(Max) + ", and never stalled on this GPU]";
@@ -428,10 +428,10 @@ int confirmFindings(const ConfirmOptions &Opts) {
   }
   // Runtime findings no static warning names.
   for (const Measured &M : Findings) {
-    if (M.Used || number(*M.F, "totalMs") < Opts.MinCostMs)
+    if (M.Used || measuredMs(*M.F) < Opts.MinCostMs)
       continue;
     Finding F = *M.F;
-    double Cost = number(F, "totalMs");
+    double Cost = measuredMs(F);
     // Placed in the checkout the lint ran in (its SARIF then annotates the right file).
     if (const std::string *S = staticFileOf(F.Where.File))
       F.Where.File = *S;

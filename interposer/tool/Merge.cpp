@@ -45,8 +45,7 @@ struct RankInput {
         return std::atof(V.c_str());
     double Sum = 0;
     for (const Finding &F : R.Findings)
-      if (const std::string *T = evidenceOf(F, "totalMs"))
-        Sum += std::atof(T->c_str());
+      Sum += measuredMs(F);
     return Sum;
   }
   std::string label() const {
@@ -123,10 +122,6 @@ double median(std::vector<double> V) {
 std::string ms(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
 std::string fixed(double V) { return std::to_string(V); }
 
-double evidenceMs(const Finding &F, const char *Key) {
-  const std::string *V = evidenceOf(F, Key);
-  return V ? std::atof(V->c_str()) : 0;
-}
 
 // The site a finding is at, the same on every rank: file and line (a release build's
 // function+offset when there is no line).
@@ -138,14 +133,6 @@ std::string siteKey(const Finding &F) {
   return F.Rule + "\t" + Where;
 }
 
-void setEvidence(Finding &F, const std::string &Key, const std::string &Value) {
-  for (auto &[K, V] : F.Evidence)
-    if (K == Key) {
-      V = Value;
-      return;
-    }
-  F.Evidence.emplace_back(Key, Value);
-}
 
 std::string rankList(const std::vector<int> &Ranks) {
   std::string S;
@@ -250,12 +237,13 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     Severity Level = Base->Level;
     std::vector<std::string> Labels;
     for (auto [I, F] : G.Hits) {
-      double T = evidenceMs(*F, "totalMs");
+      double T = measuredMs(*F);
       Cost[I] += T;
       Total += T;
-      Max = std::max(Max, evidenceMs(*F, "maxMs"));
-      if (const std::string *C = evidenceOf(*F, "count"))
-        Count += std::atof(C->c_str());
+      if (F->Measured) {
+        Max = std::max(Max, F->Measured->MaxMs);
+        Count += static_cast<double>(F->Measured->Count);
+      }
       if (Cost[I] > Cost[Worst]) {
         Worst = I;
         Base = F;
@@ -276,10 +264,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
                                                  std::to_string(Inputs.size()) + " processes (" + Ranks +
                                                  "), worst " + Inputs[Worst].label();
     M.Message = Where + ": " + Base->Message;
-    if (Count > 0)
-      setEvidence(M, "count", std::to_string(static_cast<long long>(Count)));
-    setEvidence(M, "totalMs", fixed(Total));
-    setEvidence(M, "maxMs", fixed(Max));
+    setMeasured(M, {static_cast<std::uint64_t>(Count), Total, Max});
     setEvidence(M, "ranks", Ranks);
     setEvidence(M, "costPerRank", "min " + ms(Lo) + ", median " + ms(Mid) + ", max " + ms(Hi));
     setEvidence(M, "worstRank", Inputs[Worst].label());

@@ -1,6 +1,7 @@
 #include "syncwatch/finding.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <tuple>
 
 namespace syncwatch {
@@ -15,6 +16,36 @@ const std::string *evidenceOf(const Finding &F, const std::string &Key) {
     if (K == Key)
       return &V;
   return nullptr;
+}
+
+void setEvidence(Finding &F, const std::string &Key, const std::string &Value) {
+  for (auto &[K, V] : F.Evidence)
+    if (K == Key) {
+      V = Value;
+      return;
+    }
+  F.Evidence.emplace_back(Key, Value);
+}
+
+void setMeasured(Finding &F, const Measurement &M) {
+  F.Measured = M;
+  if (M.Count > 0)
+    setEvidence(F, "count", std::to_string(M.Count));
+  setEvidence(F, "totalMs", std::to_string(M.TotalMs));
+  setEvidence(F, "maxMs", std::to_string(M.MaxMs));
+}
+
+void readMeasured(Finding &F) {
+  const std::string *Total = evidenceOf(F, "totalMs");
+  if (!Total)
+    return;
+  auto Number = [](const std::string *V) { return V ? std::strtod(V->c_str(), nullptr) : 0.0; };
+  Measurement M;
+  M.TotalMs = Number(Total);
+  M.MaxMs = Number(evidenceOf(F, "maxMs"));
+  if (const std::string *C = evidenceOf(F, "count"))
+    M.Count = std::strtoull(C->c_str(), nullptr, 10);
+  F.Measured = M;
 }
 
 namespace {

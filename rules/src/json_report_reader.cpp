@@ -82,6 +82,7 @@ bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
       X.Notes.push_back({readSpan(N["location"]), N["message"].string(), readFixes(N["suggestedFixes"])});
     X.Fixes = readFixes(F["fixes"]);
     X.Evidence = readPairs(F["evidence"]);
+    readMeasured(X);
     X.Fingerprint = F["fingerprint"].string();
     if (F["rank"].kind() == JsonValue::Kind::Number)
       X.Rank = F["rank"].number();

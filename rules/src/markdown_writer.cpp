@@ -92,7 +92,7 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
   const bool Joined = std::any_of(R.Findings.begin(), R.Findings.end(),
                                   [](const Finding &F) { return evidenceOf(F, "syncwatch.status"); });
   const bool Measured = !Joined && std::any_of(R.Findings.begin(), R.Findings.end(),
-                                               [](const Finding &F) { return evidenceOf(F, "totalMs"); });
+                                               [](const Finding &F) { return F.Measured.has_value(); });
   std::string Title = Opts.Title.empty() ? R.ToolName : Opts.Title;
 
   std::vector<Row> Main, RuntimeOnly;
@@ -109,7 +109,7 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
         X.Cost = number(F, "syncwatch.totalMs");
         Cost = ms(X.Cost);
       } else if (Status == "runtime-only") {
-        X.Cost = number(F, "totalMs");
+        X.Cost = measuredMs(F);
         Cost = ms(X.Cost);
       } else if (Status == "not-observed") {
         Cost = "no stall";
@@ -121,10 +121,10 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
                cell(F.Message) + " |\n";
       (Status == "runtime-only" ? RuntimeOnly : Main).push_back(std::move(X));
     } else if (Measured) {
-      X.Cost = number(F, "totalMs");
+      X.Cost = measuredMs(F);
       Total += X.Cost;
-      const std::string *C = evidenceOf(F, "count");
-      X.Text = "| " + ms(X.Cost) + " | " + (C ? *C : "") + " | " + ms(number(F, "maxMs")) + " | " + Rule + " | " +
+      std::string Calls = F.Measured && F.Measured->Count ? std::to_string(F.Measured->Count) : "";
+      X.Text = "| " + ms(X.Cost) + " | " + Calls + " | " + ms(F.Measured ? F.Measured->MaxMs : 0) + " | " + Rule + " | " +
                Where(F.Where) + " | " + cell(F.Message) + " |\n";
       Main.push_back(std::move(X));
     } else {

@@ -123,6 +123,7 @@ bool readResult(const JsonValue &R, const std::string &Root, Finding &F, std::st
   if (R["rank"].kind() == JsonValue::Kind::Number)
     F.Rank = R["rank"].number();
   flatten(R["properties"], "", F.Evidence);
+  readMeasured(F);
   return true;
 }
 

@@ -3,6 +3,8 @@
 
 #include "syncwatch/catalogue.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +35,14 @@ struct FindingNote {
   std::vector<FixIt> SuggestedFixes;
 };
 
+// What the runtime measured at a finding's site: its calls, their cost in all and the
+// costliest one. Typed here, written as the evidence "count", "totalMs" and "maxMs" of every
+// report format (setMeasured), and read back into this by each reader, once.
+struct Measurement {
+  std::uint64_t Count = 0;
+  double TotalMs = 0, MaxMs = 0;
+};
+
 struct Finding {
   std::string Rule;             // rule id, e.g. "syncwatch-default-stream"
   Severity Level = Severity::Warning;
@@ -54,6 +64,8 @@ struct Finding {
   // runtime site without a line table has only the name, which is how `syncwatch confirm`
   // joins a release build's stalls to static results.
   std::string Function, MangledFunction;
+  // The runtime's measurement (none for a static result).
+  std::optional<Measurement> Measured;
 };
 
 // A failure of the tool on one input (a file that does not parse, an unreadable
@@ -77,5 +89,13 @@ void sortEvidence(std::vector<Finding> &Findings);
 
 // The value of one evidence key, or nullptr when the finding has none.
 const std::string *evidenceOf(const Finding &F, const std::string &Key);
+// Sets an evidence key, in place where the finding has it already, else at the end.
+void setEvidence(Finding &F, const std::string &Key, const std::string &Value);
+// Sets the measurement and its evidence (count only when there is one).
+void setMeasured(Finding &F, const Measurement &M);
+// After a reader filled the evidence: the measurement it holds, if any (totalMs present).
+void readMeasured(Finding &F);
+// The finding's measured cost in ms (0 for a static result).
+inline double measuredMs(const Finding &F) { return F.Measured ? F.Measured->TotalMs : 0; }
 
 } // namespace syncwatch
