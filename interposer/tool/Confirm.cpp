@@ -479,13 +479,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
   }
 
   std::ostringstream O;
-  if (Opts.Format == "json")
-    writeJson(O, Out);
-  else if (Opts.Format == "sarif")
-    writeSarif(O, Out);
-  else if (Opts.Format == "markdown")
-    writeMarkdown(O, Out, {"syncwatch confirm", Opts.LinkBase});
-  else {
+  if (!writeReportAs(O, Out, Opts.Format, {"syncwatch confirm", Opts.LinkBase})) {
     O << "syncwatch confirm: " << Static.Findings.size() << " static result(s) against " << Runtime.size()
       << " runtime report(s)" << (Gpu.empty() ? "" : " (" + Gpu + ")") << ": " << StatusCount["confirmed"]
       << " confirmed, " << StatusCount["not-observed"] << " not observed, " << StatusCount["not-exercised"]

@@ -358,13 +358,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
   setFingerprints(Merged);
 
   std::ostringstream Out;
-  if (Opts.Format == "json")
-    writeJson(Out, Merged);
-  else if (Opts.Format == "sarif")
-    writeSarif(Out, Merged);
-  else if (Opts.Format == "markdown")
-    writeMarkdown(Out, Merged, {"syncwatch merge", Opts.LinkBase});
-  else {
+  if (!writeReportAs(Out, Merged, Opts.Format, {"syncwatch merge", Opts.LinkBase})) {
     Out << "syncwatch merge: " << Inputs.size() << " process(es)";
     if (WorldSize >= 0)
       Out << " of a job of " << WorldSize << " rank(s)";

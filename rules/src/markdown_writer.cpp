@@ -205,4 +205,16 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
   Out << Text;
 }
 
+bool writeReportAs(std::ostream &Out, const Report &R, const std::string &Format, const MarkdownOptions &Opts) {
+  if (Format == "json")
+    writeJson(Out, R);
+  else if (Format == "sarif")
+    writeSarif(Out, R);
+  else if (Format == "markdown")
+    writeMarkdown(Out, R, Opts);
+  else
+    return false;
+  return true;
+}
+
 } // namespace syncwatch

@@ -99,6 +99,10 @@ struct MarkdownOptions {
 };
 void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Opts = {});
 
+// Writes R as Format ("json", "sarif" or "markdown") and returns true; false for any other
+// format (the tool's own text), writing nothing.
+bool writeReportAs(std::ostream &Out, const Report &R, const std::string &Format, const MarkdownOptions &Opts = {});
+
 // Turns a path into a file:// URI (absolute paths) or a relative URI reference.
 std::string pathToUri(const std::string &Path);
 
