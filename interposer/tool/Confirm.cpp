@@ -56,8 +56,9 @@ double number(const Finding &F, const char *Key) {
 }
 
 // Times as every report says them (the engine's formatDuration), and as evidence values.
-std::string ms(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
-std::string fixed(double V) { return std::to_string(V); }
+// Times and numbers as every report says them (report.h).
+std::string ms(double Ms) { return formatMs(Ms); }
+std::string fixed(double V) { return evidenceNumber(V); }
 
 // A function as both halves can name it: the runtime's "void ns::f<int>+0x5f" (a release
 // build's site, demangled) and the lint's "ns::f" become "ns::f".

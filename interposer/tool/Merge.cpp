@@ -119,8 +119,9 @@ double median(std::vector<double> V) {
 }
 
 // Times as every report says them (the engine's formatDuration), and as evidence values.
-std::string ms(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
-std::string fixed(double V) { return std::to_string(V); }
+// Times and numbers as every report says them (report.h).
+std::string ms(double Ms) { return formatMs(Ms); }
+std::string fixed(double V) { return evidenceNumber(V); }
 
 
 // The site a finding is at, the same on every rank: file and line (a release build's

@@ -31,7 +31,7 @@ void setMeasured(Finding &F, const Measurement &M) {
   F.Measured = M;
   if (M.Count > 0)
     setEvidence(F, "count", std::to_string(M.Count));
-  setEvidence(F, "totalMs", std::to_string(M.TotalMs));
+  setEvidence(F, "totalMs", std::to_string(M.TotalMs));  // report.h's evidenceNumber
   setEvidence(F, "maxMs", std::to_string(M.MaxMs));
 }
 

@@ -53,7 +53,7 @@ double number(const Finding &F, const char *Key) {
   const std::string *V = evidenceOf(F, Key);
   return V ? std::strtod(V->c_str(), nullptr) : 0;
 }
-std::string ms(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
+std::string ms(double Ms) { return formatMs(Ms); }
 
 // A link target: percent-encodes what a URL may not hold as it is.
 std::string urlPath(const std::string &P) {

@@ -84,6 +84,9 @@ void writeSarif(std::ostream &Out, const Report &R);
 
 // "50.2 ms", "1.01 s", "911 us": how every report, table and summary says a time.
 std::string formatDuration(std::uint64_t Ns);
+inline std::string formatMs(double Ms) { return formatDuration(static_cast<std::uint64_t>(Ms * 1e6)); }
+// A measurement as evidence holds it ("81.600000"): what setMeasured writes.
+inline std::string evidenceNumber(double V) { return std::to_string(V); }
 
 // Markdown for a person: a CI job summary ($GITHUB_STEP_SUMMARY) or a merge-request note.
 // One table, costliest first when the findings carry measured costs (syncwatch confirm,
