@@ -22,8 +22,8 @@ fi
 # The SARIF test validates with the jsonschema package; the docs test (tests/docs_test.py)
 # parses the docs' YAML with PyYAML; the Markdown summaries are rendered with Python-Markdown.
 # (Debian's own python3 refuses pip installs outside a venv: its packages then.)
-if ! python3 -c 'import jsonschema, yaml, markdown' 2>/dev/null; then
-  python3 -m pip install -q jsonschema pyyaml markdown 2>/dev/null ||
+if ! python3 -c 'import jsonschema, yaml, markdown, check_jsonschema' 2>/dev/null; then
+  python3 -m pip install -q jsonschema pyyaml markdown check-jsonschema 2>/dev/null ||
     { SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-jsonschema python3-yaml python3-markdown >/dev/null; }
 fi
 

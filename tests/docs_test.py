@@ -289,6 +289,29 @@ def step_text(step):
     return "\n".join(str(step.get(k, "")) for k in ("run", "uses", "with", "name")) if isinstance(step, dict) else ""
 
 
+SCHEMA_CHECKER = shutil.which("check-jsonschema")
+n_schema = 0
+
+
+def check_workflow_schema(where, body):
+    """A whole GitHub workflow (it has `on:` and `jobs:`) against GitHub's workflow schema,
+    as vendored by check-jsonschema (offline); skipped, and said, where it is not installed."""
+    global n_schema
+    if not SCHEMA_CHECKER:
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+        f.write(body)
+    try:
+        r = subprocess.run([SCHEMA_CHECKER, "--builtin-schema", "vendor.github-workflows", f.name],
+                           capture_output=True, text=True, timeout=120)
+        n_schema += 1
+        if r.returncode != 0:
+            fail(where, "the workflow is not valid against GitHub's workflow schema: " +
+                 " ".join((r.stdout + r.stderr).split())[-400:])
+    finally:
+        os.unlink(f.name)
+
+
 def check_workflow(where, doc):
     jobs = doc.get("jobs") if isinstance(doc, dict) else None
     if not isinstance(jobs, dict):
@@ -483,6 +506,9 @@ def main():
                     doc = None
                 if doc is not None:
                     check_workflow(where, doc)
+                    # (PyYAML reads the key `on` as True)
+                    if isinstance(doc, dict) and "jobs" in doc and (True in doc or "on" in doc):
+                        check_workflow_schema(where, body)
                     check_pre_commit(where, doc)
             marker = b["marker"]
             if marker is None:
@@ -607,6 +633,8 @@ def main():
           f"skipped, {links} links, {flags} flags checked, {n_samples} samples generated, {n_lint} lint examples")
     print(f"  (links: {n_links} Markdown links, {n_paths} repository paths; flags: {n_flag_mentions} mentions "
           f"against --help, {n_help} --help options documented; {len(failures)} failure(s))")
+    print(f"  (GitHub workflows validated against the workflow schema: {n_schema}" +
+          ("" if SCHEMA_CHECKER else "; skipped: check-jsonschema is not installed") + ")")
     return 1 if failures else 0
 
 
