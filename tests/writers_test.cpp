@@ -1,3 +1,5 @@
+#include "syncwatch/baseline.h"
+#include "syncwatch/cache_entry.h"
 #include "syncwatch/json_report_reader.h"
 #include "syncwatch/json_writer.h"
 #include "syncwatch/sarif_reader.h"
@@ -5,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 
 using namespace syncwatch;
@@ -224,4 +227,40 @@ TEST(ReportCodec, MeasurementsAreTypedAndWrittenAsEvidence) {
   for (const auto &[K, V] : F.Evidence)
     Totals += K == "totalMs";
   EXPECT_EQ(Totals, 1u);
+}
+
+TEST(ReportCodec, CacheEntryRoundTripsByteForByte) {
+  CacheEntry E;
+  E.Deps = {{"/src/train.cu", "0123456789abcdef"}, {"/usr/include/stdio.h", "fedcba9876543210"}};
+  E.Findings = everyField("syncwatch-lint").Findings;
+  sortEvidence(E.Findings);
+  std::string First = cacheEntryText(E);
+  CacheEntry Back;
+  std::string Error;
+  ASSERT_TRUE(readCacheEntry(First, Back, Error)) << Error;
+  EXPECT_EQ(Back.Deps, E.Deps);
+  ASSERT_EQ(Back.Findings.size(), 2u);
+  EXPECT_EQ(Back.Findings[0].Function, "ns::Pool::drain");
+  EXPECT_EQ(Back.Findings[0].Notes[0].SuggestedFixes.size(), 1u);
+  EXPECT_EQ(cacheEntryText(Back), First);
+  // Another version, or a dependency of the wrong shape, is not an entry (a miss).
+  std::string Old = First;
+  Old.replace(Old.find("\"version\": 3"), 12, "\"version\": 2");
+  EXPECT_FALSE(readCacheEntry(Old, Back, Error));
+  std::string BadDep = First;
+  BadDep.replace(BadDep.find("\"0123456789abcdef\""), 18, "17");
+  EXPECT_FALSE(readCacheEntry(BadDep, Back, Error));
+}
+
+TEST(ReportCodec, BaselineRoundTrips) {
+  std::vector<Finding> Findings = everyField("syncwatch-lint").Findings;
+  std::string Text = baselineText(Findings, {"aaaa:1", "bbbb:1"}, "/src");
+  std::set<std::string> Known;
+  std::string Error;
+  ASSERT_TRUE(readBaselineText(Text, Known, Error)) << Error;
+  EXPECT_EQ(Known, (std::set<std::string>{"aaaa:1", "bbbb:1"}));
+  EXPECT_NE(Text.find("\"file\": \"train.cu\""), std::string::npos) << Text;  // relative to the base
+  EXPECT_FALSE(readBaselineText("{\"version\": 1, \"findings\": [7]}", Known, Error));
+  EXPECT_NE(Error.find("findings[0]"), std::string::npos) << Error;
+  EXPECT_FALSE(readBaselineText("{\"version\": 2, \"findings\": []}", Known, Error));
 }

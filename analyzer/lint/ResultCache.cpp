@@ -1,14 +1,12 @@
 #include "ResultCache.h"
 
 #include "syncwatch/json_limits.h"
-#include "syncwatch/json_report_reader.h"
+#include "syncwatch/cache_entry.h"
 
 #include <set>
-#include <sstream>
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
@@ -21,8 +19,7 @@ namespace syncwatch {
 
 namespace {
 
-// 3: the findings are a syncwatch JSON report (rules' codec, with function and fingerprint).
-constexpr int FormatVersion = 3;
+constexpr int FormatVersion = kCacheEntryVersion;  // syncwatch/cache_entry.h
 
 std::optional<std::string> contentHash(const std::string &Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
@@ -83,47 +80,30 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(entryPath(Key));
   if (!Buf)
     return Miss();
-  if (!jsonLimitsError((*Buf)->getBuffer()).empty())
-    return Miss();  // a damaged entry is rewritten by this run
-  Expected<json::Value> V = json::parse((*Buf)->getBuffer());
-  if (!V) {
-    consumeError(V.takeError());
-    return Miss(); // a damaged entry is rewritten by this run
-  }
-  const json::Object *O = V->getAsObject();
-  const json::Array *Deps = O ? O->getArray("deps") : nullptr;
-  const json::Value *Findings = O ? O->get("report") : nullptr;
-  if (!Deps || !Findings)
+  std::string Text((*Buf)->getBuffer());
+  CacheEntry Entry;
+  std::string Error;
+  // A damaged entry (or one of another version) is a miss, rewritten by this run.
+  if (!jsonLimitsError(Text).empty() || !readCacheEntry(Text, Entry, Error))
     return Miss();
-  for (const json::Value &D : *Deps) {
-    const json::Array *P = D.getAsArray();
-    if (!P || P->size() != 2 || !(*P)[0].getAsString() || !(*P)[1].getAsString())
-      return Miss();
-    std::optional<std::string> Now = contentHash((*P)[0].getAsString()->str());
-    if (!Now || *Now != *(*P)[1].getAsString())
+  for (const auto &[File, Hash] : Entry.Deps) {
+    std::optional<std::string> Now = contentHash(File);
+    if (!Now || *Now != Hash)
       return Miss();
   }
   // Every file a cached finding names - its location, its notes', its fixes' - must be one
   // the unit read: CI caches are shared and restored from storage, and an entry whose fix
   // names another file would make --fix edit it.
   std::set<std::string> Read;
-  for (const json::Value &D : *Deps)
-    Read.insert(D.getAsArray()->front().getAsString()->str());
+  for (const auto &Dep : Entry.Deps)
+    Read.insert(Dep.first);
   auto WasRead = [&](const std::string &File) {
     if (File.empty() || Read.count(File))
       return true;
     SmallString<256> Real;
     return !sys::fs::real_path(File, Real) && Read.count(std::string(Real));
   };
-  // The findings as a JSON report, read by the one reader every syncwatch tool reads with.
-  std::string ReportText;
-  raw_string_ostream(ReportText) << *Findings;
-  Report Cached;
-  std::string Error;
-  if (!readJsonReport(ReportText, Cached, Error))
-    return Miss();
-  std::vector<Finding> Out;
-  for (Finding &F : Cached.Findings) {
+  for (const Finding &F : Entry.Findings) {
     if (!WasRead(F.Where.File))
       return Miss();
     for (const FixIt &X : F.Fixes)
@@ -136,33 +116,23 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
         if (!WasRead(X.Where.File))
           return Miss();
     }
-    Out.push_back(std::move(F));
   }
   ++Hits;
   if (DepsOut)
     DepsOut->assign(Read.begin(), Read.end());
-  return Out;
+  return std::move(Entry.Findings);
 }
 
 void ResultCache::store(const std::string &Key, const std::vector<std::string> &Deps,
                         const std::vector<Finding> &Findings) {
-  json::Array DepList;
+  CacheEntry Entry;
   for (const std::string &D : Deps) {
     std::optional<std::string> H = contentHash(D);
     if (!H)
       return; // it vanished mid-run: the tree changed under us, keep nothing
-    DepList.push_back(json::Array{D, *H});
+    Entry.Deps.emplace_back(D, *H);
   }
-  Report Entry;
-  Entry.ToolName = "syncwatch-lint";
   Entry.Findings = Findings;
-  std::ostringstream ReportText;
-  writeJson(ReportText, Entry);
-  Expected<json::Value> List = json::parse(ReportText.str());
-  if (!List) {
-    consumeError(List.takeError());
-    return;
-  }
   std::string Path = entryPath(Key);
   if (std::error_code EC = sys::fs::create_directories(sys::path::parent_path(Path))) {
     noteProblem("cannot write the result cache '" + Dir + "': " + EC.message());
@@ -176,9 +146,7 @@ void ResultCache::store(const std::string &Key, const std::vector<std::string> &
   }
   {
     raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << json::Value(json::Object{{"version", FormatVersion},
-                                   {"deps", std::move(DepList)},
-                                   {"report", std::move(*List)}});
+    OS << cacheEntryText(Entry);
     OS.flush();
     if (OS.has_error()) {
       OS.clear_error();

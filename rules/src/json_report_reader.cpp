@@ -54,6 +54,10 @@ bool readJsonReport(const std::string &Text, Report &Out, std::string &Error) {
   JsonValue Doc;
   if (!JsonValue::parse(Text, Doc, Error))
     return false;
+  return readJsonReport(Doc, Out, Error);
+}
+
+bool readJsonReport(const JsonValue &Doc, Report &Out, std::string &Error) {
   if (!Doc.isObject() || Doc["findings"].kind() != JsonValue::Kind::Array ||
       Doc["tool"].kind() != JsonValue::Kind::String) {
     Error = "not a syncwatch JSON report (no \"tool\" and \"findings\")";

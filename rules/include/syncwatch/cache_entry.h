@@ -1,0 +1,27 @@
+// The result cache's entry (syncwatch-lint --cache-dir, docs/ci.md): the files a unit's
+// parse read, each with a hash of its content, and the unit's findings as a JSON report.
+// The format lives here with the others; analyzer/lint/ResultCache keeps the keys, the
+// hashing and the checks that make a restored entry safe to use.
+#pragma once
+
+#include "syncwatch/finding.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace syncwatch {
+
+// 3: the findings are a JSON report (function, fingerprint and rank included).
+constexpr int kCacheEntryVersion = 3;
+
+struct CacheEntry {
+  std::vector<std::pair<std::string, std::string>> Deps;  // file, content hash
+  std::vector<Finding> Findings;
+};
+
+std::string cacheEntryText(const CacheEntry &E);
+// False, with Error, for anything that is not an entry of this version (a miss, rewritten).
+bool readCacheEntry(const std::string &Text, CacheEntry &Out, std::string &Error);
+
+} // namespace syncwatch
