@@ -128,14 +128,11 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
   };
   std::vector<Candidate> Frames;
   for (int I = 1; I < S.Depth; ++I) {
-    Dl_info Info;
-    if (!dladdr(S.Frames[I], &Info) || isVendorModule(Info.dli_fname))
-      continue;
     std::uintptr_t Pc = reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1;
-    const char *Module = modulePath(Info.dli_fname, Info.dli_fbase);
-    Frames.push_back({Module, elfIsFixedAddress(Module)
-                                          ? Pc
-                                          : Pc - reinterpret_cast<std::uintptr_t>(Info.dli_fbase)});
+    LoadedModule M;  // not dladdr: FrameClass.h says why
+    if (!moduleAt(Pc, M) || isVendorModule(M.Path))
+      continue;
+    Frames.push_back({M.Path, elfIsFixedAddress(M.Path) ? Pc : Pc - reinterpret_cast<std::uintptr_t>(M.Base)});
   }
   std::map<std::string, std::vector<std::size_t>> ByModule;
   for (std::size_t I = 0; I < Frames.size(); ++I)

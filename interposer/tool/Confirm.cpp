@@ -50,15 +50,6 @@ std::size_t commonSuffix(const std::vector<std::string> &A, const std::vector<st
   return N;
 }
 
-double number(const Finding &F, const char *Key) {
-  const std::string *V = evidenceOf(F, Key);
-  return V ? std::atof(V->c_str()) : 0;
-}
-
-// Times as every report says them (the engine's formatDuration), and as evidence values.
-// Times and numbers as every report says them (report.h).
-std::string ms(double Ms) { return formatMs(Ms); }
-std::string fixed(double V) { return evidenceNumber(V); }
 
 // A function as both halves can name it: the runtime's "void ns::f<int>+0x5f" (a release
 // build's site, demangled) and the lint's "ns::f" become "ns::f".
@@ -381,7 +372,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
       F.Message += " [confirmed: " + std::string(Causal ? "held the work at :" + std::to_string(BestLine) + ", " : "") +
                    (ByFunction.empty() ? "" : "matched by function (no line table" +
                                                   (ByFunction == "function" ? std::string("") : "; " + ByFunction) + "), ") +
-                   "cost " + ms(Cost) + (evidenceOf(R, "count") ? " over " + *evidenceOf(R, "count") + " call(s)" : "") + "]";
+                   "cost " + formatMs(Cost) + (evidenceOf(R, "count") ? " over " + *evidenceOf(R, "count") + " call(s)" : "") + "]";
     } else {
       const std::vector<const CoveredCall *> *Calls = nullptr;
       for (unsigned L = S.Where.Line; L <= LastLine && !Calls; ++L)
@@ -397,15 +388,15 @@ int confirmFindings(const ConfirmOptions &Opts) {
           Max = std::max(Max, C->MaxMs);
         }
         F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
-        F.Evidence.emplace_back("syncwatch.totalMs", fixed(Total));
-        F.Evidence.emplace_back("syncwatch.maxMs", fixed(Max));
+        F.Evidence.emplace_back("syncwatch.totalMs", evidenceNumber(Total));
+        F.Evidence.emplace_back("syncwatch.maxMs", evidenceNumber(Max));
         if (Best) {
-          F.Evidence.emplace_back("syncwatch.belowMinCostMs", fixed(measuredMs(*Best->F)));
+          F.Evidence.emplace_back("syncwatch.belowMinCostMs", evidenceNumber(measuredMs(*Best->F)));
           F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); what it cost, " +
-                       ms(measuredMs(*Best->F)) + ", is below --min-cost-ms " + fixed(Opts.MinCostMs) + "]";
+                       formatMs(measuredMs(*Best->F)) + ", is below --min-cost-ms " + evidenceNumber(Opts.MinCostMs) + "]";
         } else {
-          F.Message += " [not observed: ran " + std::to_string(Count) + " time(s), " + ms(Total) +
-                       " in all, max " + ms(Max) + ", and never stalled on this GPU]";
+          F.Message += " [not observed: ran " + std::to_string(Count) + " time(s), " + formatMs(Total) +
+                       " in all, max " + formatMs(Max) + ", and never stalled on this GPU]";
         }
       } else {
         Status = "not-exercised";
@@ -496,12 +487,12 @@ int confirmFindings(const ConfirmOptions &Opts) {
         Where = Where.substr(Out.SourceRoot.size() + 1);
       O << Where << ":" << F.Where.Line << "  " << F.Rule;
       if (const std::string *T = evidenceOf(F, "syncwatch.totalMs"); T && *St == "confirmed")
-        O << "  " << ms(std::atof(T->c_str()));
-      else if (const std::string *T2 = evidenceOf(F, "totalMs"); T2 && *St == "runtime-only")
-        O << "  " << ms(std::atof(T2->c_str()));
+        O << "  " << formatMs(std::atof(T->c_str()));
+      else if (F.Measured && *St == "runtime-only")
+        O << "  " << formatMs(F.Measured->TotalMs);
       else if (const std::string *C = evidenceOf(F, "syncwatch.count"); C && *St == "not-observed") {
         if (const std::string *B = evidenceOf(F, "syncwatch.belowMinCostMs"))
-          O << "  ran " << *C << "x, cost " << ms(std::atof(B->c_str())) << " < --min-cost-ms";
+          O << "  ran " << *C << "x, cost " << formatMs(std::atof(B->c_str())) << " < --min-cost-ms";
         else
           O << "  ran " << *C << "x, no stall";
       }

@@ -119,9 +119,6 @@ double median(std::vector<double> V) {
 }
 
 // Times as every report says them (the engine's formatDuration), and as evidence values.
-// Times and numbers as every report says them (report.h).
-std::string ms(double Ms) { return formatMs(Ms); }
-std::string fixed(double V) { return evidenceNumber(V); }
 
 
 // The site a finding is at, the same on every rank: file and line (a release build's
@@ -267,7 +264,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     M.Message = Where + ": " + Base->Message;
     setMeasured(M, {static_cast<std::uint64_t>(Count), Total, Max});
     setEvidence(M, "ranks", Ranks);
-    setEvidence(M, "costPerRank", "min " + ms(Lo) + ", median " + ms(Mid) + ", max " + ms(Hi));
+    setEvidence(M, "costPerRank", "min " + formatMs(Lo) + ", median " + formatMs(Mid) + ", max " + formatMs(Hi));
     setEvidence(M, "worstRank", Inputs[Worst].label());
     Merged.Findings.push_back(std::move(M));
     CostByRank[Key] = std::move(Cost);
@@ -338,7 +335,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
   for (std::size_t I = 0; I < Inputs.size(); ++I) {
     std::string P = "rank." + (Inputs[I].Process.hasRank() ? std::to_string(Inputs[I].Process.Rank)
                                                             : "pid" + std::to_string(Inputs[I].Process.Pid));
-    Merged.Figures.emplace_back(P + ".hostTimeLostMs", fixed(Lost[I]));
+    Merged.Figures.emplace_back(P + ".hostTimeLostMs", evidenceNumber(Lost[I]));
     Merged.Figures.emplace_back(P + ".findings", std::to_string(Inputs[I].R.Findings.size()));
     if (!Inputs[I].Process.Host.empty())
       Merged.Figures.emplace_back(P + ".host", Inputs[I].Process.Host);
@@ -348,11 +345,11 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
   }
   if (S.Found) {
     Merged.Figures.emplace_back("straggler", S.Rank);
-    Merged.Figures.emplace_back("stragglerHostTimeLostMs", fixed(S.LostMs));
-    Merged.Figures.emplace_back("medianHostTimeLostMs", fixed(S.MedianMs));
+    Merged.Figures.emplace_back("stragglerHostTimeLostMs", evidenceNumber(S.LostMs));
+    Merged.Figures.emplace_back("medianHostTimeLostMs", evidenceNumber(S.MedianMs));
     std::string Sites;
     for (auto &[Site, D] : S.Sites)
-      Sites += (Sites.empty() ? "" : "; ") + Site + " +" + ms(D);
+      Sites += (Sites.empty() ? "" : "; ") + Site + " +" + formatMs(D);
     Merged.Figures.emplace_back("stragglerSites", Sites);
   }
   Merged.SourceRoot = sourceRootOption(Opts.SourceRoot);
@@ -368,7 +365,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     Out << ", " << Hosts.size() << " host(s), " << Gpus.size() << " GPU(s)\n";
     for (std::size_t I = 0; I < Inputs.size(); ++I) {
       const ProcessIdentity &P = Inputs[I].Process;
-      Out << "  " << Inputs[I].label() << ": host time lost " << ms(Lost[I]) << ", " << Inputs[I].R.Findings.size()
+      Out << "  " << Inputs[I].label() << ": host time lost " << formatMs(Lost[I]) << ", " << Inputs[I].R.Findings.size()
           << " finding(s)";
       if (!P.Host.empty())
         Out << ", " << P.Host;
@@ -382,17 +379,17 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
       Out << "  missing: rank(s) " << MissingText << " of " << WorldSize
           << " (no report: the process made no CUDA call, was killed, or its report is elsewhere)\n";
     if (S.Found) {
-      Out << "straggler: " << S.Rank << " lost " << ms(S.LostMs) << " of host time to waits, the median process "
-          << ms(S.MedianMs);
+      Out << "straggler: " << S.Rank << " lost " << formatMs(S.LostMs) << " of host time to waits, the median process "
+          << formatMs(S.MedianMs);
       if (!S.Sites.empty()) {
         Out << "; the difference is at";
         for (std::size_t I = 0; I < S.Sites.size(); ++I)
-          Out << (I ? "," : "") << " " << S.Sites[I].first << " +" << ms(S.Sites[I].second);
+          Out << (I ? "," : "") << " " << S.Sites[I].first << " +" << formatMs(S.Sites[I].second);
       }
       Out << "\n";
     } else if (Inputs.size() >= 2) {
       Out << "straggler: none (every process's host waits are within 10% or 1 ms of the median, "
-          << ms(median(Lost)) << ")\n";
+          << formatMs(median(Lost)) << ")\n";
     }
     Out << "syncwatch merge: " << Merged.Findings.size() << " call site(s) stalled the host or serialized streams\n";
     writeText(Out, Merged.Findings, diskLineReader(), TextOptions{false, false});

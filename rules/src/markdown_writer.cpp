@@ -11,17 +11,6 @@
 
 namespace syncwatch {
 
-std::string formatDuration(std::uint64_t Ns) {
-  char Buf[32];
-  if (Ns >= 1'000'000'000)
-    std::snprintf(Buf, sizeof Buf, "%.2f s", Ns / 1e9);
-  else if (Ns >= 1'000'000)
-    std::snprintf(Buf, sizeof Buf, "%.1f ms", Ns / 1e6);
-  else
-    std::snprintf(Buf, sizeof Buf, "%.0f us", Ns / 1e3);
-  return Buf;
-}
-
 namespace {
 
 // A table cell: one line, nothing Markdown or HTML would take as its own.

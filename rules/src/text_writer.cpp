@@ -1,11 +1,25 @@
 #include "syncwatch/report.h"
 
+#include <cstdio>
+
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 
 namespace syncwatch {
+
+std::string formatDuration(std::uint64_t Ns) {
+  char Buf[32];
+  if (Ns >= 1'000'000'000)
+    std::snprintf(Buf, sizeof Buf, "%.2f s", Ns / 1e9);
+  else if (Ns >= 1'000'000)
+    std::snprintf(Buf, sizeof Buf, "%.1f ms", Ns / 1e6);
+  else
+    std::snprintf(Buf, sizeof Buf, "%.0f us", Ns / 1e3);
+  return Buf;
+}
+
 
 SourceLineReader diskLineReader() {
   struct Cache {
