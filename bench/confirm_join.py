@@ -3,7 +3,7 @@
 the same program, joined by `syncwatch confirm`, per program, and the table of statuses:
 how many static warnings measurably cost time on the GPU the recording was made on.
 
-  bench/confirm_join.py BUILD_DIR [PROGRAM_DIR...]
+  bench/confirm_join.py [--min-cost-ms N] BUILD_DIR [PROGRAM_DIR...]
 
 A PROGRAM_DIR holds `lint.sarif` and `recording.swrec` (or a runtime `report.json`), as
 test_inputs/runtime/public/<program>/ does; by default every such directory there, and the
@@ -20,6 +20,11 @@ import subprocess
 import sys
 import tempfile
 
+args = sys.argv[1:]
+min_cost = []  # confirm's own default (1 ms) unless told
+if args[:1] == ["--min-cost-ms"]:
+    min_cost, args = ["--min-cost-ms", args[1]], args[2:]
+sys.argv[1:] = args
 build = sys.argv[1]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 dirs = sys.argv[2:] or sorted(glob.glob(os.path.join(root, "test_inputs", "runtime", "public", "*")))
@@ -48,7 +53,7 @@ for d in dirs:
     if not os.path.exists(sarif) or not runtime:
         print(f"{os.path.basename(d):34s} skipped: no lint.sarif and recording.swrec / report.json")
         continue
-    r = subprocess.run([tool, "confirm", "--static", sarif, "--runtime", runtime, "--format", "json"],
+    r = subprocess.run([tool, "confirm", "--static", sarif, "--runtime", runtime, "--format", "json", *min_cost],
                        capture_output=True, text=True, timeout=300)
     if r.returncode == 2:
         print(f"{os.path.basename(d):34s} error: {r.stderr.strip()[:200]}")

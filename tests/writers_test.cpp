@@ -131,6 +131,8 @@ Report everyField(const std::string &Tool) {
   F.Rank = 87.5;
   F.Function = "ns::Pool::drain";
   F.MangledFunction = "_ZN2ns4Pool5drainEv";
+  F.ContextLine = 3;  // CUDA_CHECK(\n cudaMemcpyAsync(...)) on lines 3-4
+  F.ContextEndLine = 4;
   setMeasured(F, {12, 3.5, 1.25});
   setEvidence(F, "pythonStack", "train.py:9 (step)");
   Finding G = sample();
@@ -167,6 +169,9 @@ TEST(ReportCodec, SarifRoundTripsEveryFieldByteForByte) {
   EXPECT_EQ(F.Rank, 87.5);
   EXPECT_EQ(F.Function, "ns::Pool::drain");
   EXPECT_EQ(F.MangledFunction, "_ZN2ns4Pool5drainEv");
+  EXPECT_EQ(F.ContextLine, 3u);
+  EXPECT_EQ(F.ContextEndLine, 4u);
+  EXPECT_EQ(Back.Findings[1].ContextLine, 0u);
   ASSERT_TRUE(F.Measured);
   EXPECT_EQ(F.Measured->Count, 12u);
   EXPECT_EQ(F.Measured->TotalMs, 3.5);
@@ -204,6 +209,8 @@ TEST(ReportCodec, JsonRoundTripsEveryFieldByteForByte) {
   EXPECT_EQ(F.Fingerprint, "0123456789abcdef:1");
   EXPECT_EQ(F.Rank, 87.5);
   EXPECT_EQ(F.Function, "ns::Pool::drain");
+  EXPECT_EQ(F.ContextLine, 3u);
+  EXPECT_EQ(F.ContextEndLine, 4u);
   ASSERT_TRUE(F.Measured);
   EXPECT_EQ(F.Measured->Count, 12u);
   EXPECT_EQ(F.Notes[0].SuggestedFixes.size(), 1u);

@@ -8,6 +8,7 @@
 #include "SarifMerge.h"
 
 #include "EnclosingFunction.h"
+#include "MacroInvocations.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
@@ -133,6 +134,11 @@ public:
         F.Function = Fn->Qualified;
         F.MangledFunction = Fn->Mangled;
       }
+      if (!Macros || MacrosOf != Unit.Generation) {
+        Macros = std::make_unique<MacroInvocations>(*Unit.Ctx);
+        MacrosOf = Unit.Generation;
+      }
+      std::tie(F.ContextLine, F.ContextEndLine) = Macros->linesAround(D.Loc);
     }
     Findings.push_back(std::move(F));
   }
@@ -144,6 +150,8 @@ private:
   CurrentUnit &Unit;
   std::unique_ptr<EnclosingFunctions> Functions;  // built at the unit's first finding
   unsigned FunctionsOf = 0;
+  std::unique_ptr<MacroInvocations> Macros;  // likewise
+  unsigned MacrosOf = 0;
 };
 
 // Counts compiler errors and keeps the first one for the message; everything else that

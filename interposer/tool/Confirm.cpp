@@ -286,8 +286,11 @@ int confirmFindings(const ConfirmOptions &Opts) {
     };
     // A call written over several lines (a macro invocation's argument on the next line):
     // the runtime's line table may name any line of it.
+    // Or the line of the macro invocation it is written in, which is what nvcc's and gcc's line
+    // tables give every call of an expanded macro.
+    unsigned FirstLine = S.ContextLine && S.ContextLine < S.Where.Line ? std::max(S.ContextLine, S.Where.Line - 8) : S.Where.Line;
     unsigned LastLine = std::max(S.Where.Line, std::min(S.Where.EndLine, S.Where.Line + 8));
-    for (unsigned L = S.Where.Line; L <= LastLine; ++L)
+    for (unsigned L = FirstLine; L <= LastLine; ++L)
       Collect(S.Where.File, L);
     bool Causal = false;
     if (Hits.empty() && S.Rule == "syncwatch-blocking-stream") {
@@ -375,7 +378,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
                    "cost " + formatMs(Cost) + (evidenceOf(R, "count") ? " over " + *evidenceOf(R, "count") + " call(s)" : "") + "]";
     } else {
       const std::vector<const CoveredCall *> *Calls = nullptr;
-      for (unsigned L = S.Where.Line; L <= LastLine && !Calls; ++L)
+      for (unsigned L = FirstLine; L <= LastLine && !Calls; ++L)
         if (auto It = Ran.find({S.Where.File, L}); It != Ran.end())
           Calls = &It->second;
       if (Calls) {

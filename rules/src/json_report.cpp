@@ -53,6 +53,8 @@ void writeJson(std::ostream &Out, const Report &R) {
     J.field("rule", F.Rule).field("severity", severityName(F.Level));
     J.key("location");
     writeSpan(J, F.Where);
+    if (F.ContextLine)
+      J.key("context").beginObject().field("startLine", F.ContextLine).field("endLine", F.ContextEndLine).endObject();
     if (!F.Function.empty()) {
       J.key("function").beginObject().field("name", F.Function);
       if (!F.MangledFunction.empty())

@@ -75,6 +75,8 @@ bool readJsonReport(const JsonValue &Doc, Report &Out, std::string &Error) {
     std::optional<Severity> Level = parseSeverity(F["severity"].string());
     X.Where = readSpan(F["location"]);
     X.Message = F["message"].string();
+    X.ContextLine = F["context"]["startLine"].whole<unsigned>();
+    X.ContextEndLine = F["context"]["endLine"].whole<unsigned>();
     X.Function = F["function"]["name"].string();
     X.MangledFunction = F["function"]["mangled"].string();
     if (X.Rule.empty() || !Level || X.Message.empty()) {

@@ -93,6 +93,8 @@ bool readResult(const JsonValue &R, const std::string &Root, Finding &F, std::st
   if (!R["locations"].array().empty()) {
     const JsonValue &L = R["locations"].array().front();
     F.Where = spanOf(L["physicalLocation"], Root);
+    F.ContextLine = L["physicalLocation"]["contextRegion"]["startLine"].whole<unsigned>();
+    F.ContextEndLine = L["physicalLocation"]["contextRegion"]["endLine"].whole<unsigned>();
     for (const JsonValue &Logical : L["logicalLocations"].array())
       if (Logical["kind"].string() == "function") {
         F.Function = Logical["fullyQualifiedName"].string();

@@ -81,11 +81,14 @@ void writeRegion(JsonWriter &J, const SourceSpan &S) {
   J.endObject();
 }
 
-void writePhysicalLocation(JsonWriter &J, const SourceSpan &S, const std::string &Root) {
+void writePhysicalLocation(JsonWriter &J, const SourceSpan &S, const std::string &Root,
+                           unsigned ContextLine = 0, unsigned ContextEndLine = 0) {
   J.key("physicalLocation").beginObject();
   writeArtifactLocation(J, S.File, Root);
   if (S.Line)
     writeRegion(J, S);
+  if (ContextLine && ContextEndLine >= ContextLine)
+    J.key("contextRegion").beginObject().field("startLine", ContextLine).field("endLine", ContextEndLine).endObject();
   J.endObject();
 }
 
@@ -201,7 +204,7 @@ void writeSarif(std::ostream &Out, const Report &R) {
     J.field("level", sarifLevel(F.Level));
     J.key("message").beginObject().field("text", F.Message).endObject();
     J.key("locations").beginArray().beginObject();
-    writePhysicalLocation(J, F.Where, R.SourceRoot);
+    writePhysicalLocation(J, F.Where, R.SourceRoot, F.ContextLine, F.ContextEndLine);
     if (!F.Function.empty()) {
       J.key("logicalLocations").beginArray().beginObject();
       J.field("fullyQualifiedName", F.Function);

@@ -64,6 +64,11 @@ struct Finding {
   // runtime site without a line table has only the name, which is how `syncwatch confirm`
   // joins a release build's stalls to static results.
   std::string Function, MangledFunction;
+  // The first and last line of the macro invocation the result is written in, where it spans
+  // more lines than the result (CUDA_CHECK(\n cudaMemcpyAsync(...))): a line table names the
+  // invocation's first line for every call in it, so `syncwatch confirm` joins a runtime site
+  // at any of them. SARIF's contextRegion. 0: none.
+  unsigned ContextLine = 0, ContextEndLine = 0;
   // The runtime's measurement (none for a static result).
   std::optional<Measurement> Measured;
 };
