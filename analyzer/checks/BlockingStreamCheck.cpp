@@ -8,19 +8,12 @@ using namespace clang::ast_matchers;
 
 namespace syncwatch {
 
-void BlockingStreamCheck::registerMatchers(MatchFinder &Finder,
-                                           MatchFinder::MatchCallback *Callback) {
-  Usage.registerMatchers(Finder, Callback);
-}
-
-void BlockingStreamCheck::check(const MatchFinder::MatchResult &Result) { Usage.observe(Result); }
 
 // The edit that makes the stream non-blocking: rename cudaStreamCreate(&s) to
 // cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), or replace the flags argument.
 // Offered on a note only: the legacy-stream work may rely on the implicit ordering the
 // blocking stream gives it, so applying it blindly could introduce a race.
-std::vector<FixItHint> BlockingStreamCheck::nonBlockingFix(const StreamCreation &C) const {
-  ASTContext &Ctx = *Usage.context();
+static std::vector<FixItHint> nonBlockingFix(const StreamCreation &C, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
   bool Driver = C.Api->Layer == ApiLayer::Driver;
@@ -45,8 +38,8 @@ std::vector<FixItHint> BlockingStreamCheck::nonBlockingFix(const StreamCreation 
           FixItHint::CreateInsertion(RParen.getBegin(), ", " + Flag)};
 }
 
-void BlockingStreamCheck::onEndOfTranslationUnit() {
-  Usage.finish();
+void BlockingStreamCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
+  const StreamUsage &Usage = Facts.streams();
   ASTContext *Ctx = Usage.context();
   if (!Ctx)
     return;
@@ -75,7 +68,7 @@ void BlockingStreamCheck::onEndOfTranslationUnit() {
                        LegacyName + " on the legacy default stream here waits for this "
                                     "stream's work, and holds it back",
                        {}});
-    std::vector<FixItHint> Fix = nonBlockingFix(C);
+    std::vector<FixItHint> Fix = nonBlockingFix(C, *Ctx);
     if (!Fix.empty())
       D.Notes.push_back({C.Loc,
                          "make the stream non-blocking once the legacy-stream work does not "
@@ -86,7 +79,7 @@ void BlockingStreamCheck::onEndOfTranslationUnit() {
                   {"measured", "with a blocking stream busy, a legacy-stream kernel started "
                                "1.3 us after it ended and a pageable cudaMemcpy blocked the "
                                "host (CUDA 13, H200)"}};
-    emit(D, SM);
+    Sink.emit(D, SM);
   }
 }
 

@@ -8,13 +8,6 @@ using namespace clang::ast_matchers;
 
 namespace syncwatch {
 
-void DefaultStreamCheck::registerMatchers(MatchFinder &Finder,
-                                          MatchFinder::MatchCallback *Callback) {
-  Usage.registerMatchers(Finder, Callback);
-}
-
-void DefaultStreamCheck::check(const MatchFinder::MatchResult &Result) { Usage.observe(Result); }
-
 // "kernel 'scale'", "'cudaMemcpyAsync'"
 static std::string subject(const StreamUse &U) {
   if (U.Library)
@@ -44,8 +37,8 @@ static std::string describe(const StreamUse &U) {
   }
 }
 
-void DefaultStreamCheck::onEndOfTranslationUnit() {
-  Usage.finish();
+void DefaultStreamCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
+  const StreamUsage &Usage = Facts.streams();
   ASTContext *Ctx = Usage.context();
   if (!Ctx)
     return;
@@ -80,7 +73,7 @@ void DefaultStreamCheck::onEndOfTranslationUnit() {
                   {"documented", std::string(documentedSyncText(DocumentedSync::LegacyStream))},
                   {"measured", "a legacy-stream kernel started only after a blocking "
                                "stream's work ended (CUDA 13, H200)"}};
-    emit(D, SM);
+    Sink.emit(D, SM);
   }
 }
 

@@ -2,7 +2,6 @@
 // docs/rules/syncwatch-default-stream.md
 #pragma once
 
-#include "../core/StreamUsage.h"
 #include "../core/SyncwatchCheck.h"
 
 namespace syncwatch {
@@ -10,14 +9,7 @@ namespace syncwatch {
 class DefaultStreamCheck : public SyncwatchCheck {
 public:
   using SyncwatchCheck::SyncwatchCheck;
-  void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
-                        clang::ast_matchers::MatchFinder::MatchCallback *Callback) override;
-  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Usage.reset(); }
-  void onEndOfTranslationUnit() override;
-
-private:
-  StreamUsage Usage;
+  void judge(const UnitFacts &Facts, DiagnosticSink &Sink) override;
 };
 
 } // namespace syncwatch

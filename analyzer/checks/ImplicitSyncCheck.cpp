@@ -1,4 +1,5 @@
 #include "ImplicitSyncCheck.h"
+#include "FlowNotes.h"
 
 #include "clang/AST/ASTContext.h"
 
@@ -24,16 +25,17 @@ static const Pending *firstPending(const CallFlow &F) {
   return F.InFlight.empty() ? nullptr : &F.InFlight.front();
 }
 
-void ImplicitSyncCheck::onEndOfTranslationUnit() {
-  ASTContext *Ctx = Work.context();
+void ImplicitSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
+  ReportedOnce Reported;  // template instantiations repeat a function's calls
+  ASTContext *Ctx = Facts.context();
   if (!Ctx)
     return;
   const SourceManager &SM = Ctx->getSourceManager();
-  for (const FunctionCalls &F : Work.functions()) {
+  for (const FunctionCalls &F : Facts.functions()) {
     for (const WorkCall &C : F.Calls) {
       if (!C.Api || C.Api->Rule != RuleId::ImplicitSync || freesNothing(C, *Ctx))
         continue;
-      const CallFlow *Flow = flow().at(C);
+      const CallFlow *Flow = Facts.flow().at(C);
       // Only work we can see counts: a function whose callers are not in this unit is
       // silent rather than a guess.
       bool Measured = C.Api->Measured == MeasuredSync::BlocksDevice;
@@ -66,7 +68,7 @@ void ImplicitSyncCheck::onEndOfTranslationUnit() {
                     {"measured", std::string(measuredSyncText(C.Api->Measured))},
                     {"evidence", std::string(evidenceName(C.Api->Proof))},
                     {"inFlight", P ? (P->Must ? "must" : "may") : "caller"}};
-      emit(D, SM);
+      Sink.emit(D, SM);
     }
   }
 }

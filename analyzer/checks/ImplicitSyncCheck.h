@@ -3,14 +3,14 @@
 // docs/rules/syncwatch-implicit-sync.md
 #pragma once
 
-#include "../core/FunctionWorkCheck.h"
+#include "../core/SyncwatchCheck.h"
 
 namespace syncwatch {
 
-class ImplicitSyncCheck : public FunctionWorkCheck {
+class ImplicitSyncCheck : public SyncwatchCheck {
 public:
-  using FunctionWorkCheck::FunctionWorkCheck;
-  void onEndOfTranslationUnit() override;
+  using SyncwatchCheck::SyncwatchCheck;
+  void judge(const UnitFacts &Facts, DiagnosticSink &Sink) override;
 };
 
 } // namespace syncwatch

@@ -66,25 +66,28 @@ std::vector<HostBuffer> hostBuffers(const CallExpr &Call, const ApiInfo &Api, AS
 
 } // namespace
 
-void PageableAsyncCopyCheck::registerMatchers(MatchFinder &Finder,
-                                              MatchFinder::MatchCallback *Callback) {
-  Finder.addMatcher(catalogedCallMatcher(), Callback);
+void PageableAsyncCopyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
+  if (!Facts.context())
+    return;
+  ASTContext &Ctx = *Facts.context();
+  std::set<unsigned> Reported;
+  for (const CallExpr *Call : Facts.apiCalls())
+    judgeCall(*Call, Facts, Ctx, Reported, Sink);
 }
 
-void PageableAsyncCopyCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("api-call");
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
-  if (!Call || isOutsideUserCode(Call->getBeginLoc(), SM))
+void PageableAsyncCopyCheck::judgeCall(const CallExpr &TheCall, const UnitFacts &Facts, ASTContext &Ctx,
+                                       std::set<unsigned> &Reported, DiagnosticSink &Sink) const {
+  const CallExpr *Call = &TheCall;
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (isOutsideUserCode(Call->getBeginLoc(), SM))
     return;
   const ApiInfo *Api = catalogueEntry(*Call);
   if (!Api || Api->Rule != RuleId::PageableAsyncCopy)
     return;
   SourceLocation Loc = reportLoc(Call->getBeginLoc(), SM);
-  if (!Memory)
-    Memory = std::make_unique<HostMemoryProvenance>(Ctx);
+  HostMemoryProvenance &Memory = Facts.hostMemory();
   for (const HostBuffer &Buf : hostBuffers(*Call, *Api, Ctx)) {
-    Provenance P = Memory->of(Buf.Arg);
+    Provenance P = Memory.of(Buf.Arg);
     bool ToDevice = Buf.Side == HostSide::ToDevice;
     if (P.Kind == HostMemory::Pageable && ToDevice && Api->BytesArg >= 0 &&
         static_cast<unsigned>(Api->BytesArg) < Call->getNumArgs()) {
@@ -130,7 +133,7 @@ void PageableAsyncCopyCheck::check(const MatchFinder::MatchResult &Result) {
                   {"direction", ToDevice ? "host-to-device" : "device-to-host"},
                   {"hostMemory", Unknown ? "unknown" : "pageable (" + P.How + ")"},
                   {"measured", std::string(measuredSyncText(Api->Measured))}};
-    emit(D, SM);
+    Sink.emit(D, SM);
   }
 }
 

@@ -2,10 +2,7 @@
 // docs/rules/syncwatch-pageable-async-copy.md
 #pragma once
 
-#include "../core/HostMemoryProvenance.h"
 #include "../core/SyncwatchCheck.h"
-
-#include <memory>
 
 #include <set>
 
@@ -14,18 +11,12 @@ namespace syncwatch {
 class PageableAsyncCopyCheck : public SyncwatchCheck {
 public:
   using SyncwatchCheck::SyncwatchCheck;
-  void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
-                        clang::ast_matchers::MatchFinder::MatchCallback *Callback) override;
-  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override {
-    Reported.clear();
-    Memory.reset();
-  }
+  void judge(const UnitFacts &Facts, DiagnosticSink &Sink) override;
 
 private:
-  std::set<unsigned> Reported;
-  // Per unit: it indexes the unit's call sites once, on first need.
-  std::unique_ptr<HostMemoryProvenance> Memory;
+  // Reported: one finding per call and side (template instantiations repeat the call).
+  void judgeCall(const clang::CallExpr &Call, const UnitFacts &Facts, clang::ASTContext &Ctx,
+                 std::set<unsigned> &Reported, DiagnosticSink &Sink) const;
 };
 
 } // namespace syncwatch

@@ -1,4 +1,5 @@
 #include "SyncInLoopCheck.h"
+#include "FlowNotes.h"
 
 #include "clang/AST/ASTContext.h"
 
@@ -18,26 +19,27 @@ static std::pair<const Pending *, const Stmt *> loopWorkWaited(const WorkCall &C
   return {nullptr, nullptr};
 }
 
-void SyncInLoopCheck::onEndOfTranslationUnit() {
-  ASTContext *Ctx = Work.context();
+void SyncInLoopCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
+  ReportedOnce Reported;  // template instantiations repeat a function's calls
+  ASTContext *Ctx = Facts.context();
   if (!Ctx)
     return;
   const SourceManager &SM = Ctx->getSourceManager();
-  for (const FunctionCalls &F : Work.functions()) {
+  for (const FunctionCalls &F : Facts.functions()) {
     for (const WorkCall &C : F.Calls) {
       if (C.Loops.empty())
         continue;
-      const FunctionSummary *Helper = C.Helper ? flow().summary(C.Helper) : nullptr;
+      const FunctionSummary *Helper = C.Helper ? Facts.flow().summary(C.Helper) : nullptr;
       bool Sync = C.Api && C.Api->Rule == RuleId::SyncInLoop;
       if (!Sync && !(Helper && Helper->Waits))
         continue;
-      const CallFlow *Flow = flow().at(C);
+      const CallFlow *Flow = Facts.flow().at(C);
       if (!Flow)
         continue;
       auto [LoopWork, Loop] = loopWorkWaited(C, *Flow);
       // A wait on an event the loop records later waits for an earlier iteration (double
       // buffering): the GPU still holds this iteration's work.
-      if (!LoopWork || flow().waitsOnEarlierIteration(F, C, Loop) || !Reported.first(C.Loc))
+      if (!LoopWork || Facts.flow().waitsOnEarlierIteration(F, C, Loop) || !Reported.first(C.Loc))
         continue;
       const WorkCall &Wait = Helper ? *Helper->Waits : C;
       const ApiInfo *WaitApi = Wait.Api;
@@ -67,7 +69,7 @@ void SyncInLoopCheck::onEndOfTranslationUnit() {
         D.Evidence.push_back({"documented", std::string(documentedSyncText(WaitApi->Documented))});
       if (Helper)
         D.Evidence.push_back({"via", calleeName(*C.Call)});
-      emit(D, SM);
+      Sink.emit(D, SM);
     }
   }
 }

@@ -3,14 +3,14 @@
 // docs/rules/syncwatch-sync-in-loop.md
 #pragma once
 
-#include "../core/FunctionWorkCheck.h"
+#include "../core/SyncwatchCheck.h"
 
 namespace syncwatch {
 
-class SyncInLoopCheck : public FunctionWorkCheck {
+class SyncInLoopCheck : public SyncwatchCheck {
 public:
-  using FunctionWorkCheck::FunctionWorkCheck;
-  void onEndOfTranslationUnit() override;
+  using SyncwatchCheck::SyncwatchCheck;
+  void judge(const UnitFacts &Facts, DiagnosticSink &Sink) override;
 };
 
 } // namespace syncwatch

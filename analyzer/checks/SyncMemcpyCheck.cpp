@@ -1,4 +1,5 @@
 #include "SyncMemcpyCheck.h"
+#include "FlowNotes.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
@@ -92,14 +93,15 @@ std::vector<FixItHint> toAsyncFix(const WorkCall &C, const ApiInfo &Async, const
 
 } // namespace
 
-void SyncMemcpyCheck::onEndOfTranslationUnit() {
-  Usage.finish();
-  ASTContext *Ctx = Work.context();
+void SyncMemcpyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
+  ReportedOnce Reported;  // template instantiations repeat a function's calls
+  const StreamUsage &Usage = Facts.streams();
+  ASTContext *Ctx = Facts.context();
   // Synchronous copies cost concurrency only where there is concurrency to lose.
   if (!Ctx || !Usage.usesOtherStreams())
     return;
   const SourceManager &SM = Ctx->getSourceManager();
-  for (const FunctionCalls &F : Work.functions()) {
+  for (const FunctionCalls &F : Facts.functions()) {
     const NamedDecl *Stream = nullptr;
     bool StreamLookedUp = false;
     for (const WorkCall &C : F.Calls) {
@@ -107,7 +109,7 @@ void SyncMemcpyCheck::onEndOfTranslationUnit() {
         continue;
       // The copy costs concurrency only where there is work for it to wait for or to
       // serialize with: not at start-up, not right after everything was drained.
-      const CallFlow *Flow = flow().at(C);
+      const CallFlow *Flow = Facts.flow().at(C);
       if (!Flow || (!Flow->any() && Flow->Caller != CallerWork::Unknown) || !Reported.first(C.Loc))
         continue;
       const Pending *P = Flow->InFlight.empty() ? nullptr : &Flow->InFlight.front();
@@ -158,7 +160,7 @@ void SyncMemcpyCheck::onEndOfTranslationUnit() {
                     {"measured", std::string(measuredSyncText(C.Api->Measured))},
                     {"inFlight", P ? (P->Must ? "must" : "may")
                                    : Flow->Caller == CallerWork::Known ? "caller" : "unknown-caller"}};
-      emit(D, SM);
+      Sink.emit(D, SM);
     }
   }
 }

@@ -2,26 +2,14 @@
 // docs/rules/syncwatch-sync-memcpy.md
 #pragma once
 
-#include "../core/FunctionWorkCheck.h"
-#include "../core/StreamUsage.h"
+#include "../core/SyncwatchCheck.h"
 
 namespace syncwatch {
 
-class SyncMemcpyCheck : public FunctionWorkCheck {
+class SyncMemcpyCheck : public SyncwatchCheck {
 public:
-  using FunctionWorkCheck::FunctionWorkCheck;
-  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
-    FunctionWorkCheck::check(Result);
-    Usage.observe(Result);  // does the unit use streams at all?
-  }
-  void onStartOfTranslationUnit() override {
-    FunctionWorkCheck::onStartOfTranslationUnit();
-    Usage.reset();
-  }
-  void onEndOfTranslationUnit() override;
-
-private:
-  StreamUsage Usage;
+  using SyncwatchCheck::SyncwatchCheck;
+  void judge(const UnitFacts &Facts, DiagnosticSink &Sink) override;
 };
 
 } // namespace syncwatch

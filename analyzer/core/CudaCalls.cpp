@@ -109,6 +109,14 @@ std::optional<StreamArg> streamArgOf(const CallExpr &Call, const ApiInfo *Api, A
   return S;
 }
 
+bool isStreamType(QualType T) {
+  T = T.getCanonicalType();
+  if (const auto *P = T->getAs<PointerType>())
+    if (const auto *R = P->getPointeeType()->getAsRecordDecl())
+      return R->getName() == "CUstream_st";
+  return false;
+}
+
 SourceLocation reportLoc(SourceLocation Loc, const SourceManager &SM) {
   return Loc.isValid() ? SM.getFileLoc(Loc) : Loc;
 }

@@ -44,6 +44,9 @@ std::optional<StreamArg> streamArgOf(const clang::CallExpr &Call, const ApiInfo 
 // CXXDefaultArgExpr; they do not count).
 bool isWritten(const clang::Expr *Arg);
 
+// cudaStream_t and CUstream are both `struct CUstream_st *`.
+bool isStreamType(clang::QualType T);
+
 // Where to report something located at Loc: the file position a user can see and
 // NOLINT (a macro body's expansion site, a macro argument's spelling).
 clang::SourceLocation reportLoc(clang::SourceLocation Loc, const clang::SourceManager &SM);

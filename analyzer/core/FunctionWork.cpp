@@ -1,5 +1,4 @@
 #include "FunctionWork.h"
-#include "WorkFlow.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"

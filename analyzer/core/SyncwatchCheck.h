@@ -1,13 +1,15 @@
 // The seam between syncwatch's checks and the two front ends that run them.
 //
 // A check is written once against this interface. The clang-tidy plugin wraps it in a
-// ClangTidyCheck (analyzer/tidy), syncwatch-lint runs it under its own MatchFinder
-// (analyzer/lint). We cannot derive checks from ClangTidyCheck directly: the standalone
-// tool would then need clang-tidy's static libraries, which Debian's LLVM 22 does not
+// ClangTidyCheck (analyzer/tidy), syncwatch-lint runs it after its own MatchFinder
+// (analyzer/lint); both gather the unit's facts once (UnitFacts.h) and let each check
+// judge them. We cannot derive checks from ClangTidyCheck directly: the standalone tool
+// would then need clang-tidy's static libraries, which Debian's LLVM 22 does not
 // ship, and the plugin gets those symbols from the clang-tidy binary instead.
 #pragma once
 
 #include "syncwatch/catalogue.h"
+#include "UnitFacts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/Diagnostic.h"
@@ -49,28 +51,18 @@ struct CheckOptions {
   bool ReportUnknown = false;
 };
 
+// A check judges the facts of a unit (UnitFacts.h) and emits what it finds: it gathers
+// nothing itself, so adding one costs no walk of the AST.
 class SyncwatchCheck {
 public:
-  SyncwatchCheck(DiagnosticSink &Sink, const CheckOptions &Options)
-      : Options(Options), Sink(Sink) {}
+  explicit SyncwatchCheck(const CheckOptions &Options) : Options(Options) {}
   virtual ~SyncwatchCheck() = default;
 
-  // Register matchers with Callback as their MatchCallback (the front end's adapter,
-  // which forwards matches to check()).
-  virtual void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
-                                clang::ast_matchers::MatchFinder::MatchCallback *Callback) = 0;
-  virtual void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) = 0;
-  virtual void onStartOfTranslationUnit() {}
-  // Checks that judge a whole translation unit (is there other stream use? legacy work?)
-  // decide and emit here.
-  virtual void onEndOfTranslationUnit() {}
+  // Called once per unit, after the parse, with the facts of that unit.
+  virtual void judge(const UnitFacts &Facts, DiagnosticSink &Sink) = 0;
 
 protected:
-  void emit(const CheckDiagnostic &D, const clang::SourceManager &SM) { Sink.emit(D, SM); }
   const CheckOptions Options;
-
-private:
-  DiagnosticSink &Sink;
 };
 
 } // namespace syncwatch

@@ -19,14 +19,6 @@ using namespace clang;
 
 namespace syncwatch {
 
-bool isStreamType(QualType T) {
-  T = T.getCanonicalType();
-  if (const auto *P = T->getAs<PointerType>())
-    if (const auto *R = P->getPointeeType()->getAsRecordDecl())
-      return R->getName() == "CUstream_st";
-  return false;
-}
-
 namespace {
 
 // The declaration a stream or event expression names: a variable, a parameter, a member

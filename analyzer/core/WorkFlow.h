@@ -102,7 +102,4 @@ private:
   bool ClosedUnit = false;   // the unit defines main: its call sites are all the callers
 };
 
-// cudaStream_t and CUstream are both `struct CUstream_st *`.
-bool isStreamType(clang::QualType T);
-
 } // namespace syncwatch

@@ -1,7 +1,7 @@
 #include "LintRunner.h"
 #include "ResultCache.h"
 
-#include "../core/CheckRegistry.h"
+#include "../checks/CheckRegistry.h"
 #include "NoLintFilter.h"
 #include "NvccTranslation.h"
 #include "PreludePch.h"
@@ -38,16 +38,22 @@ using namespace clang::ast_matchers;
 namespace syncwatch {
 namespace {
 
-// Forwards MatchFinder events to one check.
-class CheckCallback : public MatchFinder::MatchCallback {
+// Gathers the unit's facts from the MatchFinder's matches, once for all checks, and lets
+// each enabled check judge them when the unit has been matched.
+class UnitJudge : public MatchFinder::MatchCallback {
 public:
-  explicit CheckCallback(SyncwatchCheck &C) : C(C) {}
-  void run(const MatchFinder::MatchResult &R) override { C.check(R); }
-  void onStartOfTranslationUnit() override { C.onStartOfTranslationUnit(); }
-  void onEndOfTranslationUnit() override { C.onEndOfTranslationUnit(); }
+  UnitJudge(std::vector<std::unique_ptr<SyncwatchCheck>> &Checks, DiagnosticSink &Sink) : Checks(Checks), Sink(Sink) {}
+  void run(const MatchFinder::MatchResult &R) override { Facts.observe(R); }
+  void onStartOfTranslationUnit() override { Facts.reset(); }
+  void onEndOfTranslationUnit() override {
+    for (const std::unique_ptr<SyncwatchCheck> &C : Checks)
+      C->judge(Facts, Sink);
+  }
+  UnitFacts Facts;
 
 private:
-  SyncwatchCheck &C;
+  std::vector<std::unique_ptr<SyncwatchCheck>> &Checks;
+  DiagnosticSink &Sink;
 };
 
 SourceSpan spanOf(SourceLocation Loc, CharSourceRange Range, const SourceManager &SM,
@@ -285,15 +291,12 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   CurrentUnit Unit;
   FindingCollector Collector(NoLint, LO, Unit);
   std::vector<std::unique_ptr<SyncwatchCheck>> Checks;
-  std::vector<std::unique_ptr<CheckCallback>> Callbacks;
+  for (const CheckFactory &F : registeredChecks())
+    if (std::find(Rules.begin(), Rules.end(), F.Rule) != Rules.end())
+      Checks.push_back(F.Create(Options.Checking));
+  UnitJudge Judge(Checks, Collector);
   MatchFinder Finder;
-  for (const CheckFactory &F : registeredChecks()) {
-    if (std::find(Rules.begin(), Rules.end(), F.Rule) == Rules.end())
-      continue;
-    Checks.push_back(F.Create(Collector, Options.Checking));
-    Callbacks.push_back(std::make_unique<CheckCallback>(*Checks.back()));
-    Checks.back()->registerMatchers(Finder, Callbacks.back().get());
-  }
+  Judge.Facts.registerMatchers(Finder, &Judge);
 
   // A file system of this tool's own: ClangTool moves its working directory to each entry's
   // `directory`. On the real file system that is the process's, which the other workers

@@ -3,10 +3,14 @@
 // Each check runs inside a ClangTidyCheck adapter that forwards matches and turns
 // CheckDiagnostics into clang-tidy diagnostics. clang-tidy itself provides NOLINT,
 // --fix, --export-fixes and the output format.
-#include "../core/CheckRegistry.h"
+#include "../checks/CheckRegistry.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
 
 using namespace clang;
 using namespace clang::tidy;
@@ -16,9 +20,10 @@ namespace {
 
 class TidyCheckAdapter : public ClangTidyCheck, private DiagnosticSink {
 public:
-  TidyCheckAdapter(StringRef Name, ClangTidyContext *Context, const CheckFactory &Factory)
+  TidyCheckAdapter(StringRef Name, ClangTidyContext *Context, const CheckFactory &Factory,
+                   std::shared_ptr<UnitFacts> Facts)
       : ClangTidyCheck(Name, Context),
-        Opts{boolOption("ReportUnknown")}, Impl(Factory.Create(*this, Opts)) {}
+        Opts{boolOption("ReportUnknown")}, Impl(Factory.Create(Opts)), Facts(std::move(Facts)) {}
 
   void storeOptions(ClangTidyOptions::OptionMap &Map) override {
     Options.store(Map, "ReportUnknown", Opts.ReportUnknown ? "true" : "false");
@@ -28,14 +33,14 @@ public:
   bool isLanguageVersionSupported(const LangOptions &LO) const override {
     return LO.CUDA || LO.CPlusPlus;
   }
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override {
-    Impl->registerMatchers(*Finder, this);
-  }
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override {
-    Impl->check(Result);
-  }
-  void onStartOfTranslationUnit() override { Impl->onStartOfTranslationUnit(); }
-  void onEndOfTranslationUnit() override { Impl->onEndOfTranslationUnit(); }
+  // clang-tidy runs each check as a callback of its own: every adapter registers the facts'
+  // matchers and forwards their matches, and the facts keep each node once. All resets
+  // come before the first match of a unit (MatchFinder starts every callback first), and
+  // the facts are computed at the first judge that asks.
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override { Facts->registerMatchers(*Finder, this); }
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override { Facts->observe(Result); }
+  void onStartOfTranslationUnit() override { Facts->reset(); }
+  void onEndOfTranslationUnit() override { Impl->judge(*Facts, *this); }
 
 private:
   // Only OptionsView's non-template members are exported by the clang-tidy binary that
@@ -85,7 +90,25 @@ private:
 
   CheckOptions Opts;
   std::unique_ptr<SyncwatchCheck> Impl;
+  std::shared_ptr<UnitFacts> Facts;  // shared with the other checks of this context
 };
+
+// One UnitFacts for the checks of one ClangTidyContext. The factories are shared more
+// widely: clangd makes them once and builds several files at a time, each with a context
+// of its own, so facts per module would be written by two threads at once.
+std::shared_ptr<UnitFacts> factsFor(ClangTidyContext *Context) {
+  static std::mutex Lock;
+  static std::map<ClangTidyContext *, std::weak_ptr<UnitFacts>> ByContext;
+  std::lock_guard<std::mutex> Guard(Lock);
+  for (auto It = ByContext.begin(); It != ByContext.end();)
+    It = It->second.expired() ? ByContext.erase(It) : std::next(It);
+  std::shared_ptr<UnitFacts> Facts = ByContext[Context].lock();
+  if (!Facts) {
+    Facts = std::make_shared<UnitFacts>();
+    ByContext[Context] = Facts;
+  }
+  return Facts;
+}
 
 class SyncwatchModule : public ClangTidyModule {
 public:
@@ -95,7 +118,7 @@ public:
       Factories.registerCheckFactory(
           std::string(ruleInfo(F.Rule).Id),
           [Factory](StringRef Name, ClangTidyContext *Context) {
-            return std::make_unique<TidyCheckAdapter>(Name, Context, *Factory);
+            return std::make_unique<TidyCheckAdapter>(Name, Context, *Factory, factsFor(Context));
           });
     }
   }

@@ -15,8 +15,8 @@ build=$(cd "$1" && pwd); pp=$(cd "$2" && pwd); shift 2
 names=("$@"); [ ${#names[@]} -gt 0 ] || names=($(cd "$pp" && for d in */; do [ -e "$d/compile_commands.json" ] && echo "${d%/}"; done))
 for name in "${names[@]}"; do
   src=$pp/$name; dst=$root/test_inputs/runtime/public/$name
-  rec=$(ls "$src"/syncwatch-*.swrec 2>/dev/null | head -1) || true
-  [ -n "$rec" ] || { echo "$name: no recording (did it run?)"; continue; }
+  recs=("$src"/syncwatch-*.swrec); rec=${recs[0]}
+  [ -e "$rec" ] || { echo "$name: no recording (did it run?)"; continue; }
   # A CMake build's directories are gone on this machine; the lint needs them to exist.
   python3 -c "import json,os,sys; [os.makedirs(e['directory'], exist_ok=True) for e in json.load(open(sys.argv[1]))]" \
     "$src/compile_commands.json"

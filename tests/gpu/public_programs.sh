@@ -94,7 +94,7 @@ while IFS='|' read -r name kind path extra args; do
   if [ -e "$out/$name.failed" ]; then echo "== $name: build failed"; tail -5 "$out/$name.build.log"; fail=1; continue; fi
   p=$ext/$path
   if [ "$kind" = cmake ]; then
-    exe=$(find "$p/build/bin" "$p/build" -maxdepth 1 -type f -executable -name "$args" 2>/dev/null | sort | head -1)
+    exes=$(find "$p/build/bin" "$p/build" -maxdepth 1 -type f -executable -name "$args" 2>/dev/null | sort); exe=${exes%%$'\n'*}
     dir=$p/build; args=
   else
     dir=$(dirname "$p"); exe=$dir/$name.bin

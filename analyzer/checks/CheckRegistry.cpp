@@ -1,18 +1,16 @@
 #include "CheckRegistry.h"
 
-#include "../checks/BlockingStreamCheck.h"
-#include "../checks/DefaultStreamCheck.h"
-#include "../checks/ImplicitSyncCheck.h"
-#include "../checks/PageableAsyncCopyCheck.h"
-#include "../checks/SyncInLoopCheck.h"
-#include "../checks/SyncMemcpyCheck.h"
+#include "BlockingStreamCheck.h"
+#include "DefaultStreamCheck.h"
+#include "ImplicitSyncCheck.h"
+#include "PageableAsyncCopyCheck.h"
+#include "SyncInLoopCheck.h"
+#include "SyncMemcpyCheck.h"
 
 namespace syncwatch {
 
 template <typename T> static CheckFactory factory(RuleId Rule) {
-  return {Rule, [](DiagnosticSink &Sink, const CheckOptions &Options) {
-            return std::make_unique<T>(Sink, Options);
-          }};
+  return {Rule, [](const CheckOptions &Options) { return std::make_unique<T>(Options); }};
 }
 
 std::span<const CheckFactory> registeredChecks() {

@@ -1,0 +1,41 @@
+// What the flow checks (implicit-sync, sync-memcpy, sync-in-loop) say about the work in
+// flight at a call: the names of work and the notes that point at it.
+#pragma once
+
+#include "../core/SyncwatchCheck.h"
+#include "../core/WorkFlow.h"
+
+#include <string>
+#include <vector>
+
+namespace syncwatch {
+
+// "kernel 'k'", "'cudaMemcpyAsync'", "'helper'": what issued a piece of work.
+inline std::string workName(const WorkCall &W) {
+  if (W.isLaunch())
+    return "kernel '" + calleeName(*W.Call) + "'";
+  return "'" + (W.Api ? std::string(W.Api->Name) : calleeName(*W.Call)) + "'";
+}
+
+// The note that points at work still in flight at Call.
+inline CheckNote pendingNote(const Pending &P, const WorkCall &Call, const clang::SourceManager &SM) {
+  std::string Text = workName(*P.Work) +
+                     (P.Work->Helper ? " leaves stream work running here" : " issues stream work here");
+  Text += P.Must ? " that is still running" : " that may still be running";
+  if (SM.isBeforeInTranslationUnit(Call.Loc, P.Work->Loc))
+    Text += " (issued by the previous iteration)";
+  return {P.Work->Loc, Text, {}};
+}
+
+// The notes for work a caller left running: its call site, and the work.
+inline void callerNotes(const CallFlow &F, std::vector<CheckNote> &Notes) {
+  if (!F.CallerSite)
+    return;
+  std::string Name = "'" + calleeName(*F.CallerSite->Call) + "'";
+  std::string What = F.CallerPending ? workName(*F.CallerPending) : std::string("stream work");
+  Notes.push_back({F.CallerSite->Loc, Name + " is called here while " + What + " may still be running", {}});
+  if (F.CallerPending)
+    Notes.push_back({F.CallerPending->Loc, What + " issues stream work here", {}});
+}
+
+} // namespace syncwatch

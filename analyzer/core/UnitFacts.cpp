@@ -1,0 +1,58 @@
+#include "UnitFacts.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace syncwatch {
+
+UnitFacts::UnitFacts() = default;
+UnitFacts::~UnitFacts() = default;
+
+void UnitFacts::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallback *Callback) {
+  // StreamUsage's matchers are the facts' matchers: a launch or a catalogued call is also
+  // what tells FunctionWork that the unit is worth walking.
+  Streams.registerMatchers(Finder, Callback);
+}
+
+void UnitFacts::observe(const MatchFinder::MatchResult &Result) {
+  Ctx = Result.Context;
+  Work.observe(Result);
+  Streams.observe(Result);  // keeps one use per written location
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("api-call"); Call && SeenApiCalls.insert(Call).second)
+    ApiCalls.push_back(Call);
+}
+
+void UnitFacts::reset() {
+  Ctx = nullptr;
+  ApiCalls.clear();
+  SeenApiCalls.clear();
+  Streams.reset();
+  StreamsFinished = false;
+  Work.reset();
+  Flow.reset();
+  Memory.reset();
+}
+
+const StreamUsage &UnitFacts::streams() const {
+  if (!StreamsFinished) {
+    Streams.finish();
+    StreamsFinished = true;
+  }
+  return Streams;
+}
+
+const std::vector<FunctionCalls> &UnitFacts::functions() const { return Work.functions(); }
+
+const WorkFlow &UnitFacts::flow() const {
+  if (!Flow)
+    Flow = std::make_unique<WorkFlow>(Work.functions(), *Ctx);
+  return *Flow;
+}
+
+HostMemoryProvenance &UnitFacts::hostMemory() const {
+  if (!Memory)
+    Memory = std::make_unique<HostMemoryProvenance>(*Ctx);
+  return *Memory;
+}
+
+} // namespace syncwatch

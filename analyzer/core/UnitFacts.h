@@ -1,0 +1,66 @@
+// What syncwatch knows about one translation unit, computed once and shared by every check:
+// its stream use, its catalogued CUDA calls, each function's GPU work and the dataflow over
+// it, and the provenance of host memory. Checks only judge these facts (SyncwatchCheck.h);
+// before this, each of the three flow checks walked the unit, built every CFG and ran the
+// dataflow of its own.
+//
+// The front end (syncwatch-lint's LintRunner, the clang-tidy adapter) registers the facts'
+// matchers once, forwards their matches to observe(), calls reset() at the start of each unit
+// and hands the facts to each enabled check's judge() at its end. What no enabled check asks
+// for is never computed: the walk, the CFGs and the dataflow run on first use.
+#pragma once
+
+#include "FunctionWork.h"
+#include "HostMemoryProvenance.h"
+#include "StreamUsage.h"
+#include "WorkFlow.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <memory>
+#include <set>
+#include <vector>
+
+namespace syncwatch {
+
+class UnitFacts {
+public:
+  UnitFacts();
+  ~UnitFacts();
+  UnitFacts(const UnitFacts &) = delete;
+  UnitFacts &operator=(const UnitFacts &) = delete;
+
+  // Kernel launches, catalogued CUDA calls and thrust/cub calls outside system headers.
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
+                        clang::ast_matchers::MatchFinder::MatchCallback *Callback);
+  // A match of those. The same node observed again (the clang-tidy plugin registers the
+  // matchers once per enabled check) adds nothing.
+  void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
+  void reset();
+
+  // Null until a CUDA call was matched: a unit without one has no facts to judge.
+  clang::ASTContext *context() const { return Ctx; }
+  // Launches, stream-taking calls, legacy-stream work and stream creations (the unit's
+  // macro state final: call after the parse).
+  const StreamUsage &streams() const;
+  // The catalogued calls of the user's code, in the order they were matched.
+  const std::vector<const clang::CallExpr *> &apiCalls() const { return ApiCalls; }
+  // Each function's GPU calls, in source order, and the work in flight at each.
+  const std::vector<FunctionCalls> &functions() const;
+  const WorkFlow &flow() const;
+  // Where host buffers come from (malloc, cudaMallocHost, std::vector...).
+  HostMemoryProvenance &hostMemory() const;
+
+private:
+  clang::ASTContext *Ctx = nullptr;
+  std::vector<const clang::CallExpr *> ApiCalls;
+  std::set<const clang::CallExpr *> SeenApiCalls;
+  // Computed on first use (a cache: the facts do not change once the unit is parsed).
+  mutable StreamUsage Streams;
+  mutable bool StreamsFinished = false;
+  mutable FunctionWork Work;
+  mutable std::unique_ptr<WorkFlow> Flow;
+  mutable std::unique_ptr<HostMemoryProvenance> Memory;
+};
+
+} // namespace syncwatch
