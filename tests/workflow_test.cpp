@@ -4,6 +4,7 @@
 // clang's own dataflow unit tests. The snippets are parsed in CUDA mode against a small
 // prelude of the runtime's declarations (the catalogue knows calls by name), so no CUDA
 // installation is needed.
+#include "../analyzer/checks/ImplicitSyncCheck.h"
 #include "../analyzer/core/UnitFacts.h"
 
 #include "clang/AST/ASTContext.h"
@@ -78,7 +79,7 @@ private:
 // Parses Code and gives the state before each marked call, by its mark.
 class Flows {
 public:
-  explicit Flows(const std::string &Code) {
+  explicit Flows(const std::string &Code, unsigned FlowLimit = 64) {
     // The prelude is a system header, as cuda_runtime.h is: what it declares is CUDA's, not
     // the user's code (a call of an undefined function of the user's that takes a stream is
     // taken to synchronize it).
@@ -96,6 +97,7 @@ public:
     MatchFinder Finder;
     Forward Cb(Facts);
     Facts.reset();
+    Facts.setFlowLimit(FlowLimit);
     Facts.registerMatchers(Finder, &Cb);
     Finder.matchAST(AST->getASTContext());
     // Marks: "// [[name]]" at the end of a line.
@@ -128,6 +130,7 @@ public:
         At[M->second] = B;
       }
   }
+  const UnitFacts &facts() const { return Facts; }
   Before at(const std::string &Mark) const {
     auto It = At.find(Mark);
     return It == At.end() ? Before{"no call marked " + Mark + (Error.empty() ? "" : ": " + Error), "", "", ""}
@@ -304,4 +307,38 @@ TEST(WorkFlow, AnExternalFunctionOfAnOpenUnitHasUnknownCallers) {
 void release(float *x) { cudaFree(x); }  // [[free]]
 )");
   EXPECT_EQ(F.at("free"), (Before{"", "", "", "unknown"}));
+}
+
+// The solver's limit is far above what a finite lattice needs; a function that reaches it is
+// not judged, and each flow check says so in a note instead of judging half a fixpoint.
+TEST(WorkFlow, AFunctionThatReachesTheLimitIsNotJudgedAndSaysSo) {
+  const char *Code = R"(
+int main(int n, char **) {
+  cudaStream_t s; cudaStreamCreate(&s);
+  float *x; cudaMalloc((void **)&x, 4);
+  for (int i = 0; i < n; ++i)
+    scale<<<1, 1, 0, s>>>(x);
+  cudaFree(x);  // [[free]]
+}
+)";
+  Flows Normal(Code);
+  EXPECT_TRUE(Normal.facts().flow().unjudged().empty());
+  EXPECT_EQ(Normal.at("free").May, "kernel 'scale'@6");
+  Flows Limited(Code, /*FlowLimit=*/1);
+  ASSERT_EQ(Limited.facts().flow().unjudged().size(), 1u);
+  EXPECT_EQ(Limited.facts().flow().unjudged()[0].Function->getName(), "main");
+  EXPECT_EQ(Limited.at("free").May, "unreached");
+  struct Capture : DiagnosticSink {
+    std::vector<std::string> Messages;
+    void emit(const CheckDiagnostic &D, const SourceManager &) override { Messages.push_back(D.Message); }
+  } Sink;
+  ImplicitSyncCheck(CheckOptions{}).judge(Limited.facts(), Sink);
+  ASSERT_EQ(Sink.Messages.size(), 1u);
+  EXPECT_NE(Sink.Messages[0].find("'main' was not judged by syncwatch-implicit-sync: its flow analysis stopped at "
+                                  "the limit of"), std::string::npos)
+      << Sink.Messages[0];
+  Capture Unlimited;
+  ImplicitSyncCheck(CheckOptions{}).judge(Normal.facts(), Unlimited);
+  ASSERT_EQ(Unlimited.Messages.size(), 1u);  // the cudaFree, judged
+  EXPECT_NE(Unlimited.Messages[0].find("'cudaFree'"), std::string::npos) << Unlimited.Messages[0];
 }

@@ -38,4 +38,21 @@ inline void callerNotes(const CallFlow &F, std::vector<CheckNote> &Notes) {
     Notes.push_back({F.CallerPending->Loc, What + " issues stream work here", {}});
 }
 
+// A note for each function the dataflow did not finish (it ran into the solver's limit):
+// Rule did not judge its calls, and the report says so rather than staying silent.
+inline void unjudgedNotes(const UnitFacts &Facts, RuleId Rule, DiagnosticSink &Sink) {
+  const clang::SourceManager &SM = Facts.context()->getSourceManager();
+  for (const WorkFlow::Unjudged &U : Facts.flow().unjudged()) {
+    CheckDiagnostic D;
+    D.Rule = Rule;
+    D.Level = Severity::Note;
+    D.Loc = reportLoc(U.Function->getLocation(), SM);
+    D.Message = "'" + U.Function->getNameAsString() + "' was not judged by " + std::string(ruleInfo(Rule).Id) +
+                ": its flow analysis stopped at the limit of " + std::to_string(U.BlockVisits) +
+                " block visits before reaching a fixpoint (please report the function to syncwatch)";
+    D.Evidence = {{"unjudged", "flow-limit"}};
+    Sink.emit(D, SM);
+  }
+}
+
 } // namespace syncwatch

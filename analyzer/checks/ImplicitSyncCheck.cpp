@@ -31,6 +31,7 @@ void ImplicitSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
   if (!Ctx)
     return;
   const SourceManager &SM = Ctx->getSourceManager();
+  unjudgedNotes(Facts, RuleId::ImplicitSync, Sink);
   for (const FunctionCalls &F : Facts.functions()) {
     for (const WorkCall &C : F.Calls) {
       if (!C.Api || C.Api->Rule != RuleId::ImplicitSync || freesNothing(C, *Ctx))

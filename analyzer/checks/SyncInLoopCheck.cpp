@@ -25,6 +25,7 @@ void SyncInLoopCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
   if (!Ctx)
     return;
   const SourceManager &SM = Ctx->getSourceManager();
+  unjudgedNotes(Facts, RuleId::SyncInLoop, Sink);
   for (const FunctionCalls &F : Facts.functions()) {
     for (const WorkCall &C : F.Calls) {
       if (C.Loops.empty())

@@ -101,6 +101,7 @@ void SyncMemcpyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
   if (!Ctx || !Usage.usesOtherStreams())
     return;
   const SourceManager &SM = Ctx->getSourceManager();
+  unjudgedNotes(Facts, RuleId::SyncMemcpy, Sink);
   for (const FunctionCalls &F : Facts.functions()) {
     const NamedDecl *Stream = nullptr;
     bool StreamLookedUp = false;

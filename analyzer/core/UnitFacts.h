@@ -37,6 +37,8 @@ public:
   // matchers once per enabled check) adds nothing.
   void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
   void reset();
+  // The dataflow solver's limit per CFG block (FlowSolver.h): tests make it reachable.
+  void setFlowLimit(unsigned VisitsPerBlock) { FlowLimit = VisitsPerBlock; }
 
   // Null until a CUDA call was matched: a unit without one has no facts to judge.
   clang::ASTContext *context() const { return Ctx; }
@@ -61,6 +63,7 @@ private:
   mutable FunctionWork Work;
   mutable std::unique_ptr<WorkFlow> Flow;
   mutable std::unique_ptr<HostMemoryProvenance> Memory;
+  unsigned FlowLimit = 64;
 };
 
 } // namespace syncwatch

@@ -74,7 +74,8 @@ struct FunctionSummary {
 class WorkFlow {
 public:
   // Analyzes every function of the unit (callees first, so calls use their summaries).
-  WorkFlow(const std::vector<FunctionCalls> &Functions, clang::ASTContext &Ctx);
+  // VisitsPerBlock: the solver's limit (FlowSolver.h).
+  WorkFlow(const std::vector<FunctionCalls> &Functions, clang::ASTContext &Ctx, unsigned VisitsPerBlock = 64);
   ~WorkFlow();
 
   // The state before a call; nullptr for calls the CFG does not reach.
@@ -86,6 +87,14 @@ public:
   // it: it waits for an earlier iteration's work (double buffering), not this one's.
   bool waitsOnEarlierIteration(const FunctionCalls &F, const WorkCall &Sync,
                                const clang::Stmt *Loop) const;
+
+  // A function whose analysis ran into the solver's limit (FlowSolver.h): none of its calls
+  // has a state, and the flow checks say in a note that they did not judge it.
+  struct Unjudged {
+    const clang::FunctionDecl *Function;
+    unsigned BlockVisits;  // the limit it reached
+  };
+  const std::vector<Unjudged> &unjudged() const { return Unfinished; }
 
   struct FunctionState;
 
@@ -100,6 +109,8 @@ private:
   std::map<const clang::Decl *, FunctionState *> States;
   std::vector<const clang::Decl *> NonBlockingStreams;
   bool ClosedUnit = false;   // the unit defines main: its call sites are all the callers
+  std::vector<Unjudged> Unfinished;
+  unsigned VisitsPerBlock;
 };
 
 } // namespace syncwatch

@@ -1,0 +1,322 @@
+#include "WorkTransfer.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+
+#include <algorithm>
+
+using namespace clang;
+
+namespace syncwatch {
+
+const Decl *namedDecl(const Expr *E) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    return namedDecl(U->getSubExpr());
+  if (const auto *D = dyn_cast<DeclRefExpr>(E))
+    return D->getDecl()->getCanonicalDecl();
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    return M->getMemberDecl()->getCanonicalDecl();
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+    return namedDecl(A->getBase());
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E); Op && Op->getOperator() == OO_Subscript)
+    return namedDecl(Op->getArg(0)); // std::vector<cudaStream_t> / std::array
+  return nullptr;
+}
+
+static bool isConstantIndex(const std::string &Index) {
+  return !Index.empty() && std::all_of(Index.begin(), Index.end(), [](char C) { return C >= '0' && C <= '9'; });
+}
+
+// The index of an array element as written, or "".
+static std::string indexText(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    E = U->getSubExpr()->IgnoreParenImpCasts();
+  const Expr *Index = nullptr;
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+    Index = A->getIdx();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E); Op && Op->getOperator() == OO_Subscript)
+    Index = Op->getArg(1);
+  if (!Index)
+    return {};
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(Index->getSourceRange()),
+                              Ctx.getSourceManager(), Ctx.getLangOpts())
+      .str();
+}
+
+std::optional<EventKey> eventKey(const Expr *E, ASTContext &Ctx) {
+  const Decl *D = namedDecl(E);
+  if (!D)
+    return std::nullopt;
+  return EventKey{D, indexText(E, Ctx)};
+}
+
+// A local copy of another stream (cudaStream_t s = streams[i % 2]) is that stream; one
+// chosen at run time (t % 2 ? a : b) is a stream we cannot name.
+static Queue namedQueue(const Decl *D, int Depth = 0) {
+  const auto *V = dyn_cast<VarDecl>(D);
+  if (!V || !V->isLocalVarDecl() || !V->getInit() || Depth > 4)
+    return {Queue::Named, D};
+  const Expr *Init = V->getInit()->IgnoreParenImpCasts();
+  if (isa<CXXNullPtrLiteralExpr, GNUNullExpr, IntegerLiteral>(Init))
+    return {Queue::Named, D};
+  if (const Decl *Source = namedDecl(Init))
+    return namedQueue(Source, Depth + 1);
+  return {Queue::Unknown, nullptr};
+}
+
+Queue queueOfStreamArg(const StreamArg &S, bool PerThreadDefault, ASTContext &Ctx) {
+  switch (S.Kind) {
+  case StreamArgKind::Omitted:
+  case StreamArgKind::Null:
+  case StreamArgKind::FlagAsStream:
+    return {PerThreadDefault ? Queue::PerThread : Queue::Legacy, nullptr};
+  case StreamArgKind::Legacy:
+    return {Queue::Legacy, nullptr};
+  case StreamArgKind::PerThread:
+    return {Queue::PerThread, nullptr};
+  case StreamArgKind::Explicit:
+    if (const Decl *D = namedDecl(S.Expr)) {
+      Queue Q = namedQueue(D);
+      if (Q.K == Queue::Named && Q.Stream == D)
+        Q.Index = indexText(S.Expr, Ctx);
+      return Q;
+    }
+    return {Queue::Unknown, nullptr};
+  }
+  return {};
+}
+
+Queue argQueue(const WorkCall &W, unsigned P, ASTContext &Ctx) {
+  unsigned Offset = isa<CXXOperatorCallExpr>(W.Call) && isa<CXXMethodDecl>(W.Helper) ? 1 : 0;
+  if (P + Offset >= W.Call->getNumArgs())
+    return {};
+  const Expr *Arg = W.Call->getArg(P + Offset);
+  StreamArg S{Arg, classifyStreamArg(Arg, Ctx)};
+  return queueOfStreamArg(S, usesPerThreadDefaultStream(*W.Call, Ctx), Ctx);
+}
+
+bool isGeneratingApi(const ApiInfo &A) {
+  switch (A.Family) {
+  case ApiFamily::EventRecord:
+  case ApiFamily::StreamWaitEvent:
+    return false; // markers, not work that occupies the GPU
+  case ApiFamily::Memset:
+    return true;  // cudaMemset runs on the legacy stream and returns at once
+  case ApiFamily::Copy:
+    // A synchronous copy waits for itself; a legacy-stream copy that returns at once
+    // (cuMemcpyDtoD) leaves work running.
+    return A.takesStream() || A.Documented != DocumentedSync::LegacyStreamHostWait;
+  default:
+    return issuesStreamWork(A);
+  }
+}
+
+bool WorkTransfer::nonBlocking(const Decl *D) const {
+  return std::find(NonBlocking.begin(), NonBlocking.end(), D) != NonBlocking.end();
+}
+
+bool WorkTransfer::drainedBy(const Queue &Q, const Origin &O) const {
+  if (O.callersOther())
+    return Q.K == Queue::Legacy || Q.K == Queue::Unknown;
+  if (O.Q.K == Queue::Unknown)
+    return true;  // any wait may be the one that covers it
+  switch (Q.K) {
+  case Queue::Legacy:
+    // The legacy stream waits for every blocking stream's earlier work.
+    return O.Q.K != Queue::Named || !nonBlocking(O.Q.Stream);
+  case Queue::PerThread:
+    return O.Q.K == Queue::PerThread;
+  case Queue::Named:
+    // A blocking stream's work waits for earlier legacy-stream work, so once it is done
+    // that legacy work is too.
+    if (O.Q.K == Queue::Named && O.Q.Stream == Q.Stream)
+      // Elements of one array of streams: streams[i] in a loop waits for them all;
+      // streams[0] waits for streams[0] only.
+      return O.Q.Index == Q.Index || !isConstantIndex(Q.Index);
+    return O.Q.K == Queue::Legacy && !nonBlocking(Q.Stream);
+  case Queue::Unknown:
+    return false;
+  }
+  return false;
+}
+
+bool WorkTransfer::drainedByLegacyCopy(const Origin &O, bool PerThreadBuild) const {
+  if (PerThreadBuild)
+    return O.Q.K == Queue::PerThread || O.Q.K == Queue::Unknown || O.callersOther();
+  return drainedBy(Queue{Queue::Legacy, nullptr}, O);
+}
+
+template <typename Pred> void WorkTransfer::kill(WorkState &S, Pred P) const {
+  for (unsigned I = 0; I < Origins.size(); ++I)
+    if (P(Origins[I])) {
+      S.May.reset(I);
+      S.Must.reset(I);
+    }
+}
+
+void WorkTransfer::killBits(WorkState &S, const llvm::BitVector &Bits) const {
+  for (unsigned I = 0; I < Origins.size() && I < Bits.size(); ++I)
+    if (Bits.test(I)) {
+      S.May.reset(I);
+      S.Must.reset(I);
+    }
+}
+
+void WorkTransfer::drainQueue(WorkState &S, const Queue &Q) const {
+  kill(S, [&](const Origin &O) { return drainedBy(Q, O); });
+  if (Q.K == Queue::Named)
+    if (auto It = S.Deps.find(Q.Stream); It != S.Deps.end()) {
+      llvm::BitVector Deps = It->second;  // killBits may not touch the map it reads
+      killBits(S, Deps);
+    }
+}
+
+void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
+  if (W.Api) {
+    const ApiInfo &A = *W.Api;
+    switch (A.Family) {
+    case ApiFamily::DeviceSync:
+      kill(S, [](const Origin &) { return true; });
+      break;
+    case ApiFamily::DeviceFree:
+    case ApiFamily::HostFree:
+    case ApiFamily::HostUnregister:
+    case ApiFamily::DeviceConfig:
+      // Measured: these wait until the whole device is idle (implicit-sync reports them
+      // where that costs something); after them nothing is in flight.
+      if (A.Measured == MeasuredSync::BlocksDevice)
+        kill(S, [](const Origin &) { return true; });
+      break;
+    case ApiFamily::StreamQuery:
+      if (!W.PollsToCompletion)
+        break;
+      [[fallthrough]];
+    case ApiFamily::StreamSync:
+      drainQueue(S, Flow.queueOf(W));
+      break;
+    case ApiFamily::EventQuery:
+      if (!W.PollsToCompletion)
+        break;
+      [[fallthrough]];
+    case ApiFamily::EventSync: {
+      std::optional<EventKey> K = W.Call->getNumArgs() ? eventKey(W.Call->getArg(0), Ctx) : std::nullopt;
+      auto It = K ? S.Cover.find(*K) : S.Cover.end();
+      if (It != S.Cover.end()) {
+        llvm::BitVector Covered = It->second;
+        killBits(S, Covered);
+      } else {
+        // Recorded where we cannot see: it covers work we cannot name.
+        kill(S, [](const Origin &O) { return O.Q.K == Queue::Unknown; });
+      }
+      break;
+    }
+    case ApiFamily::EventRecord: {
+      std::optional<EventKey> K = W.Call->getNumArgs() ? eventKey(W.Call->getArg(0), Ctx) : std::nullopt;
+      if (!K)
+        break;
+      Queue Q = Flow.queueOf(W);
+      llvm::BitVector Covered(Origins.size());
+      for (unsigned I = 0; I < Origins.size(); ++I)
+        if (S.May.test(I) && drainedBy(Q, Origins[I]))
+          Covered.set(I);
+      S.Cover[*K] = Covered;
+      break;
+    }
+    case ApiFamily::StreamWaitEvent: {
+      std::optional<EventKey> K = W.Call->getNumArgs() > 1 ? eventKey(W.Call->getArg(1), Ctx) : std::nullopt;
+      Queue Q = Flow.queueOf(W);
+      if (!K || Q.K != Queue::Named)
+        break;
+      auto It = S.Cover.find(*K);
+      if (It == S.Cover.end())
+        break;
+      llvm::BitVector &D = S.Deps[Q.Stream];
+      D.resize(Origins.size());
+      D |= It->second;
+      break;
+    }
+    case ApiFamily::Copy:
+    case ApiFamily::Memset:
+      if (W.HostWaits || (A.Family == ApiFamily::Copy && !A.takesStream() &&
+                          A.Documented == DocumentedSync::LegacyStreamHostWait)) {
+        bool PerThread = usesPerThreadDefaultStream(*W.Call, Ctx);
+        kill(S, [&](const Origin &O) { return drainedByLegacyCopy(O, PerThread); });
+      }
+      break;
+    default:
+      break;
+    }
+  } else if (W.Library) {
+    // thrust's synchronous policies wait for their stream at the end of the algorithm.
+    if (libraryStreamOf(*W.Call, *W.Library, Ctx).Waits)
+      drainQueue(S, Flow.queueOf(W));
+  } else if (W.OpaqueWithStream) {
+    for (const Expr *Arg : W.Call->arguments())
+      if (isStreamType(Arg->getType()))
+        drainQueue(S, queueOfStreamArg(StreamArg{Arg, classifyStreamArg(Arg, Ctx)},
+                                       usesPerThreadDefaultStream(*W.Call, Ctx), Ctx));
+  } else if (W.Helper) {
+    if (const FunctionSummary *Sum = Flow.summary(W.Helper)) {
+      if (Sum->DrainsAll)
+        kill(S, [](const Origin &) { return true; });
+      for (unsigned P : Sum->DrainsParams)
+        drainQueue(S, argQueue(W, P, Ctx));
+      for (const Queue &Q : Sum->DrainsNamed)
+        drainQueue(S, Q);
+    }
+  }
+}
+
+void WorkTransfer::generate(const WorkCall &W, WorkState &S) const {
+  if (auto It = GenOf.find(&W); It != GenOf.end()) {
+    S.May.set(It->second);
+    S.Must.set(It->second);
+  }
+}
+
+std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
+  std::vector<Queue> Out;
+  if (W.Api) {
+    ApiFamily F = W.Api->Family;
+    if (F == ApiFamily::StreamSync || (F == ApiFamily::StreamQuery && W.PollsToCompletion))
+      Out.push_back(Flow.queueOf(W));
+  } else if (W.Library) {
+    if (libraryStreamOf(*W.Call, *W.Library, Ctx).Waits)
+      Out.push_back(Flow.queueOf(W));
+  } else if (W.OpaqueWithStream) {
+    for (const Expr *Arg : W.Call->arguments())
+      if (isStreamType(Arg->getType()))
+        Out.push_back(queueOfStreamArg(StreamArg{Arg, classifyStreamArg(Arg, Ctx)},
+                                       usesPerThreadDefaultStream(*W.Call, Ctx), Ctx));
+  } else if (W.Helper) {
+    if (const FunctionSummary *Sum = Flow.summary(W.Helper)) {
+      for (unsigned P : Sum->DrainsParams)
+        Out.push_back(argQueue(W, P, Ctx));
+      Out.insert(Out.end(), Sum->DrainsNamed.begin(), Sum->DrainsNamed.end());
+    }
+  }
+  return Out;
+}
+
+llvm::BitVector WorkTransfer::waited(const WorkCall &W, const WorkState &Before, const WorkState &AfterDrain) const {
+  llvm::BitVector Waited = Before.May;
+  llvm::BitVector Left = AfterDrain.May;
+  Left.flip();
+  Waited &= Left;
+  // Another element of the same array of streams (streams[0] for work on streams[k]): the
+  // wait covers part of that work, not all of it.
+  for (const Queue &Q : drainedQueues(W))
+    if (Q.K == Queue::Named)
+      for (unsigned I = 0; I < Origins.size(); ++I)
+        if (Before.May.test(I) && Origins[I].Q.K == Queue::Named && Origins[I].Q.Stream == Q.Stream)
+          Waited.set(I);
+  return Waited;
+}
+
+} // namespace syncwatch
