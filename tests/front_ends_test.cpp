@@ -4,6 +4,8 @@
 //     on the line where they are reported (missing and extra findings both fail);
 //  2. both report the same findings (line, column, severity, rule, message).
 // The annotation format is documented in test_inputs/static/README.md.
+#include "syncwatch/catalogue.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -184,10 +186,10 @@ INSTANTIATE_TEST_SUITE_P(TestInputs, FrontEnds, ::testing::ValuesIn(inputs()),
 // Files are named <rule prefix>_<pos|neg>_<what>.cu. A *_neg_* file is a look-alike for
 // its rule: it must not expect that rule (other rules may fire on it, and are annotated).
 TEST(FrontEndsCorpus, HasEnoughInputsAndLookAlikes) {
-  const std::map<std::string, std::string> RuleOfPrefix = {
-      {"ds", "syncwatch-default-stream"},     {"bs", "syncwatch-blocking-stream"},
-      {"pa", "syncwatch-pageable-async-copy"}, {"is", "syncwatch-implicit-sync"},
-      {"sm", "syncwatch-sync-memcpy"},         {"sl", "syncwatch-sync-in-loop"}};
+  std::map<std::string, std::string> RuleOfPrefix;  // rules.def's Prefix column
+  for (const syncwatch::RuleInfo &R : syncwatch::allRules())
+    if (!R.TestPrefix.empty())
+      RuleOfPrefix[std::string(R.TestPrefix)] = std::string(R.Id);
   std::map<std::string, unsigned> Positives, Negatives;
   unsigned Total = 0;
   for (const std::string &F : inputs()) {

@@ -14,7 +14,7 @@ std::string_view severityName(Severity S);  // "note" / "warning" / "error"
 std::optional<Severity> parseSeverity(std::string_view Name);
 
 enum class RuleId : std::uint8_t {
-#define SYNCWATCH_RULE(Enum, Id, Sev, Summary, Help) Enum,
+#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Summary, Help) Enum,
 #include "../../rules.def"
 #undef SYNCWATCH_RULE
 };
@@ -25,6 +25,7 @@ struct RuleInfo {
   Severity DefaultSeverity;
   std::string_view Summary;
   std::string_view Help;
+  std::string_view TestPrefix;  // test_inputs/static/<prefix>_{pos,neg}_*.cu; "" runtime only
 };
 
 std::span<const RuleInfo> allRules();
