@@ -369,5 +369,31 @@ void upload(double *d_A, const std::vector<double> &A, cudaStream_t stream) {
     st = sorted((f["location"]["line"], f["evidence"]["syncwatch.status"]) for f in json.loads(r.stdout)["findings"]) if r.stdout else r.stderr
     check("confirm joins the invocation's line to the call in its argument", st == [(9, "confirmed"), (10, "confirmed")], st)
 
+# A rule the runtime does not report (syncwatch-redundant-sync): its result is judged by whether
+# its line ran, never confirmed with another rule's cost at the line. The sync-in-loop result
+# at the same sync takes the measured wait.
+with tempfile.TemporaryDirectory() as d:
+    src = os.path.join(d, "train.cu")
+    shutil.copy(os.path.join(root, "test_inputs", "static", "rs_pos_loss_readback.cu"), src)
+    sarif = os.path.join(d, "lint.sarif")
+    run(lint, "--format=sarif", f"--output={sarif}", src, "--", "--cuda-path=/usr/local/cuda", cwd=d)
+    line = next(i for i, l in enumerate(open(src), 1) if "CUDA_CHECK(cudaDeviceSynchronize())" in l)
+    report = os.path.join(d, "runtime.json")
+    with open(report, "w") as f:
+        json.dump({"tool": "libsyncwatch", "version": "0.1.0", "process": {"gpu": "GPU-test"},
+                   "findings": [{"rule": "syncwatch-sync-in-loop", "severity": "warning",
+                                 "location": {"file": src, "line": line, "column": 1, "endLine": 0, "endColumn": 0},
+                                 "message": "'cudaDeviceSynchronize' stalled the host 40 ms over 100 calls",
+                                 "evidence": {"api": "cudaDeviceSynchronize", "count": "100", "totalMs": "40", "maxMs": "0.6"}}],
+                   "coverage": [{"api": "cudaDeviceSynchronize", "file": src, "line": line, "count": 100, "totalMs": 40, "maxMs": 0.6}]}, f)
+    r = run(tool, "confirm", "--static", sarif, "--runtime", report, "--format=json")
+    at = {f["rule"]: f for f in json.loads(r.stdout)["findings"] if f["location"]["line"] == line} if r.stdout else {}
+    rs, sl = at.get("syncwatch-redundant-sync"), at.get("syncwatch-sync-in-loop")
+    check("redundant-sync is not confirmed with the sync's wait: not-observed, ran 100 times, unmeasured",
+          rs is not None and rs["evidence"]["syncwatch.status"] == "not-observed" and rs["evidence"].get("syncwatch.count") == "100"
+          and "syncwatch.unmeasured" in rs["evidence"], rs or r.stderr)
+    check("the sync-in-loop result at the same line is confirmed with it",
+          sl is not None and sl["evidence"]["syncwatch.status"] == "confirmed", sl or r.stderr)
+
 print("all passed" if not fails else f"{fails} failed")
 sys.exit(1 if fails else 0)

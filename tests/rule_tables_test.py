@@ -30,7 +30,7 @@ def check(name, ok, detail=""):
 
 def rules_of(root):
     text = open(os.path.join(root, "rules", "rules.def")).read()
-    return re.findall(r'^SYNCWATCH_RULE\((\w+), "([^"]+)", (\w+), "([a-z]*)",', text, re.M)
+    return re.findall(r'^SYNCWATCH_RULE\((\w+), "([^"]+)", (\w+), "([a-z]*)", (?:true|false),', text, re.M)
 
 
 def problems(root, listed_checks=None):
@@ -102,7 +102,7 @@ with tempfile.TemporaryDirectory() as d:
     p = problems(d)
     check("the generated rule is in every table", not p, "; ".join(p))
     check("its row, page and inputs exist",
-          '"syncwatch-double-wait", Warning, "dw"' in open(os.path.join(d, "rules", "rules.def")).read()
+          '"syncwatch-double-wait", Warning, "dw", false' in open(os.path.join(d, "rules", "rules.def")).read()
           and os.path.exists(os.path.join(d, "docs", "rules", "syncwatch-double-wait.md"))
           and os.path.exists(os.path.join(d, "test_inputs", "static", "dw_pos_first.cu")), r.stdout)
     before = {f: open(os.path.join(d, "rules", "rules.def")).read() for f in ["rules.def"]}

@@ -2,7 +2,7 @@
 """A new syncwatch rule in one command: everything but the rule's own logic, tests and prose.
 
   tools/new_rule.py NAME --prefix XX --summary "one line" --help-text "a paragraph"
-                    [--severity Warning|Note|Error] [--root DIR]
+                    [--severity Warning|Note|Error] [--runtime] [--root DIR]
 
 NAME is the rule id without "syncwatch-" (redundant-sync); XX the two-letter prefix of its
 test inputs. It writes, and says it did:
@@ -54,6 +54,8 @@ def main():
     ap.add_argument("--summary", required=True, help="one line: SARIF shortDescription, --list-checks")
     ap.add_argument("--help-text", required=True, help="a paragraph: SARIF fullDescription")
     ap.add_argument("--severity", default="Warning", choices=["Warning", "Note", "Error"])
+    ap.add_argument("--runtime", action="store_true",
+                    help="libsyncwatch reports the rule too (its Runtime column; default: static only)")
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     help="the checkout to change (default: this one)")
     a = ap.parse_args()
@@ -78,7 +80,7 @@ def main():
     edits = {}  # path -> new text; written only once every edit is known to apply
 
     edits[path("rules", "rules.def")] = rules_def.rstrip("\n") + "\n\n" + \
-        f'SYNCWATCH_RULE({enum}, "{rid}", {a.severity}, "{a.prefix}",\n' + \
+        f'SYNCWATCH_RULE({enum}, "{rid}", {a.severity}, "{a.prefix}", {"true" if a.runtime else "false"},\n' + \
         c_string(a.summary) + ",\n" + c_string(a.help_text) + ")\n"
 
     registry = open(path("analyzer", "checks", "CheckRegistry.cpp")).read()

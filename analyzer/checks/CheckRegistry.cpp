@@ -6,6 +6,7 @@
 #include "PageableAsyncCopyCheck.h"
 #include "SyncInLoopCheck.h"
 #include "SyncMemcpyCheck.h"
+#include "RedundantSyncCheck.h"
 
 namespace syncwatch {
 
@@ -21,6 +22,7 @@ std::span<const CheckFactory> registeredChecks() {
       factory<ImplicitSyncCheck>(RuleId::ImplicitSync),
       factory<SyncMemcpyCheck>(RuleId::SyncMemcpy),
       factory<SyncInLoopCheck>(RuleId::SyncInLoop),
+      factory<RedundantSyncCheck>(RuleId::RedundantSync),
   };
   return Checks;
 }

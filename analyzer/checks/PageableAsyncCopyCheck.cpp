@@ -18,13 +18,6 @@ struct HostBuffer {
   HostSide Side;
 };
 
-std::optional<std::int64_t> constantInt(const Expr *E, ASTContext &Ctx) {
-  Expr::EvalResult R;
-  if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
-    return std::nullopt;
-  return R.Val.getInt().getExtValue();
-}
-
 // Which arguments of this copy are host memory, from the API's fixed direction or its
 // cudaMemcpyKind argument. With cudaMemcpyDefault either side may be host memory.
 std::vector<HostBuffer> hostBuffers(const CallExpr &Call, const ApiInfo &Api, ASTContext &Ctx) {

@@ -109,6 +109,13 @@ std::optional<StreamArg> streamArgOf(const CallExpr &Call, const ApiInfo *Api, A
   return S;
 }
 
+std::optional<std::int64_t> constantInt(const Expr *E, ASTContext &Ctx) {
+  Expr::EvalResult R;
+  if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
+    return std::nullopt;
+  return R.Val.getInt().getExtValue();
+}
+
 bool isStreamType(QualType T) {
   T = T.getCanonicalType();
   if (const auto *P = T->getAs<PointerType>())

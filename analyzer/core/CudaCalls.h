@@ -44,6 +44,9 @@ std::optional<StreamArg> streamArgOf(const clang::CallExpr &Call, const ApiInfo 
 // CXXDefaultArgExpr; they do not count).
 bool isWritten(const clang::Expr *Arg);
 
+// An integer argument's value, when it is a constant (a cudaMemcpyKind, a byte count).
+std::optional<std::int64_t> constantInt(const clang::Expr *E, clang::ASTContext &Ctx);
+
 // cudaStream_t and CUstream are both `struct CUstream_st *`.
 bool isStreamType(clang::QualType T);
 

@@ -335,6 +335,14 @@ int confirmFindings(const ConfirmOptions &Opts) {
                            : "function";
         }
       }
+    // A rule the runtime does not report (syncwatch-redundant-sync: what dropping the call
+    // saves is not what the runtime measures at its line) is judged by whether its line ran,
+    // never by another rule's cost there.
+    const RuleInfo *Info = findRule(S.Rule);
+    bool StaticOnly = Info && !Info->RuntimeReports;
+    if (StaticOnly)
+      Hits.erase(std::remove_if(Hits.begin(), Hits.end(), [&](auto H) { return Findings[H.first].F->Rule != S.Rule; }),
+                 Hits.end());
     // The costliest, preferring the same rule.
     const Measured *Best = nullptr;
     unsigned BestLine = 0;
@@ -393,7 +401,11 @@ int confirmFindings(const ConfirmOptions &Opts) {
         F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
         F.Evidence.emplace_back("syncwatch.totalMs", evidenceNumber(Total));
         F.Evidence.emplace_back("syncwatch.maxMs", evidenceNumber(Max));
-        if (Best) {
+        if (StaticOnly) {
+          F.Evidence.emplace_back("syncwatch.unmeasured", "the runtime does not report " + S.Rule);
+          F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); the runtime does not measure what "
+                       "this rule saves (docs/rules/" + S.Rule + ".md)]";
+        } else if (Best) {
           F.Evidence.emplace_back("syncwatch.belowMinCostMs", evidenceNumber(measuredMs(*Best->F)));
           F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); what it cost, " +
                        formatMs(measuredMs(*Best->F)) + ", is below --min-cost-ms " + evidenceNumber(Opts.MinCostMs) + "]";

@@ -9,8 +9,8 @@ namespace syncwatch {
 namespace {
 
 constexpr RuleInfo kRules[] = {
-#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Summary, Help) \
-  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix},
+#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Summary, Help) \
+  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix, Runtime},
 #include "../rules.def"
 #undef SYNCWATCH_RULE
 };

@@ -14,7 +14,7 @@ std::string_view severityName(Severity S);  // "note" / "warning" / "error"
 std::optional<Severity> parseSeverity(std::string_view Name);
 
 enum class RuleId : std::uint8_t {
-#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Summary, Help) Enum,
+#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Summary, Help) Enum,
 #include "../../rules.def"
 #undef SYNCWATCH_RULE
 };
@@ -26,6 +26,7 @@ struct RuleInfo {
   std::string_view Summary;
   std::string_view Help;
   std::string_view TestPrefix;  // test_inputs/static/<prefix>_{pos,neg}_*.cu; "" runtime only
+  bool RuntimeReports = true;   // libsyncwatch reports it, with what it cost
 };
 
 std::span<const RuleInfo> allRules();
