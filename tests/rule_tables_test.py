@@ -71,6 +71,48 @@ def problems(root, listed_checks=None):
     return out
 
 
+def count_problems(root):
+    """test_inputs/static/README.md's count column against each file's `// expect:` lines:
+    "2 W pa + 1 N sm" is two pageable-async-copy warnings and a sync-memcpy note, "-" none."""
+    prefix = {r[1]: r[3] for r in rules_of(root)}
+    text = open(os.path.join(root, "test_inputs", "static", "README.md")).read()
+    out = []
+    for block in re.split(r"\n(?=\| file \|)", text)[1:]:
+        lines = block.split("\n")
+        header = [c.strip() for c in lines[0].strip("|").split("|")]
+        if "count" not in header:
+            continue
+        ci = header.index("count")
+        for line in lines[2:]:
+            if not line.startswith("|"):
+                break
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            name, count = cells[0], cells[ci]
+            want = {}
+            for part in ([] if count == "-" else count.split("+")):
+                m = re.fullmatch(r"\s*(\d+) ([WN]) ([a-z]{2})\s*", part)
+                if not m:
+                    out.append(f"{name}: a count that is not 'N W xx + ...': {count}")
+                    break
+                want[(m.group(2), m.group(3))] = want.get((m.group(2), m.group(3)), 0) + int(m.group(1))
+            path = os.path.join(root, "test_inputs", "static", name)
+            if not os.path.exists(path):
+                out.append(f"{name}: listed, but no such input")
+                continue
+            got = {}
+            for m in re.finditer(r"// expect: (.*)$", open(path).read(), re.M):
+                for e in m.group(1).split(";"):
+                    sev, rule = e.split()[:2]
+                    k = ("W" if sev == "warning" else "N", prefix.get(rule, "??"))
+                    got[k] = got.get(k, 0) + 1
+            if got != want:
+                out.append(f"{name}: the README counts {count}, its annotations {sorted(got.items())}")
+    return out
+
+
+p = count_problems(root)
+check("test_inputs/static/README.md's counts match each input's annotations", not p, "; ".join(p))
+
 listed = [l.split()[0] for l in subprocess.run([lint, "--list-checks"], capture_output=True, text=True).stdout.splitlines() if l.strip()]
 p = problems(root, listed)
 check("README, docs/rules, test_inputs, the registry and --list-checks agree with rules.def", not p, "; ".join(p))
@@ -83,6 +125,11 @@ with tempfile.TemporaryDirectory() as d:
     readme = open(os.path.join(d, "README.md")).read()
     open(os.path.join(d, "README.md"), "w").write(re.sub(r"^\| `syncwatch-sync-memcpy` .*\n", "", readme, flags=re.M))
     os.remove(os.path.join(d, "docs", "rules", "syncwatch-sync-in-loop.md"))
+    inputs_readme = os.path.join(d, "test_inputs", "static", "README.md")
+    stale = open(inputs_readme).read().replace("| rs_pos_loss_readback.cu | 2 N ds + 1 W sl + 1 W rs |",
+                                               "| rs_pos_loss_readback.cu | 1 W rs |")
+    open(inputs_readme, "w").write(stale)
+    check("a stale count is said", any("rs_pos_loss_readback.cu" in x for x in count_problems(d)), count_problems(d))
     p = problems(d)
     check("a missing README row and a missing page are both said",
           any("README.md's rules table" in x for x in p) and any("docs/rules/syncwatch-sync-in-loop.md" in x for x in p), p)

@@ -1,6 +1,8 @@
 // Batch consumer releasing device batches while kernels are queued, through CUDA_CHECK(cudaFree)
 // at the top of the loop (in-loop rule only), a user RELEASE macro, a free after the loop and a
-// CUDA_CHECK split over two lines -> four implicit-sync warnings at the cudaFree / macro-use lines.
+// CUDA_CHECK split over two lines -> two implicit-sync warnings, at the RELEASE use and at the
+// split CUDA_CHECK's cudaFree line; the free at the top of the loop and the one after it are
+// not reported.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>

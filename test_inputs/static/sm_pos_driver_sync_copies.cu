@@ -1,5 +1,6 @@
 // Driver-API volume filter with a CU_STREAM_NON_BLOCKING stream for the kernel, but
-// synchronous cuMemcpyHtoD / cuMemcpyDtoH (warnings) and cuMemsetD32 (note) for the data
+// synchronous cuMemcpyHtoD (note: nothing in flight yet) and cuMemcpyDtoH (warning; the
+// cuMemsetD32 between them is not reported) for the data
 // movement -> three sync-memcpy findings.
 #include <cstdio>
 #include <cstdlib>

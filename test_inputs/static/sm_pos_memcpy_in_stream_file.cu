@@ -1,6 +1,7 @@
 // Object detector that owns a non-blocking stream but still uses synchronous copies:
-// cudaMemcpy of the anchors and cudaMemcpyToSymbol of the thresholds (warnings) and a
-// cudaMemset of the counters (note) -> sync-memcpy findings, since this file uses streams.
+// cudaMemcpy of the anchors and a cudaMemset of the counters -> sync-memcpy notes (nothing is
+// in flight at them), since this file uses streams; the cudaMemcpyToSymbol of the thresholds
+// is not reported.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
