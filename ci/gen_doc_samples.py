@@ -26,7 +26,7 @@ FILTER:
   relative                    this checkout's own path (ROOT/) dropped: repo-relative paths,
                               for the lint's output of files in this checkout
   map OLD=NEW                 OLD replaced by NEW wherever it starts a path; for commands
-                              without --path-map (syncwatch merge), which replay has
+                              without --path-map (replay, merge and confirm have it)
   json EXPR                   the command's stdout is JSON: the value at EXPR, a dotted path
                               with [n] indices (`findings[0].evidence.variants`)
 

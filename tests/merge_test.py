@@ -135,5 +135,18 @@ with tempfile.TemporaryDirectory() as d:
     r = sw("merge", "--help")
     check("merge --help: exit 0", r.returncode == 0 and "usage: syncwatch merge" in r.stdout)
 
+# --path-map OLD=NEW: the recordings were made in another checkout; merged, their paths read
+# as in this one (every format), as replay and confirm take them.
+old = os.path.dirname(json.loads(sw("merge", "--format=json", *recs).stdout)["findings"][0]["location"]["file"])
+r = sw("merge", "--format=json", f"--path-map={old}/=/elsewhere/src/", *recs)
+files = {f["location"]["file"] for f in json.loads(r.stdout)["findings"]} if r.stdout else set()
+check("merge --path-map: every finding's file under the new root", r.returncode == 1 and files
+      and all(f.startswith("/elsewhere/src/") for f in files), (files, r.stderr))
+r = sw("merge", f"--path-map={old}/=/elsewhere/src/", *recs)
+check("merge --path-map: the text report names the new paths", "/elsewhere/src/" in r.stdout and old + "/" not in r.stdout,
+      r.stdout[:300])
+r = sw("merge", "--path-map=nonsense", *recs)
+check("merge --path-map without '=': exit 2, said", r.returncode == 2 and "OLD=NEW" in r.stderr, r.stderr)
+
 print("all passed" if not fails else f"{fails} failed")
 sys.exit(1 if fails else 0)

@@ -2,6 +2,7 @@
 
 #include "syncwatch/file_output.h"
 
+#include "PathMaps.h"
 #include "ToolFiles.h"
 
 #include "../engine/Engine.h"
@@ -179,6 +180,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     std::string Error;
     if (!loadInput(Files[I], Inputs[I], Error))
       return fail(Files[I] + ": " + Error);
+    applyPathMaps(Inputs[I].R, Opts.PathMaps, Opts.Format != "text");
   }
   // One job: the same job id (where given) and world size; each rank once.
   const RankInput *JobOf = nullptr, *SizeOf = nullptr;

@@ -7,6 +7,7 @@
 #include "syncwatch/report.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace syncwatch::runtime {
@@ -17,6 +18,8 @@ struct MergeOptions {
   std::string Output;           // empty: stdout
   std::string Trace;            // a merged Chrome trace (needs recordings)
   std::string SourceRoot;       // SARIF's %SRCROOT% (default: git top level of the cwd)
+  // --path-map OLD=NEW: each input's paths as they read in this checkout (PathMaps.h)
+  std::vector<std::pair<std::string, std::string>> PathMaps;
   // Inputs of another job are an error unless they carry no job id at all.
   bool Quiet = false;
 };

@@ -21,6 +21,7 @@
 #include "syncwatch/source_hash.h"
 #include "Confirm.h"
 #include "Merge.h"
+#include "PathMaps.h"
 #include "ToolFiles.h"
 #include "syncwatch/file_output.h"
 
@@ -59,7 +60,7 @@ const char *const ReplayUsage =
     "  runs the engine on a recorded event stream, offline (no GPU needed)\n";
 const char *const MergeUsage =
     "usage: syncwatch merge [--format text|json|sarif|markdown] [--output FILE] [--trace OUT.json] [--source-root DIR]\n"
-    "                       [--link-base URL] REPORT.json|RECORDING.swrec...\n"
+    "                       [--link-base URL] [--path-map OLD=NEW]... REPORT.json|RECORDING.swrec...\n"
     "  one report for the processes of one job (ranks): findings per site over all ranks, the straggler\n";
 const char *const ConfirmUsage =
     "usage: syncwatch confirm --static LINT.sarif --runtime REPORT... [--format text|json|sarif|markdown] [--output FILE]\n"
@@ -100,78 +101,6 @@ bool numberOption(const ParsedArgs &P, const std::string &Name, double &Out, std
   }
   Out = D;
   return true;
-}
-
-// --path-map OLD=NEW, repeatable: a recording's paths (made in another checkout: the H200's
-// /work/main/...) as they read here. The first OLD that a path starts with wins; NEW may be
-// empty (`--path-map /work/main/=`: repo-relative).
-using PathMaps = std::vector<std::pair<std::string, std::string>>;
-
-bool pathMapOption(const ParsedArgs &P, PathMaps &Out, std::string &Error) {
-  for (const std::string &V : P.all("path-map")) {
-    auto Eq = V.find('=');
-    if (Eq == std::string::npos || Eq == 0) {
-      Error = "--path-map '" + V + "' is not OLD=NEW";
-      return false;
-    }
-    Out.push_back({V.substr(0, Eq), V.substr(Eq + 1)});
-  }
-  return true;
-}
-
-std::string mapPath(const std::string &Path, const PathMaps &Maps) {
-  for (const auto &[From, To] : Maps)
-    if (Path.rfind(From, 0) == 0)
-      return To + Path.substr(From.size());
-  return Path;
-}
-
-// The paths inside a message or an evidence value ("[Python: /work/main/x.py:32 ...]"):
-// each OLD that starts a path (not in the middle of one) is replaced.
-std::string mapPathsInText(const std::string &Text, const PathMaps &Maps) {
-  auto PathChar = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || std::strchr("/._-~", C); };
-  std::string Out;
-  for (std::size_t I = 0; I < Text.size();) {
-    bool Mapped = false;
-    if (I == 0 || !PathChar(Text[I - 1]))
-      for (const auto &[From, To] : Maps)
-        if (Text.compare(I, From.size(), From) == 0) {
-          Out += To;
-          I += From.size();
-          Mapped = true;
-          break;
-        }
-    if (!Mapped)
-      Out += Text[I++];
-  }
-  return Out;
-}
-
-// Absolute: a path mapped to a relative one is taken from the working directory (JSON and
-// SARIF, whose URIs are then relative to --source-root as usual); text keeps it as mapped.
-void applyPathMaps(Report &R, const PathMaps &Maps, bool Absolute) {
-  if (Maps.empty())
-    return;
-  char Cwd[PATH_MAX];
-  std::string Here = Absolute && getcwd(Cwd, sizeof Cwd) ? std::string(Cwd) + "/" : "";
-  auto File = [&](const std::string &P) {
-    std::string M = mapPath(P, Maps);
-    return !M.empty() && M != P && M[0] != '/' ? Here + M : M;
-  };
-  for (Finding &F : R.Findings) {
-    F.Where.File = File(F.Where.File);
-    F.Message = mapPathsInText(F.Message, Maps);
-    for (FindingNote &N : F.Notes) {
-      N.Where.File = File(N.Where.File);
-      N.Message = mapPathsInText(N.Message, Maps);
-    }
-    for (auto &KV : F.Evidence)
-      KV.second = mapPathsInText(KV.second, Maps);
-  }
-  for (CoveredCall &C : R.Coverage) {
-    C.Where.File = File(C.Where.File);
-    C.NativeFile = File(C.NativeFile);
-  }
 }
 
 std::string selfDir() {
@@ -581,7 +510,7 @@ int calibrate(const std::vector<std::string> &Args) {
 
 int merge(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"output", true}, {"trace", true}, {"source-root", true},
-                                   {"link-base", true}});
+                                   {"link-base", true}, {"path-map", true}});
   if (P0.Help) {
     std::cout << MergeUsage;
     return 0;
@@ -596,6 +525,9 @@ int merge(const std::vector<std::string> &Args) {
   O.Output = P0.get("output");
   O.Trace = P0.get("trace");
   O.SourceRoot = P0.get("source-root");
+  std::string MapError;
+  if (!pathMapOption(P0, O.PathMaps, MapError))
+    return badArguments("merge", MapError);
   if (P0.Positional.empty())
     return badArguments("merge", "no reports or recordings given");
   return mergeReports(P0.Positional, O);
