@@ -102,11 +102,13 @@ std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, ll
   {
     std::lock_guard<std::mutex> G(Lock);
     if (Dir.empty()) {
+      // Created and registered under the lock that a signal's clean-up takes: a signal in
+      // between would otherwise leave the new directory behind (seen once in CI's signals test).
+      std::lock_guard<std::mutex> L(LiveDirsLock);
       llvm::SmallString<256> D;
       if (llvm::sys::fs::createUniqueDirectory("syncwatch-pch", D))
         return "";
       Dir = std::string(D);
-      std::lock_guard<std::mutex> L(LiveDirsLock);
       LiveDirs->push_back(Dir);
     }
     Id = NextId++;
