@@ -193,13 +193,6 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
       if (A.Measured == MeasuredSync::BlocksDevice)
         kill(S, [](const Origin &) { return true; });
       break;
-    case ApiFamily::StreamQuery:
-      if (!W.PollsToCompletion)
-        break;
-      [[fallthrough]];
-    case ApiFamily::StreamSync:
-      drainQueue(S, Flow.queueOf(W));
-      break;
     case ApiFamily::EventQuery:
       if (!W.PollsToCompletion)
         break;
@@ -252,25 +245,14 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
     default:
       break;
     }
-  } else if (W.Library) {
-    // thrust's synchronous policies wait for their stream at the end of the algorithm.
-    if (libraryStreamOf(*W.Call, *W.Library, Ctx).Waits)
-      drainQueue(S, Flow.queueOf(W));
-  } else if (W.OpaqueWithStream) {
-    for (const Expr *Arg : W.Call->arguments())
-      if (isStreamType(Arg->getType()))
-        drainQueue(S, queueOfStreamArg(StreamArg{Arg, classifyStreamArg(Arg, Ctx)},
-                                       usesPerThreadDefaultStream(*W.Call, Ctx), Ctx));
   } else if (W.Helper) {
-    if (const FunctionSummary *Sum = Flow.summary(W.Helper)) {
-      if (Sum->DrainsAll)
-        kill(S, [](const Origin &) { return true; });
-      for (unsigned P : Sum->DrainsParams)
-        drainQueue(S, argQueue(W, P, Ctx));
-      for (const Queue &Q : Sum->DrainsNamed)
-        drainQueue(S, Q);
-    }
+    if (const FunctionSummary *Sum = Flow.summary(W.Helper); Sum && Sum->DrainsAll)
+      kill(S, [](const Origin &) { return true; });
   }
+  // Stream syncs, polls to completion, thrust's synchronous policies, opaque calls handed a
+  // stream, helpers that synchronize a stream.
+  for (const Queue &Q : drainedQueues(W))
+    drainQueue(S, Q);
 }
 
 void WorkTransfer::generate(const WorkCall &W, WorkState &S) const {
@@ -287,6 +269,7 @@ std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
     if (F == ApiFamily::StreamSync || (F == ApiFamily::StreamQuery && W.PollsToCompletion))
       Out.push_back(Flow.queueOf(W));
   } else if (W.Library) {
+    // thrust's synchronous policies wait for their stream at the end of the algorithm.
     if (libraryStreamOf(*W.Call, *W.Library, Ctx).Waits)
       Out.push_back(Flow.queueOf(W));
   } else if (W.OpaqueWithStream) {

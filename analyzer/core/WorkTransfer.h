@@ -49,7 +49,8 @@ private:
   template <typename Pred> void kill(WorkState &S, Pred P) const;
   void killBits(WorkState &S, const llvm::BitVector &Bits) const;
   void drainQueue(WorkState &S, const Queue &Q) const;
-  // The named streams W synchronizes: their other elements are waited for in part.
+  // The queues W synchronizes (drain drains them; waited() counts the other elements of a
+  // named array of streams as waited for in part).
   std::vector<Queue> drainedQueues(const WorkCall &W) const;
 
   const std::vector<Origin> &Origins;
