@@ -77,7 +77,7 @@ TEST(Catalogue, EntriesAreConsistent) {
 }
 
 TEST(Catalogue, TruthTableRowsAreRecorded) {
-  // docs/truth-table.md: the frees and cudaDeviceSetLimit blocked the device;
+  // docs/measured-behaviour.md: the frees and cudaDeviceSetLimit blocked the device;
   // cudaMalloc, cudaMallocHost, cudaMemset and cache-config switches did not.
   for (const char *Blocks : {"cudaFree", "cudaFreeHost", "cudaHostUnregister", "cudaDeviceSetLimit"}) {
     EXPECT_EQ(findApi(Blocks)->Measured, MeasuredSync::BlocksDevice) << Blocks;
@@ -87,6 +87,54 @@ TEST(Catalogue, TruthTableRowsAreRecorded) {
     EXPECT_EQ(findApi(Free)->Measured, MeasuredSync::ReturnsAtOnce) << Free;
   EXPECT_EQ(findApi("cudaMemcpyAsync")->Measured, MeasuredSync::PageableNotAsync);
   EXPECT_EQ(findApi("cudaMemcpy")->Measured, MeasuredSync::BlocksBehindBlockingStreams);
+}
+
+// The columns both halves read (what a call issues, drains, can wait for) agree with each
+// other and with the measurements: one answer per call, the measured one.
+TEST(Catalogue, IssuesDrainsAndWaitsAgree) {
+  for (const ApiInfo &A : allApis()) {
+    // Device-wide drains are measured (or inferred from a measured twin), never only read.
+    if (A.Drains == Drain::Device)
+      EXPECT_TRUE(A.Measured == MeasuredSync::BlocksDevice || A.Measured == MeasuredSync::ExplicitWait) << A.Name;
+    if (A.Measured == MeasuredSync::BlocksDevice)
+      EXPECT_EQ(A.Drains, Drain::Device) << A.Name;
+    // Documented as device-wide but measured to return at once: drains nothing, cannot wait.
+    if (A.Documented == DocumentedSync::DeviceWide && A.Measured == MeasuredSync::ReturnsAtOnce) {
+      EXPECT_EQ(A.Drains, Drain::None) << A.Name;
+      EXPECT_FALSE(mayWait(A)) << A.Name;
+    }
+    // A synchronous copy waits for its own work and so for the legacy stream's.
+    EXPECT_EQ(A.Issues == IssuedWork::GpuWaited, A.Drains == Drain::DefaultStream) << A.Name;
+    if (A.Issues == IssuedWork::GpuWaited)
+      EXPECT_FALSE(A.takesStream()) << A.Name;
+    // Explicit waits drain what they name and wait by design.
+    if (isExplicitSync(A)) {
+      EXPECT_NE(A.Drains, Drain::None) << A.Name;
+      EXPECT_TRUE(mayWait(A)) << A.Name;
+    }
+    // Whatever drains waits on the host (a poll waits in its loop, not in the call).
+    if (A.Drains != Drain::None && A.Drains != Drain::StreamWhenPolled && A.Drains != Drain::EventWhenPolled)
+      EXPECT_TRUE(mayWait(A)) << A.Name;
+    // Stream drains and event marks name their stream.
+    if (A.Drains == Drain::Stream || A.Drains == Drain::StreamWhenPolled || A.Issues == IssuedWork::EventMark ||
+        A.Issues == IssuedWork::EventWait)
+      EXPECT_TRUE(A.takesStream()) << A.Name;
+    // Work with a GPU record is what issuesStreamWork calls stream work, given a stream.
+    if (A.takesStream() && A.hasGpuRecord())
+      EXPECT_TRUE(issuesStreamWork(A)) << A.Name;
+  }
+  EXPECT_FALSE(findApi("cudaMemcpy")->leavesWorkRunning());
+  EXPECT_TRUE(findApi("cudaMemset")->leavesWorkRunning());  // legacy stream, returns at once
+  EXPECT_TRUE(findApi("cuMemcpyDtoD")->leavesWorkRunning());
+  EXPECT_FALSE(findApi("cudaEventRecord")->leavesWorkRunning());
+  EXPECT_TRUE(findApi("cudaFreeAsync")->leavesWorkRunning());
+  EXPECT_FALSE(findApi("cudaFreeAsync")->hasGpuRecord());
+  EXPECT_EQ(findApi("cudaFree")->Drains, Drain::Device);
+  EXPECT_EQ(findApi("cudaMalloc")->Drains, Drain::None);
+  EXPECT_EQ(findApi("cudaStreamQuery")->Drains, Drain::StreamWhenPolled);
+  EXPECT_FALSE(mayWait(*findApi("cudaMalloc")));
+  EXPECT_TRUE(mayWait(*findApi("cudaFree")));
+  EXPECT_TRUE(mayWait(*findApi("cudaMemcpyAsync")));  // pageable memory
 }
 
 TEST(Catalogue, StreamArgumentsMatchTheHeaders) {

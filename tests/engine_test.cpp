@@ -1,5 +1,5 @@
 // The runtime engine on hand-built event streams: each case is a situation from
-// docs/truth-table.md, with times in microseconds for readability.
+// docs/measured-behaviour.md, with times in microseconds for readability.
 #include "../interposer/engine/CalibrationProfile.h"
 #include "../interposer/engine/Engine.h"
 #include "../interposer/engine/EventWindow.h"

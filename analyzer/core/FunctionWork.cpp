@@ -166,8 +166,7 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
         return;
     }
   }
-  bool SyncCopy = Api && Api->Family == ApiFamily::Copy && Api->issuesOnLegacyStream() &&
-                  !usesPerThreadDefaultStream(*Call, *Ctx);
+  bool SyncCopy = Api && Api->Drains == Drain::DefaultStream && !usesPerThreadDefaultStream(*Call, *Ctx);
   WorkCall W{Call,
              Api,
              reportLoc(Call->getBeginLoc(), SM),
@@ -178,7 +177,7 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
              false,
              Opaque,
              Library};
-  bool Query = Api && (Api->Family == ApiFamily::StreamQuery || Api->Family == ApiFamily::EventQuery);
+  bool Query = Api && (Api->Drains == Drain::StreamWhenPolled || Api->Drains == Drain::EventWhenPolled);
   W.PollsToCompletion = Query && !Loops.empty() && inLoopCondition(*Call, Loops.back(), SM);
   auto [It, New] = ByFunction.try_emplace(Function, FunctionCalls{Function, {}});
   if (New)

@@ -68,7 +68,7 @@ Queue WorkFlow::queueOf(const WorkCall &C) const {
 bool WorkFlow::waitsOnEarlierIteration(const FunctionCalls &F, const WorkCall &Sync,
                                        const Stmt *Loop) const {
   if (!Sync.Api || !Sync.Call->getNumArgs() ||
-      (Sync.Api->Family != ApiFamily::EventSync && Sync.Api->Family != ApiFamily::EventQuery))
+      (Sync.Api->Drains != Drain::Event && Sync.Api->Drains != Drain::EventWhenPolled))
     return false;
   std::optional<EventKey> K = eventKey(Sync.Call->getArg(0), Ctx);
   if (!K)
@@ -76,7 +76,7 @@ bool WorkFlow::waitsOnEarlierIteration(const FunctionCalls &F, const WorkCall &S
   const SourceManager &SM = Ctx.getSourceManager();
   bool RecordedLater = false;
   for (const WorkCall &W : F.Calls) {
-    if (!W.Api || W.Api->Family != ApiFamily::EventRecord || !W.Call->getNumArgs() ||
+    if (!W.Api || W.Api->Issues != IssuedWork::EventMark || !W.Call->getNumArgs() ||
         std::find(W.Loops.begin(), W.Loops.end(), Loop) == W.Loops.end())
       continue;
     std::optional<EventKey> R = eventKey(W.Call->getArg(0), Ctx);
@@ -250,7 +250,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
         Sum.Waits = &W;
   }
   for (const WorkCall &W : F.Calls)
-    if (W.Api && (W.Api->Family == ApiFamily::StreamSync)) {
+    if (W.Api && W.Api->Drains == Drain::Stream) {
       Queue Q = queueOf(W);
       if (Q.K == Queue::Named && !isa<ParmVarDecl>(Q.Stream))
         Sum.DrainsNamed.push_back(Q);

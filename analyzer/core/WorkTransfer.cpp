@@ -102,19 +102,10 @@ Queue argQueue(const WorkCall &W, unsigned P, ASTContext &Ctx) {
 }
 
 bool isGeneratingApi(const ApiInfo &A) {
-  switch (A.Family) {
-  case ApiFamily::EventRecord:
-  case ApiFamily::StreamWaitEvent:
-    return false; // markers, not work that occupies the GPU
-  case ApiFamily::Memset:
-    return true;  // cudaMemset runs on the legacy stream and returns at once
-  case ApiFamily::Copy:
-    // A synchronous copy waits for itself; a legacy-stream copy that returns at once
-    // (cuMemcpyDtoD) leaves work running.
-    return A.takesStream() || A.Documented != DocumentedSync::LegacyStreamHostWait;
-  default:
-    return issuesStreamWork(A);
-  }
+  // cuda_api.def's Issues column: launches, Async copies, memsets (cudaMemset runs on the
+  // legacy stream and returns at once), stream-ordered allocations. Not a synchronous copy,
+  // which waits for itself, nor an event, which occupies no GPU.
+  return A.leavesWorkRunning();
 }
 
 bool WorkTransfer::nonBlocking(const Decl *D) const {
@@ -177,27 +168,22 @@ void WorkTransfer::drainQueue(WorkState &S, const Queue &Q) const {
     }
 }
 
+// What a call drains comes from cuda_api.def's Drains column, its event bookkeeping from
+// the Issues column; the stream drains (Stream, StreamWhenPolled) are drainedQueues'.
 void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
   if (W.Api) {
     const ApiInfo &A = *W.Api;
-    switch (A.Family) {
-    case ApiFamily::DeviceSync:
+    switch (A.Drains) {
+    case Drain::Device:
+      // cudaDeviceSynchronize, and the calls measured to wait until the whole device is idle
+      // (cudaFree, cudaFreeHost, cudaHostUnregister, a changed cudaDeviceSetLimit).
       kill(S, [](const Origin &) { return true; });
       break;
-    case ApiFamily::DeviceFree:
-    case ApiFamily::HostFree:
-    case ApiFamily::HostUnregister:
-    case ApiFamily::DeviceConfig:
-      // Measured: these wait until the whole device is idle (implicit-sync reports them
-      // where that costs something); after them nothing is in flight.
-      if (A.Measured == MeasuredSync::BlocksDevice)
-        kill(S, [](const Origin &) { return true; });
-      break;
-    case ApiFamily::EventQuery:
+    case Drain::EventWhenPolled:
       if (!W.PollsToCompletion)
         break;
       [[fallthrough]];
-    case ApiFamily::EventSync: {
+    case Drain::Event: {
       std::optional<EventKey> K = W.Call->getNumArgs() ? eventKey(W.Call->getArg(0), Ctx) : std::nullopt;
       auto It = K ? S.Cover.find(*K) : S.Cover.end();
       if (It != S.Cover.end()) {
@@ -209,41 +195,40 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
       }
       break;
     }
-    case ApiFamily::EventRecord: {
-      std::optional<EventKey> K = W.Call->getNumArgs() ? eventKey(W.Call->getArg(0), Ctx) : std::nullopt;
-      if (!K)
-        break;
-      Queue Q = Flow.queueOf(W);
-      llvm::BitVector Covered(Origins.size());
-      for (unsigned I = 0; I < Origins.size(); ++I)
-        if (S.May.test(I) && drainedBy(Q, Origins[I]))
-          Covered.set(I);
-      S.Cover[*K] = Covered;
+    case Drain::DefaultStream: {
+      // A synchronous copy: the legacy stream waits for every blocking stream (under
+      // --default-stream per-thread the copy goes to the thread's stream instead).
+      bool PerThread = usesPerThreadDefaultStream(*W.Call, Ctx);
+      kill(S, [&](const Origin &O) { return drainedByLegacyCopy(O, PerThread); });
       break;
     }
-    case ApiFamily::StreamWaitEvent: {
+    case Drain::None:
+    case Drain::Stream:
+    case Drain::StreamWhenPolled:
+      break;
+    }
+    if (A.Issues == IssuedWork::EventMark) {
+      // What the event will cover: the work in flight on its stream now.
+      std::optional<EventKey> K = W.Call->getNumArgs() ? eventKey(W.Call->getArg(0), Ctx) : std::nullopt;
+      if (K) {
+        Queue Q = Flow.queueOf(W);
+        llvm::BitVector Covered(Origins.size());
+        for (unsigned I = 0; I < Origins.size(); ++I)
+          if (S.May.test(I) && drainedBy(Q, Origins[I]))
+            Covered.set(I);
+        S.Cover[*K] = Covered;
+      }
+    } else if (A.Issues == IssuedWork::EventWait) {
+      // The stream's later work waits for what the event covers: a sync of the stream
+      // drains that too.
       std::optional<EventKey> K = W.Call->getNumArgs() > 1 ? eventKey(W.Call->getArg(1), Ctx) : std::nullopt;
       Queue Q = Flow.queueOf(W);
-      if (!K || Q.K != Queue::Named)
-        break;
-      auto It = S.Cover.find(*K);
-      if (It == S.Cover.end())
-        break;
-      llvm::BitVector &D = S.Deps[Q.Stream];
-      D.resize(Origins.size());
-      D |= It->second;
-      break;
-    }
-    case ApiFamily::Copy:
-    case ApiFamily::Memset:
-      if (W.HostWaits || (A.Family == ApiFamily::Copy && !A.takesStream() &&
-                          A.Documented == DocumentedSync::LegacyStreamHostWait)) {
-        bool PerThread = usesPerThreadDefaultStream(*W.Call, Ctx);
-        kill(S, [&](const Origin &O) { return drainedByLegacyCopy(O, PerThread); });
+      auto It = K && Q.K == Queue::Named ? S.Cover.find(*K) : S.Cover.end();
+      if (It != S.Cover.end()) {
+        llvm::BitVector &D = S.Deps[Q.Stream];
+        D.resize(Origins.size());
+        D |= It->second;
       }
-      break;
-    default:
-      break;
     }
   } else if (W.Helper) {
     if (const FunctionSummary *Sum = Flow.summary(W.Helper); Sum && Sum->DrainsAll)
@@ -265,8 +250,8 @@ void WorkTransfer::generate(const WorkCall &W, WorkState &S) const {
 std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
   std::vector<Queue> Out;
   if (W.Api) {
-    ApiFamily F = W.Api->Family;
-    if (F == ApiFamily::StreamSync || (F == ApiFamily::StreamQuery && W.PollsToCompletion))
+    Drain D = W.Api->Drains;
+    if (D == Drain::Stream || (D == Drain::StreamWhenPolled && W.PollsToCompletion))
       Out.push_back(Flow.queueOf(W));
   } else if (W.Library) {
     // thrust's synchronous policies wait for their stream at the end of the algorithm.

@@ -1,4 +1,4 @@
-// syncwatch-calibrate: measures, on this GPU and driver, what docs/truth-table.md
+// syncwatch-calibrate: measures, on this GPU and driver, what docs/measured-behaviour.md
 // measured on an H200 - which CUDA calls make the host wait for unrelated GPU work, and
 // whether legacy-stream work serializes with blocking streams - and writes a profile (JSON)
 // that `syncwatch-lint --profile` and libsyncwatch (SYNCWATCH_PROFILE) read.

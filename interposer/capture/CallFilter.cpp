@@ -254,8 +254,9 @@ CallbackInfo callbackInfoOf(const ApiInfo &Api) {
   I.Launch = Api.Family == ApiFamily::Launch;
   I.ReleasesHostMemory = Api.Family == ApiFamily::HostFree || Api.Family == ApiFamily::HostUnregister;
   I.CreatesStream = Api.Family == ApiFamily::StreamCreate;
-  I.CanWait = Api.Measured != MeasuredSync::ReturnsAtOnce && !I.Launch;
-  I.IssuesWork = I.Launch || Api.Family == ApiFamily::Copy || Api.Family == ApiFamily::Memset || issuesStreamWork(Api);
+  // cuda_api.def's columns, as the analyzer and the Engine read them.
+  I.CanWait = mayWait(Api) && !I.Launch;
+  I.IssuesWork = Api.Issues != IssuedWork::None;
   return I;
 }
 

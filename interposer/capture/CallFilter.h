@@ -20,7 +20,7 @@ struct CallbackInfo {
   bool Launch = false;             // a kernel launch
   bool ReleasesHostMemory = false; // cudaFreeHost, cudaHostUnregister...: pinned may become pageable
   bool CreatesStream = false;      // a new stream may reuse a destroyed one's handle
-  bool CanWait = false;            // the truth table did not see it return at once
+  bool CanWait = false;            // mayWait(): measured, else documented, to block the host
   bool IssuesWork = false;         // copies, memsets, launches...: judged later by their GPU
                                    // records (pageable memory, serialization) whatever their host time
 };

@@ -27,25 +27,15 @@ SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Co
   return A;
 }
 
-// Why a call of this API waits, in the catalogue's words.
+// Why a call of this API waits, in the catalogue's words (cuda_api.def's Drains and Issues).
 static std::string causeOf(const ApiInfo &Api) {
-  switch (Api.Family) {
-  case ApiFamily::DeviceFree:
-  case ApiFamily::HostFree:
-  case ApiFamily::HostUnregister:
-  case ApiFamily::DeviceConfig:
-    return "device-wide implicit synchronization";
-  case ApiFamily::DeviceSync:
-  case ApiFamily::StreamSync:
-  case ApiFamily::EventSync:
-  case ApiFamily::StreamQuery:
+  if (isExplicitSync(Api) || Api.Drains == Drain::StreamWhenPolled || Api.Drains == Drain::EventWhenPolled)
     return "explicit synchronization";
-  case ApiFamily::Copy:
-  case ApiFamily::Memset:
+  if (Api.Drains == Drain::Device)
+    return "device-wide implicit synchronization";
+  if (Api.hasGpuRecord() && Api.Family != ApiFamily::Launch)
     return Api.takesStream() ? "copy that waited on the host" : "synchronous copy on the legacy default stream";
-  default:
-    return std::string(documentedSyncText(Api.Documented));
-  }
+  return std::string(documentedSyncText(Api.Documented));
 }
 
 struct Engine::WindowIndex {
@@ -98,9 +88,9 @@ struct Engine::WindowIndex {
   }
 };
 
-static bool isDeviceWide(const ApiInfo &Api) {
-  return Api.Measured == MeasuredSync::BlocksDevice || Api.Documented == DocumentedSync::DeviceWide;
-}
+// The analyzer's answer too (cuda_api.def's Drains column): measured to wait for the whole
+// device. A call only documented as device-wide (cudaMalloc) returned at once on the H200.
+static bool isDeviceWide(const ApiInfo &Api) { return Api.Drains == Drain::Device; }
 
 // Is any GPU work running at time T (started before it and ended after it, with slack)?
 static bool runningAcross(const std::vector<const GpuWork *> &ByStart, std::uint64_t T, std::uint64_t Slack) {
@@ -133,7 +123,7 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     // priority-inversion finding, with the time the urgent work lost.
     bool Launch = Api && Api->Family == ApiFamily::Launch;
     if (!Api || (Api->Family == ApiFamily::Copy && Api->takesStream()) ||
-        (Api->Measured == MeasuredSync::ReturnsAtOnce && !Launch))
+        (!mayWait(*Api) && !Launch))
       continue;
     if (Launch && launchedOntoHighPriority(C, I))
       continue;

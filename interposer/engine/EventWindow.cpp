@@ -77,7 +77,7 @@ struct WorkByEnd {
 // memsets: pageable memory, own-work-only waits), which CUPTI delivers late.
 static bool judgedByOwnRecords(const ApiCall &C) {
   const ApiInfo *Api = findApi(C.Api);
-  return Api && (Api->Family == ApiFamily::Launch || Api->Family == ApiFamily::Copy || Api->Family == ApiFamily::Memset);
+  return Api && Api->hasGpuRecord();
 }
 
 void EventWindow::analyzeOlderHalf() {

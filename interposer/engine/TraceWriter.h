@@ -1,6 +1,6 @@
 // SYNCWATCH_TRACE=1 / `syncwatch replay --trace`: a Chrome trace (JSON) that opens in
 // Perfetto (ui.perfetto.dev) and chrome://tracing and that Holistic Trace Analysis can
-// load. It follows what PyTorch's Kineto writes (a Kineto trace of the seed's PyTorch scenario, docs/truth-table.md):
+// load. It follows what PyTorch's Kineto writes (a Kineto trace of the seed's PyTorch scenario, docs/measured-behaviour.md):
 //   - GPU work on pid = device 0, one track (tid) per stream, categories kernel /
 //     gpu_memcpy / gpu_memset, args device, stream, correlation, bytes, bandwidth;
 //   - host API calls on the process's threads, categories cuda_runtime / cuda_driver,

@@ -16,10 +16,10 @@ constexpr RuleInfo kRules[] = {
 };
 
 constexpr ApiInfo kApis[] = {
-#define SYNCWATCH_API(Name, Layer, Family, Stream, StreamDefault, Flags, Dst, Src, Kind, \
-                      Bytes, Direction, Documented, Measured, Proof, Rule, Sev, Fix)     \
-  {Name, ApiLayer::Layer, ApiFamily::Family, Stream, StreamDefault, Flags, Dst, Src, Kind,  \
-   Bytes,                                                                                  \
+#define SYNCWATCH_API(Name, Layer, Family, Issues, Drains, Stream, StreamDefault, Flags, Dst, \
+                      Src, Kind, Bytes, Direction, Documented, Measured, Proof, Rule, Sev, Fix) \
+  {Name, ApiLayer::Layer, ApiFamily::Family, IssuedWork::Issues, Drain::Drains, Stream,      \
+   StreamDefault, Flags, Dst, Src, Kind, Bytes,                                              \
    CopyDirection::Direction, DocumentedSync::Documented, MeasuredSync::Measured,           \
    Evidence::Proof, RuleId::Rule, Severity::Sev, Fix},
 #include "../cuda_api.def"
@@ -107,25 +107,48 @@ const ApiInfo *findApi(std::string_view Spelled) {
 }
 
 bool issuesStreamWork(const ApiInfo &A) {
-  if (!A.takesStream())
-    return A.Family == ApiFamily::Launch; // cudaLaunchKernelEx: the stream is in its config
-  switch (A.Family) {
-  case ApiFamily::Copy:
-  case ApiFamily::Memset:
-  case ApiFamily::Launch:
-  case ApiFamily::StreamOrderedAlloc:
-  case ApiFamily::StreamOrderedFree:
-  case ApiFamily::EventRecord:
-  case ApiFamily::StreamWaitEvent:
-    return true;
-  default:
-    return false;
-  }
+  // cudaLaunchKernelEx names its stream inside its config struct.
+  return A.Issues != IssuedWork::None && (A.takesStream() || A.Family == ApiFamily::Launch);
 }
 
-bool isExplicitSync(const ApiInfo &A) {
-  return A.Family == ApiFamily::DeviceSync || A.Family == ApiFamily::StreamSync ||
-         A.Family == ApiFamily::EventSync;
+bool isExplicitSync(const ApiInfo &A) { return A.Documented == DocumentedSync::ExplicitHostWait; }
+
+CanWait documentedWait(const ApiInfo &A) {
+  switch (A.Documented) {
+  case DocumentedSync::NotDocumented:
+    return CanWait::Unknown;
+  case DocumentedSync::StreamOrdered:
+  case DocumentedSync::LegacyStream:
+  case DocumentedSync::CreatesBlockingStream:
+    return CanWait::No;
+  case DocumentedSync::AsyncUnlessPageable:
+  case DocumentedSync::LegacyStreamHostWait:
+  case DocumentedSync::DeviceWide:
+  case DocumentedSync::ExplicitHostWait:
+    return CanWait::Yes;
+  }
+  return CanWait::Unknown;
+}
+
+CanWait measuredWait(const ApiInfo &A) {
+  switch (A.Measured) {
+  case MeasuredSync::NotMeasured:
+    return CanWait::Unknown;
+  case MeasuredSync::ReturnsAtOnce:
+    return CanWait::No;
+  case MeasuredSync::BlocksDevice:
+  case MeasuredSync::BlocksBehindBlockingStreams:
+  case MeasuredSync::PageableNotAsync:
+  case MeasuredSync::ExplicitWait:
+    return CanWait::Yes;
+  }
+  return CanWait::Unknown;
+}
+
+bool mayWait(const ApiInfo &A) {
+  if (CanWait M = measuredWait(A); M != CanWait::Unknown)
+    return M == CanWait::Yes;
+  return documentedWait(A) != CanWait::No;
 }
 
 const ApiInfo *asyncCounterpart(const ApiInfo &A) {

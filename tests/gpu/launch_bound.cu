@@ -1,6 +1,6 @@
 // Overhead benchmark program: a launch-bound loop (one tiny kernel per iteration plus a
 // 64-byte pinned cudaMemcpyAsync every 4th, over 4 non-blocking streams), as in
-// docs/truth-table.md. Prints ns per iteration and peak RSS.
+// docs/measured-behaviour.md. Prints ns per iteration and peak RSS.
 #include <cuda_runtime.h>
 
 #include <chrono>

@@ -1,7 +1,7 @@
 """The seed's stream-priority puzzle: 4096x4096 matmuls fill the GPU from a default-priority
 stream, then an elementwise pow is issued on a high-priority stream. Priorities do not
 preempt running blocks, so the pow waits behind the matmuls' blocks: syncwatch must report
-syncwatch-priority-inversion at the pow line (docs/truth-table.md: pow done at 112.6 ms with high
+syncwatch-priority-inversion at the pow line (docs/measured-behaviour.md: pow done at 112.6 ms with high
 priority vs 141.8 ms without, matmuls end about 1090 ms)."""
 import torch
 

@@ -1,4 +1,4 @@
-// The GPU test program: reproduces rows of docs/truth-table.md, each in its own
+// The GPU test program: reproduces rows of docs/measured-behaviour.md, each in its own
 // function so each has its own call site. Blocking rows must be reported with the right rule
 // and line; non-blocking rows must not be. tests/gpu/check_probe.py holds the expectations.
 #include <cuda_runtime.h>

@@ -43,6 +43,27 @@ enum class ApiFamily : std::uint8_t {
   StreamCreate, DeviceConfig, CacheConfig, Launch,
 };
 
+// What a call puts into a stream (cuda_api.def's Issues column).
+enum class IssuedWork : std::uint8_t {
+  None,       // nothing: host-side calls, configuration, waits
+  Gpu,        // GPU work (kernel, copy, memset) that may run on after the call returns
+  GpuWaited,  // GPU work the call waits for before it returns (synchronous copies)
+  Ordered,    // an allocation or free ordered in its stream (cudaMallocAsync): no GPU record
+  EventMark,  // records an event after its stream's earlier work
+  EventWait,  // makes its stream wait for an event
+};
+
+// What is finished when a call returns (cuda_api.def's Drains column).
+enum class Drain : std::uint8_t {
+  None,
+  Device,            // every stream: the host waits until the device is idle (measured)
+  Stream,            // the stream it is given
+  Event,             // the work its event was recorded after
+  DefaultStream,     // the legacy stream, which waits for every blocking stream
+  StreamWhenPolled,  // its stream, when a loop polls it until done (cudaStreamQuery)
+  EventWhenPolled,   // its event's work, when a loop polls it until done (cudaEventQuery)
+};
+
 // Direction of a copy: fixed by the API, or read from its cudaMemcpyKind argument, or
 // decided by the pointers themselves (unified addressing), or hidden in a parameter struct.
 enum class CopyDirection : std::uint8_t { None, HtoD, DtoH, DtoD, ByKind, ByPointer, Peer, InStruct };
@@ -59,7 +80,7 @@ enum class DocumentedSync : std::uint8_t {
   CreatesBlockingStream,  // the created stream synchronizes with the legacy stream
 };
 
-// What was measured on our H200 (docs/truth-table.md).
+// What was measured on our H200 (docs/measured-behaviour.md).
 enum class MeasuredSync : std::uint8_t {
   NotMeasured,
   ReturnsAtOnce,               // did not wait for unrelated GPU work
@@ -75,6 +96,8 @@ struct ApiInfo {
   std::string_view Name;
   ApiLayer Layer;
   ApiFamily Family;
+  IssuedWork Issues;
+  Drain Drains;
   int StreamArg;        // -1: none
   bool StreamDefaulted; // the header declares a default (the legacy stream)
   int FlagsArg;         // stream-creation flags, -1: none
@@ -95,7 +118,19 @@ struct ApiInfo {
     return StreamArg < 0 && (Family == ApiFamily::Copy || Family == ApiFamily::Memset);
   }
   bool takesStream() const { return StreamArg >= 0; }
+  // Work that may still run on the GPU after the call returns (the analyzer's work items).
+  bool leavesWorkRunning() const { return Issues == IssuedWork::Gpu || Issues == IssuedWork::Ordered; }
+  // Work that CUPTI records as a kernel, memcpy or memset of this call.
+  bool hasGpuRecord() const { return Issues == IssuedWork::Gpu || Issues == IssuedWork::GpuWaited; }
 };
+
+// Whether a call can block the host, in NVIDIA's words and as measured. A call that was
+// not measured may wait (both halves then judge it by what they observe).
+enum class CanWait : std::uint8_t { No, Yes, Unknown };
+CanWait documentedWait(const ApiInfo &A);
+CanWait measuredWait(const ApiInfo &A);
+// The one answer both halves use: measured, else documented, else "may".
+bool mayWait(const ApiInfo &A);
 
 std::span<const ApiInfo> allApis();
 
@@ -118,9 +153,12 @@ enum class MemcpyKind : std::int64_t {
 // NVIDIA documents 64 KB as the limit).
 inline constexpr std::uint64_t kStagedCopyLimit = 64 * 1024;
 
-// Families that put work into a stream (as opposed to waiting for it or configuring).
+// Calls that put something into the stream they name (as opposed to waiting for it or
+// configuring): Issues is not None and the call takes a stream (a launch names it in its
+// config).
 bool issuesStreamWork(const ApiInfo &A);
-// Explicit host waits: cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize.
+// Explicit host waits (documented as such): cudaDeviceSynchronize, cudaStreamSynchronize,
+// cudaEventSynchronize.
 bool isExplicitSync(const ApiInfo &A);
 
 // The Async counterpart of a synchronous call (cudaMemcpy -> cudaMemcpyAsync), or nullptr.
