@@ -20,7 +20,8 @@ inline std::string workName(const WorkCall &W) {
 // The note that points at work still in flight at Call.
 inline CheckNote pendingNote(const Pending &P, const WorkCall &Call, const clang::SourceManager &SM) {
   std::string Text = workName(*P.Work) +
-                     (P.Work->Helper ? " leaves stream work running here" : " issues stream work here");
+                     (P.Work->Helper || P.Work->External ? " leaves stream work running here"
+                                                         : " issues stream work here");
   Text += P.Must ? " that is still running" : " that may still be running";
   if (SM.isBeforeInTranslationUnit(Call.Loc, P.Work->Loc))
     Text += " (issued by the previous iteration)";
@@ -29,6 +30,17 @@ inline CheckNote pendingNote(const Pending &P, const WorkCall &Call, const clang
 
 // The notes for work a caller left running: its call site, and the work.
 inline void callerNotes(const CallFlow &F, std::vector<CheckNote> &Notes) {
+  if (!F.CallerSite && F.CallerElsewhere) {
+    // Known from another unit's summary (syncwatch-lint's second phase).
+    const ExternalCall &Site = *F.CallerElsewhere;
+    std::string What = F.CallerElsewhereWork ? F.CallerElsewhereWork->Issued.What : std::string("stream work");
+    Notes.push_back({{}, Site.Site.What + " is called here while " + What + " may still be running", {},
+                     Site.Site.File, Site.Site.Line});
+    if (F.CallerElsewhereWork)
+      Notes.push_back({{}, What + " issues stream work here", {}, F.CallerElsewhereWork->Issued.File,
+                       F.CallerElsewhereWork->Issued.Line});
+    return;
+  }
   if (!F.CallerSite)
     return;
   std::string Name = "'" + calleeName(*F.CallerSite->Call) + "'";

@@ -32,7 +32,9 @@ void SyncInLoopCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
         continue;
       const FunctionSummary *Helper = C.Helper ? Facts.flow().summary(C.Helper) : nullptr;
       bool Sync = C.Api && C.Api->Rule == RuleId::SyncInLoop;
-      if (!Sync && !(Helper && Helper->Waits))
+      // A function of another unit that waits (its summary, syncwatch-lint's second phase).
+      const SummaryPlace *Elsewhere = C.External && C.External->Waits ? &*C.External->Waits : nullptr;
+      if (!Sync && !(Helper && Helper->Waits) && !Elsewhere)
         continue;
       const CallFlow *Flow = Facts.flow().at(C);
       if (!Flow)
@@ -42,6 +44,26 @@ void SyncInLoopCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
       // buffering): the GPU still holds this iteration's work.
       if (!LoopWork || Facts.flow().waitsOnEarlierIteration(F, C, Loop) || !Reported.first(C.Loc))
         continue;
+      if (Elsewhere) {
+        CheckDiagnostic D;
+        D.Rule = RuleId::SyncInLoop;
+        D.Level = Severity::Warning;
+        D.Loc = C.Loc;
+        D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
+        D.Message = "'" + calleeName(*C.Call) + "' waits for the GPU (" + Elsewhere->What +
+                    ", in another file) inside a loop that issues stream work, which stalls the host every "
+                    "iteration; order GPU work with events and cudaStreamWaitEvent, or synchronize once after "
+                    "the loop";
+        D.Notes.push_back({LoopWork->Work->Loc, workName(*LoopWork->Work) + " issues work in the same loop here", {}});
+        D.Notes.push_back({{}, "the wait inside '" + calleeName(*C.Call) + "' is here", {}, Elsewhere->File,
+                           Elsewhere->Line});
+        D.Evidence = {{"api", Elsewhere->What.size() > 2 ? Elsewhere->What.substr(1, Elsewhere->What.size() - 2)
+                                                         : Elsewhere->What},
+                      {"via", calleeName(*C.Call)},
+                      {"summary", "cross-unit"}};
+        Sink.emit(D, SM);
+        continue;
+      }
       const WorkCall &Wait = Helper ? *Helper->Waits : C;
       const ApiInfo *WaitApi = Wait.Api;
       bool Query = WaitApi && (WaitApi->Family == ApiFamily::StreamQuery ||

@@ -1,4 +1,5 @@
 #include "FunctionWork.h"
+#include "CrossUnit.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -116,11 +117,16 @@ static const FunctionDecl *helperCallee(const CallExpr &Call, const SourceManage
   return Def;
 }
 
-// A call into the user's code of another unit that receives a stream.
-static bool isOpaqueWithStream(const CallExpr &Call, const SourceManager &SM) {
+// A call into the user's code of another unit: declared here, defined elsewhere.
+static const FunctionDecl *externalCallee(const CallExpr &Call, const SourceManager &SM) {
   const FunctionDecl *Callee = Call.getDirectCallee();
-  if (!Callee || Callee->hasBody() || SM.isInSystemHeader(SM.getFileLoc(Callee->getLocation())))
-    return false;
+  if (!Callee || Callee->hasBody() || Callee->getBuiltinID() ||
+      SM.isInSystemHeader(SM.getFileLoc(Callee->getLocation())))
+    return nullptr;
+  return Callee;
+}
+
+static bool handedAStream(const CallExpr &Call) {
   for (const Expr *A : Call.arguments())
     if (isStreamType(A->getType()))
       return true;
@@ -152,6 +158,8 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
   const FunctionDecl *Helper = nullptr;
   const LibraryApi *Library = nullptr;
   bool Opaque = false;
+  const FunctionDecl *External = nullptr;
+  const ExportedFunction *Summary = nullptr;
   if (!isa<CUDAKernelCallExpr>(Call) && !Api) {
     Library = libraryEntry(*Call);
     if (Library) {
@@ -161,8 +169,12 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
     } else {
       Helper = helperCallee(*Call, SM);
       if (!Helper)
-        Opaque = isOpaqueWithStream(*Call, SM);
-      if ((!Helper && !Opaque) || Helper == Function)
+        External = externalCallee(*Call, SM);
+      if (External && this->External)
+        Summary = this->External->function(usrOf(External));
+      // Without a summary, a callee handed a stream may synchronize it (WorkTransfer).
+      Opaque = External && !Summary && handedAStream(*Call);
+      if ((!Helper && !External) || Helper == Function)
         return;
     }
   }
@@ -171,12 +183,16 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
              Api,
              reportLoc(Call->getBeginLoc(), SM),
              std::vector<const Stmt *>(Loops.rbegin(), Loops.rend()), // innermost first
-             !Api && !Helper && !Opaque ? true : Api && issuesStreamWork(*Api),
+             !Api && !Helper && !External ? true
+             : Summary                      ? Summary->LeftOn != ExportedFunction::Left::None
+                                            : Api && issuesStreamWork(*Api),
              Api && (isExplicitSync(*Api) || SyncCopy),
              Helper,
              false,
              Opaque,
-             Library};
+             Library,
+             External,
+             Summary};
   bool Query = Api && (Api->Drains == Drain::StreamWhenPolled || Api->Drains == Drain::EventWhenPolled);
   W.PollsToCompletion = Query && !Loops.empty() && inLoopCondition(*Call, Loops.back(), SM);
   auto [It, New] = ByFunction.try_emplace(Function, FunctionCalls{Function, {}});

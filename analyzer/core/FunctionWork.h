@@ -7,6 +7,8 @@
 #include "CudaCalls.h"
 #include "LibraryCalls.h"
 
+#include "syncwatch/unit_summary.h"
+
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include <map>
@@ -37,8 +39,15 @@ struct WorkCall {
   bool OpaqueWithStream = false;
   // A thrust algorithm or cub::Device* call (library_api.def) that does GPU work.
   const LibraryApi *Library = nullptr;
+  // A call of the user's own code that this unit declares but does not define. Its summary
+  // from the unit that defines it (syncwatch-lint's second phase, CrossUnit.h), when there is
+  // one, says what it does; without one it is opaque (OpaqueWithStream when handed a stream).
+  const clang::FunctionDecl *ExternalCallee = nullptr;
+  const ExportedFunction *External = nullptr;
 
-  bool isLaunch() const { return !Api && !Helper && !OpaqueWithStream && !Library; }
+  bool isLaunch() const { return !Api && !Helper && !OpaqueWithStream && !Library && !ExternalCallee; }
+  // The function this call enters, defined here or elsewhere.
+  const clang::FunctionDecl *callee() const { return Helper ? Helper : ExternalCallee; }
 };
 
 struct FunctionCalls {
@@ -56,6 +65,9 @@ public:
   // Remembers the unit; the walk happens in functions().
   void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
   void reset();
+  // The summaries of functions other units define (syncwatch-lint's second phase); nullptr:
+  // none, every call into another unit is opaque.
+  void setExternal(const SummaryIndex *Index) { External = Index; }
   // Walks the unit once (on first call) and returns each function's calls in source order.
   const std::vector<FunctionCalls> &functions();
   clang::ASTContext *context() const { return Ctx; }
@@ -66,6 +78,7 @@ public:
 
 private:
   clang::ASTContext *Ctx = nullptr;
+  const SummaryIndex *External = nullptr;
   bool Walked = false;
   std::map<const clang::Decl *, FunctionCalls> ByFunction;
   std::vector<const clang::Decl *> Order;

@@ -24,6 +24,9 @@ struct CheckNote {
   std::string Message;
   // Fix-its offered with this note only: shown to the user, never applied by --fix.
   std::vector<clang::FixItHint> Fixes;
+  // A place in another unit (cross-unit summaries, CrossUnit.h), where Loc is invalid.
+  std::string File;
+  unsigned Line = 0;
 };
 
 struct CheckDiagnostic {

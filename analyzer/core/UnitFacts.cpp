@@ -45,7 +45,7 @@ const std::vector<FunctionCalls> &UnitFacts::functions() const { return Work.fun
 
 const WorkFlow &UnitFacts::flow() const {
   if (!Flow)
-    Flow = std::make_unique<WorkFlow>(Work.functions(), *Ctx, FlowLimit);
+    Flow = std::make_unique<WorkFlow>(Work.functions(), *Ctx, FlowLimit, External);
   return *Flow;
 }
 

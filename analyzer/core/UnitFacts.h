@@ -39,6 +39,13 @@ public:
   void reset();
   // The dataflow solver's limit per CFG block (FlowSolver.h): tests make it reachable.
   void setFlowLimit(unsigned VisitsPerBlock) { FlowLimit = VisitsPerBlock; }
+  // Other units' function summaries (syncwatch-lint's second phase, CrossUnit.h); kept
+  // across reset(). nullptr: calls into other units are opaque.
+  void setExternal(const SummaryIndex *Index) {
+    External = Index;
+    Work.setExternal(Index);
+  }
+  const SummaryIndex *external() const { return External; }
 
   // Null until a CUDA call was matched: a unit without one has no facts to judge.
   clang::ASTContext *context() const { return Ctx; }
@@ -64,6 +71,7 @@ private:
   mutable std::unique_ptr<WorkFlow> Flow;
   mutable std::unique_ptr<HostMemoryProvenance> Memory;
   unsigned FlowLimit = 64;
+  const SummaryIndex *External = nullptr;
 };
 
 } // namespace syncwatch

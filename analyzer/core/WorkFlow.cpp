@@ -1,4 +1,5 @@
 #include "WorkFlow.h"
+#include "CrossUnit.h"
 #include "FlowSolver.h"
 #include "WorkTransfer.h"
 
@@ -13,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
 using namespace clang;
 
@@ -27,6 +29,8 @@ struct WorkFlow::FunctionState {
   std::map<const WorkCall *, llvm::BitVector> WaitedAt;  // what each call waits for
   std::vector<CallerWork> EntryCtx;                      // per origin (entry items only)
   std::vector<std::pair<const WorkCall *, const WorkCall *>> EntryWitness;
+  // Per origin (entry items only): the call in another unit that left the work, and the work.
+  std::vector<std::pair<const ExternalCall *, const ExternalCall::Work *>> EntryElsewhere;
   std::vector<const WorkCall *> Callers;                 // call sites in this unit
 };
 
@@ -37,6 +41,19 @@ bool isMain(const FunctionDecl *FD) { return FD && FD->isMain(); }
 } // namespace
 
 Queue WorkFlow::queueOf(const WorkCall &C) const {
+  if (C.External) {
+    switch (C.External->LeftOn) {
+    case ExportedFunction::Left::OnParam:
+      return argQueue(C, static_cast<unsigned>(C.External->LeftParam), Ctx);
+    case ExportedFunction::Left::Legacy:
+      return {Queue::Legacy, nullptr};
+    case ExportedFunction::Left::PerThread:
+      return {Queue::PerThread, nullptr};
+    case ExportedFunction::Left::None:
+    case ExportedFunction::Left::Unknown:
+      return {};
+    }
+  }
   if (C.Helper) {
     const FunctionSummary *S = summary(C.Helper);
     if (!S || !S->LeavesWork)
@@ -104,8 +121,9 @@ const CallFlow *WorkFlow::at(const WorkCall &C) const {
   return It == Flows.end() ? nullptr : &It->second;
 }
 
-WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx, unsigned VisitsPerBlock)
-    : Ctx(Ctx), VisitsPerBlock(VisitsPerBlock) {
+WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx, unsigned VisitsPerBlock,
+                   const SummaryIndex *External)
+    : Ctx(Ctx), VisitsPerBlock(VisitsPerBlock), External(External) {
   for (const FunctionCalls &F : Functions) {
     ByDecl[F.Function] = &F;
     if (isMain(dyn_cast<FunctionDecl>(F.Function)))
@@ -129,10 +147,14 @@ WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx,
   std::set<const Decl *> Relevant;
   for (const FunctionCalls &F : Functions)
     for (const WorkCall &W : F.Calls)
-      if (W.Api || W.isLaunch() || W.Library) {
+      if (W.Api || W.isLaunch() || W.Library || (W.External && !W.External->trivial())) {
         Relevant.insert(F.Function);
         break;
       }
+  if (External)
+    for (const FunctionCalls &F : Functions)
+      if (!External->callersOf(usrOf(F.Function)).empty())
+        Relevant.insert(F.Function);
   for (bool Grew = true; Grew;) {
     Grew = false;
     for (const FunctionCalls &F : Functions)
@@ -185,6 +207,8 @@ void WorkFlow::analyze(const FunctionCalls &F) {
     if (W.Helper)
       if (const FunctionSummary *S = summary(W.Helper))
         Generates = S->LeavesWork != nullptr;
+    if (W.External)
+      Generates = W.External->LeftOn != ExportedFunction::Left::None;
     if (!Generates)
       continue;
     FS->GenOf[&W] = FS->Origins.size();
@@ -192,6 +216,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
   }
   FS->EntryCtx.assign(FS->Origins.size(), CallerWork::None);
   FS->EntryWitness.assign(FS->Origins.size(), {nullptr, nullptr});
+  FS->EntryElsewhere.assign(FS->Origins.size(), {nullptr, nullptr});
 
   const Stmt *Body = FD->getBody();
   CFG::BuildOptions Opts;
@@ -243,7 +268,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
   for (const WorkCall &W : F.Calls) {
     if (Sum.Waits)
       break;
-    if (W.HostWaits || W.PollsToCompletion)
+    if (W.HostWaits || W.PollsToCompletion || (W.External && W.External->Waits))
       Sum.Waits = &W;
     else if (W.Helper)
       if (const FunctionSummary *S = summary(W.Helper); S && S->Waits)
@@ -309,13 +334,26 @@ void WorkFlow::computeCallerWork() {
         FS->EntryCtx[I] = Base;
   }
   auto Raise = [](FunctionState &FS, unsigned I, CallerWork C, const WorkCall *Site,
-                  const WorkCall *Pend) {
+                  const WorkCall *Pend, std::pair<const ExternalCall *, const ExternalCall::Work *> Elsewhere = {}) {
     if (static_cast<int>(C) <= static_cast<int>(FS.EntryCtx[I]))
       return false;
     FS.EntryCtx[I] = C;
     FS.EntryWitness[I] = {Site, Pend};
+    FS.EntryElsewhere[I] = Elsewhere;
     return true;
   };
+  // Calls from other units that left work running (their summaries): the entry item of
+  // the stream parameter that work's stream went to, or "everything else".
+  if (External)
+    for (auto &[D, FS] : States)
+      for (const ExternalCall &Site : External->callersOf(usrOf(FS->FD)))
+        for (const ExternalCall::Work &Work : Site.InFlight) {
+          unsigned Target = 0;
+          for (unsigned I = 1; I < FS->Origins.size(); ++I)
+            if (FS->Origins[I].Entry && FS->Origins[I].Param == Work.Param)
+              Target = I;
+          Raise(*FS, Target, CallerWork::Known, nullptr, nullptr, {&Site, &Work});
+        }
   // Raise only goes up a three-step order per entry item: the rounds end by themselves.
   for (bool Changed = true; Changed;) {
     Changed = false;
@@ -341,7 +379,7 @@ void WorkFlow::computeCallerWork() {
           else
             Changed |= Raise(*Callee, Target, Caller.EntryCtx[J], Caller.EntryWitness[J].first
                                  ? Caller.EntryWitness[J].first : Site,
-                             Caller.EntryWitness[J].second);
+                             Caller.EntryWitness[J].second, Caller.EntryElsewhere[J]);
         }
       }
   }
@@ -362,6 +400,7 @@ void WorkFlow::computeCallerWork() {
             Flow.Caller = FS->EntryCtx[I];
             Flow.CallerSite = FS->EntryWitness[I].first;
             Flow.CallerPending = FS->EntryWitness[I].second;
+            std::tie(Flow.CallerElsewhere, Flow.CallerElsewhereWork) = FS->EntryElsewhere[I];
           }
           continue;
         }

@@ -13,14 +13,16 @@
 //                                                      when e was recorded, on every path
 //   a blocking legacy-stream copy (cudaMemcpy...)      everything except work on streams
 //                                                      created cudaStreamNonBlocking here
-//   a helper of this unit                              what its summary says it drains
+//   a helper of this unit, or of another unit that     what its summary says it drains
+//   syncwatch-lint summarized (CrossUnit.h)
 // Work of unknown queue (a helper's, a stream we cannot name) is drained by any host wait:
 // syncwatch prefers a missed finding to a false one there.
 //
 // Each function also starts with the work its callers may have left: one entry item for
 // each stream parameter and one for everything else. Its context is computed from the
-// call sites in this unit; a function with no caller here (or an open unit: no main) gets
-// "unknown", which checks report at lower certainty or not at all.
+// call sites in this unit, and from other units' calls of it that left work running (their
+// summaries); a function with no caller here (or an open unit: no main) gets "unknown",
+// which checks report at lower certainty or not at all.
 #pragma once
 
 #include "FunctionWork.h"
@@ -57,6 +59,9 @@ struct CallFlow {
   CallerWork Caller = CallerWork::None;   // the callers' work, still running here
   const WorkCall *CallerSite = nullptr;   // Known: a call site that left work running...
   const WorkCall *CallerPending = nullptr;  // ...and that work
+  // Known from another unit (syncwatch-lint's second phase): the call there, and its work.
+  const ExternalCall *CallerElsewhere = nullptr;
+  const ExternalCall::Work *CallerElsewhereWork = nullptr;
   bool any() const { return !InFlight.empty() || Caller == CallerWork::Known; }
 };
 
@@ -75,7 +80,10 @@ class WorkFlow {
 public:
   // Analyzes every function of the unit (callees first, so calls use their summaries).
   // VisitsPerBlock: the solver's limit (FlowSolver.h).
-  WorkFlow(const std::vector<FunctionCalls> &Functions, clang::ASTContext &Ctx, unsigned VisitsPerBlock = 64);
+  // External: other units' summaries (CrossUnit.h), for the work their calls of this
+  // unit's functions leave running; nullptr when there are none.
+  WorkFlow(const std::vector<FunctionCalls> &Functions, clang::ASTContext &Ctx, unsigned VisitsPerBlock = 64,
+           const SummaryIndex *External = nullptr);
   ~WorkFlow();
 
   // The state before a call; nullptr for calls the CFG does not reach.
@@ -111,6 +119,7 @@ private:
   bool ClosedUnit = false;   // the unit defines main: its call sites are all the callers
   std::vector<Unjudged> Unfinished;
   unsigned VisitsPerBlock;
+  const SummaryIndex *External;
 };
 
 } // namespace syncwatch

@@ -93,7 +93,7 @@ Queue queueOfStreamArg(const StreamArg &S, bool PerThreadDefault, ASTContext &Ct
 }
 
 Queue argQueue(const WorkCall &W, unsigned P, ASTContext &Ctx) {
-  unsigned Offset = isa<CXXOperatorCallExpr>(W.Call) && isa<CXXMethodDecl>(W.Helper) ? 1 : 0;
+  unsigned Offset = isa<CXXOperatorCallExpr>(W.Call) && isa_and_nonnull<CXXMethodDecl>(W.callee()) ? 1 : 0;
   if (P + Offset >= W.Call->getNumArgs())
     return {};
   const Expr *Arg = W.Call->getArg(P + Offset);
@@ -233,6 +233,8 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
   } else if (W.Helper) {
     if (const FunctionSummary *Sum = Flow.summary(W.Helper); Sum && Sum->DrainsAll)
       kill(S, [](const Origin &) { return true; });
+  } else if (W.External && W.External->DrainsAll) {
+    kill(S, [](const Origin &) { return true; });
   }
   // Stream syncs, polls to completion, thrust's synchronous policies, opaque calls handed a
   // stream, helpers that synchronize a stream.
@@ -257,6 +259,9 @@ std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
     // thrust's synchronous policies wait for their stream at the end of the algorithm.
     if (libraryStreamOf(*W.Call, *W.Library, Ctx).Waits)
       Out.push_back(Flow.queueOf(W));
+  } else if (W.External) {
+    for (unsigned P : W.External->DrainsParams)
+      Out.push_back(argQueue(W, P, Ctx));
   } else if (W.OpaqueWithStream) {
     for (const Expr *Arg : W.Call->arguments())
       if (isStreamType(Arg->getType()))

@@ -1,5 +1,6 @@
 #include "LintRunner.h"
 #include "ResultCache.h"
+#include "../core/CrossUnit.h"
 
 #include "../checks/CheckRegistry.h"
 #include "NoLintFilter.h"
@@ -31,6 +32,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <set>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -42,18 +44,26 @@ namespace {
 // each enabled check judge them when the unit has been matched.
 class UnitJudge : public MatchFinder::MatchCallback {
 public:
-  UnitJudge(std::vector<std::unique_ptr<SyncwatchCheck>> &Checks, DiagnosticSink &Sink) : Checks(Checks), Sink(Sink) {}
+  UnitJudge(std::vector<std::unique_ptr<SyncwatchCheck>> &Checks, DiagnosticSink &Sink, UnitSummary *Summary)
+      : Checks(Checks), Sink(Sink), Summary(Summary) {}
   void run(const MatchFinder::MatchResult &R) override { Facts.observe(R); }
   void onStartOfTranslationUnit() override { Facts.reset(); }
   void onEndOfTranslationUnit() override {
     for (const std::unique_ptr<SyncwatchCheck> &C : Checks)
       C->judge(Facts, Sink);
+    if (Summary) {
+      // A file with several compile commands adds each parse's summary.
+      UnitSummary U = summarizeUnit(Facts);
+      Summary->Functions.insert(Summary->Functions.end(), U.Functions.begin(), U.Functions.end());
+      Summary->Calls.insert(Summary->Calls.end(), U.Calls.begin(), U.Calls.end());
+    }
   }
   UnitFacts Facts;
 
 private:
   std::vector<std::unique_ptr<SyncwatchCheck>> &Checks;
   DiagnosticSink &Sink;
+  UnitSummary *Summary;
 };
 
 SourceSpan spanOf(SourceLocation Loc, CharSourceRange Range, const SourceManager &SM,
@@ -126,6 +136,8 @@ public:
       F.Fixes.push_back(fixOf(H, SM, Opts));
     for (const CheckNote &N : D.Notes) {
       FindingNote Note{spanOf(N.Loc, CharSourceRange(), SM, Opts), N.Message, {}};
+      if (N.Loc.isInvalid() && !N.File.empty())
+        Note.Where = SourceSpan{N.File, N.Line, 1, 0, 0};  // in another unit (CrossUnit.h)
       for (const FixItHint &H : N.Fixes)
         Note.SuggestedFixes.push_back(fixOf(H, SM, Opts));
       F.Notes.push_back(std::move(Note));
@@ -247,6 +259,7 @@ private:
 
 struct FileResult {
   std::vector<Finding> Findings;
+  UnitSummary Summary;             // what the unit tells the others (CrossUnit.h)
   std::vector<std::string> Deps;   // every file the parse read
   std::optional<ToolError> Error;
   bool Crashed = false;
@@ -285,7 +298,7 @@ private:
 
 FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string &File,
                        const std::vector<RuleId> &Rules, const LintOptions &Options,
-                       NoLintFilter &NoLint, const std::string &Pch) {
+                       NoLintFilter &NoLint, const std::string &Pch, const SummaryIndex *External) {
   FileResult Result;
   const LangOptions *LO = nullptr;
   CurrentUnit Unit;
@@ -294,7 +307,8 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   for (const CheckFactory &F : registeredChecks())
     if (std::find(Rules.begin(), Rules.end(), F.Rule) != Rules.end())
       Checks.push_back(F.Create(Options.Checking));
-  UnitJudge Judge(Checks, Collector);
+  UnitJudge Judge(Checks, Collector, Options.CrossUnit ? &Result.Summary : nullptr);
+  Judge.Facts.setExternal(External);
   MatchFinder Finder;
   Judge.Facts.registerMatchers(Finder, &Judge);
 
@@ -362,7 +376,8 @@ tooling::ArgumentsAdjuster fullAdjuster(const LintOptions &Options) {
 
 FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string &File,
                        const std::vector<RuleId> &Rules, const LintOptions &Options,
-                       NoLintFilter &NoLint, PreludePchCache *Pchs, ResultCache *Cache) {
+                       NoLintFilter &NoLint, PreludePchCache *Pchs, ResultCache *Cache,
+                       const SummaryIndex *External = nullptr, const std::string &Slice = "") {
   FileResult Result;
   // A FIFO, a device or a directory named as a source would hang or confuse the parse
   // (clang waits on a FIFO forever): a CI tool refuses what is not a regular file.
@@ -403,9 +418,14 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
     for (RuleId R : Rules)
       Checks += std::string(ruleInfo(R).Id) + ",";
     Checks += Options.Checking.ReportUnknown ? "ReportUnknown=1" : "ReportUnknown=0";
+    // The second phase's entry: the same unit with the other units' summaries it used.
+    Checks += Options.CrossUnit ? ",CrossUnit=1" : ",CrossUnit=0";
+    if (!Slice.empty())
+      Checks += ",Summaries=" + Slice;
     Key = Cache->keyOf(Args, Dirs, Checks);
-    if (std::optional<std::vector<Finding>> Hit = Cache->lookup(Key, &Result.Deps)) {
-      Result.Findings = std::move(*Hit);
+    if (std::optional<CacheEntry> Hit = Cache->lookup(Key, &Result.Deps)) {
+      Result.Findings = std::move(Hit->Findings);
+      Result.Summary = std::move(Hit->Summary);
       return Result;
     }
   }
@@ -415,16 +435,16 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
     Pch = Pchs->pchFor(PreludePchCache::keyOf(Args, Commands[0].Filename, Commands[0].Directory), Args,
                        Commands[0].Filename, Commands[0].Directory);
   }
-  Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch);
+  Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch, External);
   if (!Pch.empty() && Result.Error && !Result.Crashed && !Result.ErrorInMainFile) {
     // An error outside the file may come from the PCH (a header changed since it was
     // built, a flag it cannot take): the plain parse decides. Errors in the file itself
     // are the file's.
     Pchs->noteFallback();
-    Result = analyzeOnce(DB, File, Rules, Options, NoLint, "");
+    Result = analyzeOnce(DB, File, Rules, Options, NoLint, "", External);
   }
   if (!Key.empty() && !Result.Error && !Result.Deps.empty())
-    Cache->store(Key, Result.Deps, Result.Findings);
+    Cache->store(Key, Result.Deps, Result.Findings, Result.Summary);
   return Result;
 }
 
@@ -509,6 +529,66 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     for (std::size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] { AnalyzeOne(I); });
     Pool.wait();
+  }
+  if (Options.CrossUnit) {
+    // Phase two: every unit's summary (and other shards'), then the units that need them
+    // again, each with its slice of the index. A unit whose slice is empty - it calls no
+    // summarized function, and no other unit calls its functions with work in flight -
+    // keeps its first result. A unit analyzed again has a new summary (a call of another
+    // unit's function now leaves work, or drains it), which may change other units'
+    // slices: rounds go on while a slice changes, at most kCrossUnitRounds (a chain of
+    // calls through that many files is followed to its end).
+    constexpr unsigned kCrossUnitRounds = 4;
+    std::set<std::string> Here(Files.begin(), Files.end());
+    std::vector<std::string> LastSlice(Files.size());
+    std::vector<SummaryIndex> Slices(Files.size());
+    std::set<std::size_t> Reanalyzed;
+    for (unsigned Round = 0; Round < kCrossUnitRounds; ++Round) {
+      SummaryIndex Index;
+      for (const auto &[File, U] : Options.ImportedSummaries)
+        if (!Here.count(File))
+          Index.add(U);
+      for (const FileResult &R : PerFile)
+        if (!R.Error)
+          Index.add(R.Summary);
+      std::vector<std::size_t> Again;
+      for (std::size_t I = 0; I < Files.size(); ++I) {
+        if (PerFile[I].Error)
+          continue;
+        std::string Slice = Index.sliceFor(PerFile[I].Summary);
+        if (Slice == LastSlice[I])
+          continue;
+        LastSlice[I] = std::move(Slice);
+        Slices[I] = Index.restrictedTo(PerFile[I].Summary);
+        Again.push_back(I);
+      }
+      if (Again.empty())
+        break;
+      auto AnalyzeAgain = [&](std::size_t I) {
+        FileResult R = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs.get(), &Cache,
+                                   LastSlice[I].empty() ? nullptr : &Slices[I], LastSlice[I]);
+        // The same parse cannot fail the second time unless the file changed meanwhile:
+        // then the first result stands.
+        if (!R.Error) {
+          PerFile[I].Findings = std::move(R.Findings);
+          PerFile[I].Summary = std::move(R.Summary);
+        }
+      };
+      if (Workers == 0) {
+        for (std::size_t I : Again)
+          AnalyzeAgain(I);
+      } else {
+        llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Workers));
+        for (std::size_t I : Again)
+          Pool.async([&, I] { AnalyzeAgain(I); });
+        Pool.wait();
+      }
+      Reanalyzed.insert(Again.begin(), Again.end());
+    }
+    Result.UnitsReanalyzed = Reanalyzed.size();
+    for (std::size_t I = 0; I < Files.size(); ++I)
+      if (!PerFile[I].Error)
+        Result.Summaries.emplace_back(Files[I], PerFile[I].Summary);
   }
   Result.CacheHits = Cache.hits();
   Result.CacheMisses = Cache.misses();

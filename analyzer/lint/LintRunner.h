@@ -7,6 +7,7 @@
 #include "../core/SyncwatchCheck.h"
 
 #include "syncwatch/report.h"
+#include "syncwatch/unit_summary.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 
@@ -27,6 +28,12 @@ struct LintOptions {
   bool UsePch = true;       // share a precompiled CUDA prelude between files (PreludePch.h)
   std::string CacheDir;     // keep each unit's findings between runs (ResultCache.h); "" off
   CheckOptions Checking;
+  // Summaries across units (CrossUnit.h): a second phase analyzes again the units that call
+  // a summarized function of another unit, or whose functions other units call with work in
+  // flight. Off: each unit alone (--no-cross-unit).
+  bool CrossUnit = true;
+  // Summaries of units this run does not analyze: other shards' --write-summaries files.
+  std::vector<std::pair<std::string, UnitSummary>> ImportedSummaries;
 };
 
 struct LintResult {
@@ -43,6 +50,9 @@ struct LintResult {
   unsigned PchsBuilt = 0;          // precompiled preludes built
   unsigned PchFallbacks = 0;       // files parsed again without the prelude PCH
   unsigned CacheHits = 0, CacheMisses = 0;  // units taken from / added to --cache-dir
+  // Each analyzed unit's summary (phase one), by file: --write-summaries writes them.
+  std::vector<std::pair<std::string, UnitSummary>> Summaries;
+  unsigned UnitsReanalyzed = 0;    // units the second phase analyzed again with summaries
   std::string CacheProblem;        // why the cache could not be used or written, if so
 };
 

@@ -72,8 +72,8 @@ std::string ResultCache::entryPath(const std::string &Key) const {
   return std::string(P);
 }
 
-std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, std::vector<std::string> *DepsOut) {
-  auto Miss = [&]() -> std::optional<std::vector<Finding>> {
+std::optional<CacheEntry> ResultCache::lookup(const std::string &Key, std::vector<std::string> *DepsOut) {
+  auto Miss = [&]() -> std::optional<CacheEntry> {
     ++Misses;
     return std::nullopt;
   };
@@ -91,9 +91,10 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
     if (!Now || *Now != Hash)
       return Miss();
   }
-  // Every file a cached finding names - its location, its notes', its fixes' - must be one
-  // the unit read: CI caches are shared and restored from storage, and an entry whose fix
-  // names another file would make --fix edit it.
+  // Every file a cached finding names - its location, its fixes' - must be one the unit
+  // read: CI caches are shared and restored from storage, and an entry whose fix names
+  // another file would make --fix edit it. A note's place is only text, and a cross-unit
+  // note names the unit that called (CrossUnit.h): its file need not have been read.
   std::set<std::string> Read;
   for (const auto &Dep : Entry.Deps)
     Read.insert(Dep.first);
@@ -110,7 +111,7 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
       if (!WasRead(X.Where.File))
         return Miss();
     for (const FindingNote &N : F.Notes) {
-      if (!WasRead(N.Where.File))
+      if (!N.SuggestedFixes.empty() && !WasRead(N.Where.File))
         return Miss();
       for (const FixIt &X : N.SuggestedFixes)
         if (!WasRead(X.Where.File))
@@ -120,12 +121,13 @@ std::optional<std::vector<Finding>> ResultCache::lookup(const std::string &Key, 
   ++Hits;
   if (DepsOut)
     DepsOut->assign(Read.begin(), Read.end());
-  return std::move(Entry.Findings);
+  return Entry;
 }
 
 void ResultCache::store(const std::string &Key, const std::vector<std::string> &Deps,
-                        const std::vector<Finding> &Findings) {
+                        const std::vector<Finding> &Findings, const UnitSummary &Summary) {
   CacheEntry Entry;
+  Entry.Summary = Summary;
   for (const std::string &D : Deps) {
     std::optional<std::string> H = contentHash(D);
     if (!H)

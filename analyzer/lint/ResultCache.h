@@ -14,6 +14,7 @@
 // cached: they are retried, and their error is reported again.
 #pragma once
 
+#include "syncwatch/cache_entry.h"
 #include "syncwatch/finding.h"
 
 #include <atomic>
@@ -33,12 +34,12 @@ public:
   // The key of one unit. Commands: each compile command's final arguments and directory.
   std::string keyOf(const std::vector<std::vector<std::string>> &Commands,
                     const std::vector<std::string> &Directories, const std::string &Checks) const;
-  // The findings stored under Key, when every file the unit read is unchanged.
-  // Deps (optional) receives the files the unit read.
-  std::optional<std::vector<Finding>> lookup(const std::string &Key, std::vector<std::string> *Deps = nullptr);
+  // The findings (and cross-unit summary) stored under Key, when every file the unit read is
+  // unchanged. Deps (optional) receives the files the unit read.
+  std::optional<CacheEntry> lookup(const std::string &Key, std::vector<std::string> *Deps = nullptr);
   // Deps: absolute paths of every file the unit read.
   void store(const std::string &Key, const std::vector<std::string> &Deps,
-             const std::vector<Finding> &Findings);
+             const std::vector<Finding> &Findings, const UnitSummary &Summary = {});
 
   unsigned hits() const { return Hits; }
   unsigned misses() const { return Misses; }

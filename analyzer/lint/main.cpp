@@ -135,6 +135,18 @@ cl::opt<std::string> CacheDir("cache-dir",
                                        "flags, the checks and syncwatch itself are unchanged "
                                        "(default: $SYNCWATCH_CACHE_DIR, else off)"),
                               cl::value_desc("dir"), cl::cat(Category));
+cl::opt<bool> NoCrossUnit("no-cross-unit",
+                          cl::desc("Analyze each file alone: no second phase with the function "
+                                   "summaries of the other files (docs/ci.md)"),
+                          cl::cat(Category));
+cl::opt<std::string> WriteSummaries("write-summaries",
+                                    cl::desc("Write the analyzed files' function summaries to this "
+                                             "file, for the other shards' --summaries"),
+                                    cl::value_desc("file"), cl::cat(Category));
+cl::list<std::string> SummaryFiles("summaries",
+                                   cl::desc("Read other shards' --write-summaries files, so that "
+                                            "calls into their files use their summaries (repeatable)"),
+                                   cl::value_desc("file"), cl::cat(Category));
 cl::opt<bool> PrintCommands("print-commands",
                             cl::desc("Print the clang command each file is parsed with (after "
                                      "nvcc/g++ translation) and exit"),
@@ -453,6 +465,22 @@ int lintMain(int argc, const char **argv) {
     if (std::optional<std::string> Env = sys::Process::GetEnv("SYNCWATCH_CACHE_DIR"))
       Options.CacheDir = *Env;
   Options.Checking.ReportUnknown = ReportUnknown;
+  Options.CrossUnit = !NoCrossUnit;
+  if (NoCrossUnit && (!SummaryFiles.empty() || !WriteSummaries.empty()))
+    return toolError("--summaries and --write-summaries need the cross-unit phase; drop --no-cross-unit");
+  for (const std::string &F : SummaryFiles) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(F);
+    if (!Buf)
+      return toolError("cannot read the summaries '" + F + "': " + Buf.getError().message());
+    std::string Text((*Buf)->getBuffer()), Error;
+    std::vector<std::pair<std::string, syncwatch::UnitSummary>> Units;
+    if (std::string Limits = syncwatch::jsonLimitsError(Text); !Limits.empty())
+      return toolError("'" + F + "' is not a summary file: " + Limits);
+    if (!syncwatch::readSummaryFile(Text, Units, Error))
+      return toolError("'" + F + "' is not a summary file: " + Error);
+    for (auto &U : Units)
+      Options.ImportedSummaries.push_back(std::move(U));
+  }
 
   // Load the baseline before the (long) analysis, so a bad path fails fast.
   std::set<std::string> Known;
@@ -556,6 +584,11 @@ int lintMain(int argc, const char **argv) {
     return ExitToolError;
   if (Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
     errs() << "syncwatch-lint: " << Report.FilesAnalyzed << " file(s) analyzed, no findings\n";
+  if (!WriteSummaries.empty()) {
+    std::string Error;
+    if (!syncwatch::writeFileAtomically(WriteSummaries, syncwatch::summaryFileText(Result.Summaries), Error))
+      return toolError("cannot write '" + WriteSummaries + "': " + Error);
+  }
   if (Stats || !StatsJson.empty()) {
     double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Started).count();
     long Rss = peakRssKiB();
@@ -564,11 +597,11 @@ int lintMain(int argc, const char **argv) {
       errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
                        "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
                        "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s); cache %u hit(s), "
-                       "%u miss(es)\n",
+                       "%u miss(es); %u file(s) analyzed again with other files' summaries\n",
                        Files.size(), Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
                        Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
                        Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
-                       Result.CacheMisses);
+                       Result.CacheMisses, Result.UnitsReanalyzed);
     if (!StatsJson.empty()) {
       std::string StatsText;
       raw_string_ostream J(StatsText);
@@ -588,6 +621,7 @@ int lintMain(int argc, const char **argv) {
         O.attribute("pchFallbacks", static_cast<int64_t>(Result.PchFallbacks));
         O.attribute("cacheHits", static_cast<int64_t>(Result.CacheHits));
         O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
+        O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.UnitsReanalyzed));
       });
       J << "\n";
       std::string Error;

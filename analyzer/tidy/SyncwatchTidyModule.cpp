@@ -82,7 +82,11 @@ private:
         Builder << F;
     }
     for (const CheckNote &N : D.Notes) {
-      auto Builder = diag(N.Loc, "%0", DiagnosticIDs::Note) << N.Message;
+      // A note in another unit (only syncwatch-lint has cross-unit summaries) names its place.
+      std::string Text = N.Loc.isInvalid() && !N.File.empty()
+                             ? N.Message + " (" + N.File + ":" + std::to_string(N.Line) + ")"
+                             : N.Message;
+      auto Builder = diag(N.Loc.isValid() ? N.Loc : D.Loc, "%0", DiagnosticIDs::Note) << Text;
       for (const FixItHint &F : N.Fixes)
         Builder << F;
     }

@@ -24,7 +24,7 @@ std::string cacheEntryText(const CacheEntry &E) {
   std::ostringstream Findings;
   writeJson(Findings, R);
   return "{\"version\": " + std::to_string(kCacheEntryVersion) + ", \"deps\": " + Deps.str() +
-         ", \"report\": " + Findings.str() + "}\n";
+         ", \"report\": " + Findings.str() + ", \"summary\": " + unitSummaryJson(E.Summary) + "}\n";
 }
 
 bool readCacheEntry(const std::string &Text, CacheEntry &Out, std::string &Error) {
@@ -49,7 +49,7 @@ bool readCacheEntry(const std::string &Text, CacheEntry &Out, std::string &Error
   if (!readJsonReport(Doc["report"], R, Error))
     return false;
   Out.Findings = std::move(R.Findings);
-  return true;
+  return readUnitSummaryValue(Doc["summary"], Out.Summary, Error);
 }
 
 } // namespace syncwatch

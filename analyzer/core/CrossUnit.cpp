@@ -1,0 +1,128 @@
+#include "CrossUnit.h"
+#include "UnitFacts.h"
+#include "WorkTransfer.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Index/USRGeneration.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+using namespace clang;
+
+namespace syncwatch {
+
+std::string usrOf(const Decl *D) {
+  llvm::SmallString<128> Usr;
+  if (!D || index::generateUSRForDecl(D, Usr))
+    return "";
+  return std::string(Usr);
+}
+
+namespace {
+
+// Where Loc is, as another unit's notes name it: an absolute path and a line.
+SummaryPlace placeOf(SourceLocation Loc, const SourceManager &SM, std::string What) {
+  SummaryPlace P;
+  P.What = std::move(What);
+  PresumedLoc PL = SM.getPresumedLoc(SM.getFileLoc(Loc));
+  if (PL.isInvalid())
+    return P;
+  llvm::SmallString<256> Path(PL.getFilename());
+  if (llvm::sys::path::is_relative(Path))
+    if (llvm::ErrorOr<std::string> Cwd = SM.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory()) {
+      llvm::SmallString<256> Abs(*Cwd);
+      llvm::sys::path::append(Abs, Path);
+      Path = Abs;
+    }
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  P.File = std::string(Path);
+  P.Line = PL.getLine();
+  return P;
+}
+
+std::string nameOf(const WorkCall &W) {
+  if (W.isLaunch())
+    return "kernel '" + calleeName(*W.Call) + "'";
+  return "'" + (W.Api ? std::string(W.Api->Name) : calleeName(*W.Call)) + "'";
+}
+
+// A function another unit can call by name and that this unit alone defines: external
+// linkage, not inline (an inline or template function is defined, and analyzed, in every
+// unit that uses it), not main.
+bool exported(const FunctionDecl &FD) {
+  return FD.isExternallyVisible() && !FD.isInlined() && !FD.isMain() && !FD.isDependentContext() &&
+         FD.getTemplatedKind() == FunctionDecl::TK_NonTemplate;
+}
+
+// The callee's stream parameter whose argument names queue Q at call W, or -1.
+int paramReceiving(const WorkCall &W, const Queue &Q, const WorkFlow &Flow, ASTContext &Ctx) {
+  const FunctionDecl *Callee = W.ExternalCallee;
+  if (!Callee || Q.K != Queue::Named)
+    return -1;
+  for (unsigned P = 0; P < Callee->getNumParams(); ++P)
+    if (isStreamType(Callee->getParamDecl(P)->getType()) && argQueue(W, P, Ctx) == Q)
+      return static_cast<int>(P);
+  return -1;
+}
+
+} // namespace
+
+UnitSummary summarizeUnit(const UnitFacts &Facts) {
+  UnitSummary U;
+  ASTContext *Ctx = Facts.context();
+  if (!Ctx)
+    return U;
+  const SourceManager &SM = Ctx->getSourceManager();
+  const WorkFlow &Flow = Facts.flow();
+  for (const FunctionCalls &F : Facts.functions()) {
+    const auto *FD = dyn_cast<FunctionDecl>(F.Function);
+    if (!FD)
+      continue;
+    if (exported(*FD))
+      if (const FunctionSummary *S = Flow.summary(FD)) {
+        ExportedFunction E;
+        E.Usr = usrOf(FD);
+        E.Name = FD->getQualifiedNameAsString();
+        E.Def = placeOf(FD->getLocation(), SM, "'" + E.Name + "'");
+        if (S->LeavesWork) {
+          E.LeftBy = placeOf(S->LeavesWork->Loc, SM, nameOf(*S->LeavesWork));
+          E.LeftParam = S->LeftOnParam;
+          E.LeftOn = S->LeftOnParam >= 0              ? ExportedFunction::Left::OnParam
+                     : S->LeftOn.K == Queue::Legacy    ? ExportedFunction::Left::Legacy
+                     : S->LeftOn.K == Queue::PerThread ? ExportedFunction::Left::PerThread
+                                                       : ExportedFunction::Left::Unknown;
+        }
+        E.DrainsAll = S->DrainsAll;
+        E.DrainsParams = S->DrainsParams;
+        if (S->Waits)
+          E.Waits = placeOf(S->Waits->Loc, SM, nameOf(*S->Waits));
+        if (!E.Usr.empty())
+          U.Functions.push_back(std::move(E));
+      }
+    for (const WorkCall &W : F.Calls) {
+      if (!W.ExternalCallee)
+        continue;
+      ExternalCall C;
+      C.Usr = usrOf(W.ExternalCallee);
+      if (C.Usr.empty())
+        continue;
+      C.Site = placeOf(W.Loc, SM, "'" + calleeName(*W.Call) + "'");
+      if (const CallFlow *At = Flow.at(W)) {
+        for (const Pending &P : At->InFlight)
+          C.InFlight.push_back({paramReceiving(W, Flow.queueOf(*P.Work), Flow, *Ctx),
+                                placeOf(P.Work->Loc, SM, nameOf(*P.Work))});
+        // Work this function's own callers left: passed on, as everything else's.
+        if (At->Caller == CallerWork::Known && At->CallerPending)
+          C.InFlight.push_back({-1, placeOf(At->CallerPending->Loc, SM, nameOf(*At->CallerPending))});
+        else if (At->Caller == CallerWork::Known && At->CallerElsewhereWork)
+          C.InFlight.push_back({-1, At->CallerElsewhereWork->Issued});
+      }
+      U.Calls.push_back(std::move(C));
+    }
+  }
+  return U;
+}
+
+} // namespace syncwatch
