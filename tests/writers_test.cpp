@@ -1,5 +1,6 @@
 #include "syncwatch/baseline.h"
 #include "syncwatch/cache_entry.h"
+#include "syncwatch/unit_summary.h"
 #include "syncwatch/json_report_reader.h"
 #include "syncwatch/json_writer.h"
 #include "syncwatch/sarif_reader.h"
@@ -241,6 +242,18 @@ TEST(ReportCodec, CacheEntryRoundTripsByteForByte) {
   E.Deps = {{"/src/train.cu", "0123456789abcdef"}, {"/usr/include/stdio.h", "fedcba9876543210"}};
   E.Findings = everyField("syncwatch-lint").Findings;
   sortEvidence(E.Findings);
+  ExportedFunction F;
+  F.Usr = "c:@F@scale_async#*f#I#*$@S@CUstream_st#";
+  F.Name = "scale_async";
+  F.Def = {"/src/ops.cu", 14, "'scale_async'"};
+  F.LeftOn = ExportedFunction::Left::OnParam;
+  F.LeftParam = 2;
+  F.LeftBy = {"/src/ops.cu", 15, "kernel 'scale'"};
+  F.DrainsParams = {1};
+  F.Waits = SummaryPlace{"/src/ops.cu", 16, "'cudaStreamSynchronize'"};
+  E.Summary.Functions.push_back(F);
+  E.Summary.Calls.push_back({"c:@F@release#*f#", {"/src/train.cu", 28, "'release'"},
+                             {{-1, {"/src/train.cu", 27, "'scale_async'"}}}});
   std::string First = cacheEntryText(E);
   CacheEntry Back;
   std::string Error;
@@ -249,14 +262,64 @@ TEST(ReportCodec, CacheEntryRoundTripsByteForByte) {
   ASSERT_EQ(Back.Findings.size(), 2u);
   EXPECT_EQ(Back.Findings[0].Function, "ns::Pool::drain");
   EXPECT_EQ(Back.Findings[0].Notes[0].SuggestedFixes.size(), 1u);
+  EXPECT_EQ(Back.Summary, E.Summary);
   EXPECT_EQ(cacheEntryText(Back), First);
   // Another version, or a dependency of the wrong shape, is not an entry (a miss).
   std::string Old = First;
-  Old.replace(Old.find("\"version\": 3"), 12, "\"version\": 2");
+  Old.replace(Old.find("\"version\": 4"), 12, "\"version\": 3");
   EXPECT_FALSE(readCacheEntry(Old, Back, Error));
   std::string BadDep = First;
   BadDep.replace(BadDep.find("\"0123456789abcdef\""), 18, "17");
   EXPECT_FALSE(readCacheEntry(BadDep, Back, Error));
+}
+
+// Cross-unit summaries (unit_summary.h): the index trusts one summary per function, a unit's
+// slice holds only what changes its analysis, and the file format round-trips.
+TEST(UnitSummaries, IndexSlicesAndFiles) {
+  ExportedFunction Scale;
+  Scale.Usr = "c:@F@scale";
+  Scale.Name = "scale";
+  Scale.Def = {"/src/ops.cu", 3, "'scale'"};
+  Scale.LeftOn = ExportedFunction::Left::OnParam;
+  Scale.LeftParam = 0;
+  ExportedFunction Log = Scale;
+  Log.Usr = "c:@F@log";
+  Log.Name = "log";
+  Log.LeftOn = ExportedFunction::Left::None;
+  Log.LeftParam = -1;
+  UnitSummary Ops{{Scale, Log}, {}};
+  UnitSummary Train{{}, {{"c:@F@scale", {"/src/train.cu", 9, "'scale'"}, {}},
+                         {"c:@F@log", {"/src/train.cu", 10, "'log'"}, {}}}};
+  UnitSummary Other{{}, {{"c:@F@log", {"/src/other.cu", 4, "'log'"}, {}}}};
+  SummaryIndex Index;
+  Index.add(Ops);
+  Index.add(Train);
+  Index.add(Other);
+  ASSERT_NE(Index.function("c:@F@scale"), nullptr);
+  EXPECT_TRUE(Index.function("c:@F@log")->trivial());
+  // train.cu calls a function that leaves work: it is analyzed again; other.cu calls only a
+  // trivial one, and nobody calls ops.cu's functions with work in flight: they are not.
+  EXPECT_NE(Index.sliceFor(Train), "");
+  EXPECT_EQ(Index.sliceFor(Other), "");
+  EXPECT_EQ(Index.sliceFor(Ops), "");
+  UnitSummary Caller{{}, {{"c:@F@scale", {"/src/main.cu", 5, "'scale'"}, {{0, {"/src/main.cu", 4, "kernel 'k'"}}}}}};
+  Index.add(Caller);
+  EXPECT_NE(Index.sliceFor(Ops), "");
+  EXPECT_EQ(Index.restrictedTo(Ops).callersOf("c:@F@scale").size(), 1u);
+  // Two different summaries of one function (#ifdef'd per unit): neither is trusted.
+  ExportedFunction Drains = Scale;
+  Drains.LeftOn = ExportedFunction::Left::None;
+  Drains.DrainsAll = true;
+  Index.add(UnitSummary{{Drains}, {}});
+  EXPECT_EQ(Index.function("c:@F@scale"), nullptr);
+  // The file round-trips; a damaged one is refused with a reason.
+  std::vector<std::pair<std::string, UnitSummary>> Units = {{"/src/ops.cu", Ops}, {"/src/train.cu", Train}}, Back;
+  std::string Error;
+  ASSERT_TRUE(readSummaryFile(summaryFileText(Units), Back, Error)) << Error;
+  EXPECT_EQ(Back, Units);
+  EXPECT_FALSE(readSummaryFile("{\"version\": 1, \"units\": [{\"file\": \"a\", \"summary\": 3}]}", Back, Error));
+  EXPECT_FALSE(Error.empty());
+  EXPECT_FALSE(readSummaryFile("{\"version\": 2, \"units\": []}", Back, Error));
 }
 
 TEST(ReportCodec, BaselineRoundTrips) {
