@@ -41,6 +41,7 @@ enum class ApiFamily : std::uint8_t {
   StreamOrderedAlloc, StreamOrderedFree,
   DeviceSync, StreamSync, EventSync, StreamWaitEvent, StreamQuery, EventQuery, EventRecord,
   StreamCreate, DeviceConfig, CacheConfig, Launch,
+  GraphLaunch,  // an instantiated CUDA graph launched into a stream (its kernels run there)
 };
 
 // What a call puts into a stream (cuda_api.def's Issues column).
