@@ -45,12 +45,18 @@ void BlockingStreamCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
     return;
   SourceLocation LegacyLoc;
   const CallExpr *Legacy = Usage.firstLegacyWork(&LegacyLoc);
-  if (!Legacy)
+  const ContainerWork *Box = Usage.firstContainerWork();
+  if (!Legacy && !Box)
     return; // a blocking stream costs nothing without legacy-stream work beside it
   const SourceManager &SM = Ctx->getSourceManager();
-  std::string LegacyName = isa<CUDAKernelCallExpr>(Legacy)
-                               ? "kernel '" + calleeName(*Legacy) + "' launched"
-                               : "'" + calleeName(*Legacy) + "' issued";
+  std::string LegacyName;
+  if (Box && (!Legacy || SM.isBeforeInTranslationUnit(Box->Loc, LegacyLoc))) {
+    LegacyLoc = Box->Loc;
+    LegacyName = "the thrust container's fill or copy";
+  } else {
+    LegacyName = isa<CUDAKernelCallExpr>(Legacy) ? "kernel '" + calleeName(*Legacy) + "' launched"
+                                                 : "'" + calleeName(*Legacy) + "' issued";
+  }
   for (const StreamCreation &C : Usage.creations()) {
     if (!C.Blocking)
       continue;

@@ -75,6 +75,22 @@ void DefaultStreamCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
                                "stream's work ended (CUDA 13, H200)"}};
     Sink.emit(D, SM);
   }
+  // thrust's containers take no stream: their fills and copies go to the legacy stream.
+  for (const ContainerWork &W : Usage.containerWork()) {
+    CheckDiagnostic D;
+    D.Rule = RuleId::DefaultStream;
+    D.Level = Others ? Severity::Warning : Severity::Note;
+    D.Loc = W.Loc;
+    D.Range = reportRange(W.Range, SM, Ctx->getLangOpts());
+    std::string Fix = "thrust's containers take no stream: construct them empty (or with thrust::no_init where your CCCL has it) and fill or copy with "
+                      "thrust::fill / thrust::copy(thrust::cuda::par_nosync.on(stream), ...) or cudaMemcpyAsync "
+                      "on your stream";
+    D.Message = W.What + (Others ? ", which serializes it with every blocking stream; " + Fix
+                                 : "; " + Fix + ", before this code shares the GPU with other streams");
+    D.Evidence = {{"api", "thrust container"},
+                  {"documented", std::string(documentedSyncText(DocumentedSync::LegacyStream))}};
+    Sink.emit(D, SM);
+  }
 }
 
 } // namespace syncwatch

@@ -93,6 +93,14 @@ std::optional<StreamArg> streamArgOf(const CallExpr &Call, const ApiInfo *Api, A
     // <<<grid, block, shared, stream>>>: the configuration is a call whose 4th argument
     // is the stream, defaulted when not written.
     const CallExpr *Config = Launch->getConfig();
+    // A launch from device code (dynamic parallelism, -fgpu-rdc) is configured by
+    // cudaLaunchDevice(func, params, grid, block, shared, stream): it goes to a device-side
+    // stream, never to one of the host's. (Read as a host launch, its block size was taken
+    // for an explicit stream, and a file without streams got warnings: bench/corpus, Packt's
+    // Chapter04 kernel_execution_overhead.)
+    if (const FunctionDecl *C = Config ? Config->getDirectCallee() : nullptr;
+        C && C->getIdentifier() && C->getName() == "cudaLaunchDevice")
+      return std::nullopt;
     if (!Config || Config->getNumArgs() < 4)
       return StreamArg{};
     Arg = Config->getArg(3);

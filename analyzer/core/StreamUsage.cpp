@@ -11,6 +11,7 @@ void StreamUsage::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallba
   Finder.addMatcher(kernelLaunchMatcher(), Callback);
   Finder.addMatcher(catalogedCallMatcher(), Callback);
   Finder.addMatcher(libraryCallMatcher(), Callback);
+  Finder.addMatcher(thrustContainerMatcher(), Callback);
 }
 
 void StreamUsage::reset() {
@@ -19,12 +20,22 @@ void StreamUsage::reset() {
   Uses.clear();
   SyncLegacyCalls.clear();
   Creations.clear();
+  Containers.clear();
   Seen.clear();
 }
 
 void StreamUsage::observe(const MatchFinder::MatchResult &Result) {
   Ctx = Result.Context;
   const SourceManager &SM = *Result.SourceManager;
+  if (const auto *Box = Result.Nodes.getNodeAs<Expr>("thrust-container")) {
+    // thrust picks the per-thread stream when CUDA's headers were renamed for it.
+    if (Ctx->Idents.get("cudaLaunchKernel").hasMacroDefinition())
+      return;
+    if (std::optional<ContainerWork> W = containerWorkOf(*Box, SM))
+      if (Seen.insert({W->Loc.getRawEncoding(), 0u, nullptr}).second)
+        Containers.push_back(*W);
+    return;
+  }
   if (const auto *Lib = Result.Nodes.getNodeAs<CallExpr>("library-call")) {
     observeLibraryCall(*Lib, SM);
     return;
@@ -131,7 +142,15 @@ bool StreamUsage::isLegacyWork(const StreamUse &U) {
   return false;
 }
 
-bool StreamUsage::hasLegacyWork() const { return firstLegacyWork(nullptr) != nullptr; }
+bool StreamUsage::hasLegacyWork() const { return firstLegacyWork(nullptr) != nullptr || !Containers.empty(); }
+
+const ContainerWork *StreamUsage::firstContainerWork() const {
+  const ContainerWork *First = nullptr;
+  for (const ContainerWork &W : Containers)
+    if (!First || (Ctx && Ctx->getSourceManager().isBeforeInTranslationUnit(W.Loc, First->Loc)))
+      First = &W;
+  return First;
+}
 
 const CallExpr *StreamUsage::firstLegacyWork(SourceLocation *Loc) const {
   const CallExpr *First = nullptr;

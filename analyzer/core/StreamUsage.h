@@ -7,6 +7,7 @@
 
 #include "CudaCalls.h"
 #include "LibraryCalls.h"
+#include "ThrustContainers.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -56,6 +57,10 @@ public:
   clang::ASTContext *context() const { return Ctx; }
   const std::vector<StreamUse> &uses() const { return Uses; }
   const std::vector<StreamCreation> &creations() const { return Creations; }
+  // thrust container constructions and assignments that do GPU work on the legacy stream
+  // (none in a per-thread build: thrust then uses the thread's stream).
+  const std::vector<ContainerWork> &containerWork() const { return Containers; }
+  const ContainerWork *firstContainerWork() const;
 
   // Call after the unit is parsed (macro state is final then).
   void finish();
@@ -68,6 +73,7 @@ private:
   std::vector<StreamUse> Uses;
   std::vector<const clang::CallExpr *> SyncLegacyCalls;  // cudaMemcpy, cudaMemset, ...
   std::vector<StreamCreation> Creations;
+  std::vector<ContainerWork> Containers;
   // A template's call appears once per instantiation; one report location is one use.
   std::set<std::tuple<unsigned, unsigned, const void *>> Seen;
 };
