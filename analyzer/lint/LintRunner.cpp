@@ -555,11 +555,12 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
       for (std::size_t I = 0; I < Files.size(); ++I) {
         if (PerFile[I].Error)
           continue;
-        std::string Slice = Index.sliceFor(PerFile[I].Summary);
-        if (Slice == LastSlice[I])
+        SummaryIndex Slice = Index.restrictedTo(PerFile[I].Summary);
+        std::string Text = Slice.text();
+        if (Text == LastSlice[I])
           continue;
-        LastSlice[I] = std::move(Slice);
-        Slices[I] = Index.restrictedTo(PerFile[I].Summary);
+        LastSlice[I] = std::move(Text);
+        Slices[I] = std::move(Slice);
         Again.push_back(I);
       }
       if (Again.empty())

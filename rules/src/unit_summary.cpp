@@ -22,7 +22,7 @@ void SummaryIndex::add(const UnitSummary &U) {
       ExportedFunction A = It->second, B = F;
       A.Def = B.Def = {};
       if (!(A == B))
-        Clashes[F.Usr] = true;
+        Clashes.insert(F.Usr);
     }
   }
   for (const ExternalCall &C : U.Calls)
@@ -64,14 +64,13 @@ SummaryIndex SummaryIndex::restrictedTo(const UnitSummary &U) const {
   return Out;
 }
 
-std::string SummaryIndex::sliceFor(const UnitSummary &U) const {
-  SummaryIndex S = restrictedTo(U);
-  if (S.empty())
+std::string SummaryIndex::text() const {
+  if (empty())
     return "";
   UnitSummary Flat;
-  for (const auto &[Usr, F] : S.Functions)
+  for (const auto &[Usr, F] : Functions)
     Flat.Functions.push_back(F);
-  for (const auto &[Usr, Calls] : S.Callers)
+  for (const auto &[Usr, Calls] : Callers)
     Flat.Calls.insert(Flat.Calls.end(), Calls.begin(), Calls.end());
   return unitSummaryJson(Flat);
 }

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,13 +81,15 @@ public:
   // summaries of the functions it calls and the calls into the functions it defines that
   // leave work in flight, as a canonical text (the cache key's part; "" when there is none,
   // so phase one's result stands).
-  std::string sliceFor(const UnitSummary &U) const;
+  std::string sliceFor(const UnitSummary &U) const { return restrictedTo(U).text(); }
   // The same slice as an index, for the analysis.
   SummaryIndex restrictedTo(const UnitSummary &U) const;
+  // The index as a canonical text ("" when empty).
+  std::string text() const;
 
 private:
   std::map<std::string, ExportedFunction, std::less<>> Functions;
-  std::map<std::string, bool, std::less<>> Clashes;
+  std::set<std::string, std::less<>> Clashes;
   std::map<std::string, std::vector<ExternalCall>, std::less<>> Callers;
 };
 
