@@ -86,6 +86,19 @@ def run(argv, env):
 
 
 failures = 0
+# No thread_local object with a destructor: the main thread's run at exit() before other
+# libraries' static destructors, which still make CUDA calls (cuBLAS handles, cudaFree), and
+# a callback then read a destroyed object. A C++ thread_local with a destructor is
+# registered through __cxa_thread_atexit; libsyncwatch.so must not import it.
+nm = shutil.which("nm")
+if nm:
+    undefined = subprocess.run([nm, "-D", "--undefined-only", lib], capture_output=True, text=True).stdout
+    tls_dtors = [l.split()[-1] for l in undefined.splitlines() if "__cxa_thread_atexit" in l]
+    print(("FAIL " if tls_dtors else "ok   ") + "no thread_local destructors in libsyncwatch.so"
+          + (": imports " + ", ".join(tls_dtors) if tls_dtors else ""))
+    failures += bool(tls_dtors)
+else:
+    print("note: no nm: thread_local destructors not checked")
 for name, argv in cases:
     for suffix, extra in variants:
         env = dict(clean_env, **extra)

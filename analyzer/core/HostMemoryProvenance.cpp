@@ -1,4 +1,5 @@
 #include "HostMemoryProvenance.h"
+#include "CudaCalls.h"
 
 #include <algorithm>
 
@@ -400,5 +401,43 @@ Provenance HostMemoryProvenance::resolveParam(const ParmVarDecl *P, int Depth) {
   InProgress.erase(P);
   return combine(Sources); // no call site: unknown
 }
+
+std::vector<HostBuffer> hostBuffers(const CallExpr &Call, const ApiInfo &Api, ASTContext &Ctx) {
+  auto Arg = [&](int I) -> const Expr * {
+    return I >= 0 && static_cast<unsigned>(I) < Call.getNumArgs() ? Call.getArg(I) : nullptr;
+  };
+  std::vector<HostBuffer> Out;
+  switch (Api.Direction) {
+  case CopyDirection::HtoD:
+    if (Arg(Api.SrcArg))
+      Out.push_back({Arg(Api.SrcArg), HostSide::ToDevice});
+    break;
+  case CopyDirection::DtoH:
+    if (Arg(Api.DstArg))
+      Out.push_back({Arg(Api.DstArg), HostSide::FromDevice});
+    break;
+  case CopyDirection::ByPointer:
+    if (Arg(Api.SrcArg))
+      Out.push_back({Arg(Api.SrcArg), HostSide::ToDevice});
+    if (Arg(Api.DstArg))
+      Out.push_back({Arg(Api.DstArg), HostSide::FromDevice});
+    break;
+  case CopyDirection::ByKind: {
+    std::optional<std::int64_t> Kind = constantInt(Arg(Api.KindArg), Ctx);
+    if (!Kind)
+      break;
+    auto K = static_cast<MemcpyKind>(*Kind);
+    if ((K == MemcpyKind::HostToDevice || K == MemcpyKind::Default) && Arg(Api.SrcArg))
+      Out.push_back({Arg(Api.SrcArg), HostSide::ToDevice});
+    if ((K == MemcpyKind::DeviceToHost || K == MemcpyKind::Default) && Arg(Api.DstArg))
+      Out.push_back({Arg(Api.DstArg), HostSide::FromDevice});
+    break;
+  }
+  default:
+    break;
+  }
+  return Out;
+}
+
 
 } // namespace syncwatch

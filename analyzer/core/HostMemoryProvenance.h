@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace syncwatch {
 
@@ -48,6 +49,19 @@ private:
   std::map<const clang::FunctionDecl *, std::vector<const clang::CallExpr *>> CallSites;
   std::set<const clang::Decl *> InProgress;   // cycles: p = q; q = p;
 };
+
+struct ApiInfo;
+
+// The host-memory side of a copy: the argument, and whether the data goes to the device.
+enum class HostSide { ToDevice, FromDevice };
+struct HostBuffer {
+  const clang::Expr *Arg;
+  HostSide Side;
+};
+
+// Which arguments of this copy are host memory, from the API's fixed direction or its
+// cudaMemcpyKind argument. With cudaMemcpyDefault either side may be host memory.
+std::vector<HostBuffer> hostBuffers(const clang::CallExpr &Call, const ApiInfo &Api, clang::ASTContext &Ctx);
 
 // The variable or member an expression's memory belongs to (v in v.data() + 4, p in
 // (char *)p + off), or nullptr.

@@ -151,8 +151,22 @@ bool isNullPointer(const Expr *E, ASTContext &Ctx) {
              Expr::NPCK_NotNull;
 }
 
-// The temp-storage pointer is still the null it was initialized with: the call only
-// computes the size (void *d_temp = nullptr; cub::DeviceReduce::Sum(d_temp, bytes, ...)).
+// A pointer's initializer that makes it null: = nullptr, = 0, {} or {nullptr}.
+bool initializesToNull(const Expr *Init, ASTContext &Ctx) {
+  if (!Init)
+    return false;
+  Init = Init->IgnoreParenImpCasts();
+  if (isa<ImplicitValueInitExpr>(Init))
+    return true;
+  if (const auto *List = dyn_cast<InitListExpr>(Init))
+    return List->getNumInits() == 0 || (List->getNumInits() == 1 && initializesToNull(List->getInit(0), Ctx));
+  return isNullPointer(Init, Ctx);
+}
+
+// The temp-storage pointer is null at the call: the call only computes the size
+// (void *d_temp = nullptr; cub::DeviceReduce::Sum(d_temp, bytes, ...)). Decided by the last
+// write to the variable before the call in the function's source: `d_temp = nullptr;`
+// before a second size query, or the null initializer when nothing wrote it since.
 bool isSizeQuery(const CallExpr &Call, ASTContext &Ctx) {
   if (Call.getNumArgs() == 0)
     return false;
@@ -160,7 +174,7 @@ bool isSizeQuery(const CallExpr &Call, ASTContext &Ctx) {
     return true;
   const auto *Ref = dyn_cast<DeclRefExpr>(Call.getArg(0)->IgnoreParenImpCasts());
   const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!V || !V->isLocalVarDecl() || !V->getInit() || !isNullPointer(V->getInit(), Ctx))
+  if (!V || !V->isLocalVarDecl())
     return false;
   const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext());
   if (!Fn || !Fn->getBody())
@@ -169,29 +183,39 @@ bool isSizeQuery(const CallExpr &Call, ASTContext &Ctx) {
     const VarDecl *V;
     SourceLocation Before;
     const SourceManager &SM;
-    bool Found = false;
-    Writes(const VarDecl *V, SourceLocation B, const SourceManager &SM) : V(V), Before(B), SM(SM) {}
+    ASTContext &Ctx;
+    SourceLocation Last;     // the last write before the call...
+    bool LastIsNull = false; // ...and whether it stores a null pointer
+    Writes(const VarDecl *V, SourceLocation B, ASTContext &Ctx)
+        : V(V), Before(B), SM(Ctx.getSourceManager()), Ctx(Ctx) {}
     bool refersToV(const Expr *E) {
       const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
       return R && R->getDecl() == V;
     }
-    void note(const Stmt *S) {
-      if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(S->getBeginLoc()), Before))
-        Found = true;
+    void note(const Stmt *S, bool Null) {
+      SourceLocation L = SM.getExpansionLoc(S->getBeginLoc());
+      if (!SM.isBeforeInTranslationUnit(L, Before))
+        return;
+      if (Last.isInvalid() || !SM.isBeforeInTranslationUnit(L, Last)) {
+        Last = L;
+        LastIsNull = Null;
+      }
     }
     bool VisitUnaryOperator(UnaryOperator *U) {
       if (U->getOpcode() == UO_AddrOf && refersToV(U->getSubExpr()))
-        note(U);
+        note(U, false);  // cudaMalloc(&d_temp, bytes) and the like
       return true;
     }
     bool VisitBinaryOperator(BinaryOperator *B) {
       if (B->isAssignmentOp() && refersToV(B->getLHS()))
-        note(B);
+        note(B, B->getOpcode() == BO_Assign && isNullPointer(B->getRHS(), Ctx));
       return true;
     }
-  } W(V, Ctx.getSourceManager().getExpansionLoc(Call.getBeginLoc()), Ctx.getSourceManager());
+  } W(V, Ctx.getSourceManager().getExpansionLoc(Call.getBeginLoc()), Ctx);
   W.TraverseStmt(const_cast<Stmt *>(Fn->getBody()));
-  return !W.Found;
+  if (W.Last.isValid())
+    return W.LastIsNull;
+  return initializesToNull(V->getInit(), Ctx);
 }
 
 LibraryStream cubStream(const CallExpr &Call, ASTContext &Ctx) {

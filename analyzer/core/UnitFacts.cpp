@@ -44,8 +44,19 @@ const StreamUsage &UnitFacts::streams() const {
 const std::vector<FunctionCalls> &UnitFacts::functions() const { return Work.functions(); }
 
 const WorkFlow &UnitFacts::flow() const {
-  if (!Flow)
-    Flow = std::make_unique<WorkFlow>(Work.functions(), *Ctx, FlowLimit, External);
+  if (!Flow) {
+    // Copies into pageable host memory return only when done: they drain their stream.
+    std::set<const CallExpr *> DoneAtReturn;
+    for (const FunctionCalls &F : Work.functions())
+      for (const WorkCall &W : F.Calls) {
+        if (!W.Api || W.Api->Rule != RuleId::PageableAsyncCopy)
+          continue;
+        for (const HostBuffer &B : hostBuffers(*W.Call, *W.Api, *Ctx))
+          if (B.Side == HostSide::FromDevice && hostMemory().of(B.Arg).Kind == HostMemory::Pageable)
+            DoneAtReturn.insert(W.Call);
+      }
+    Flow = std::make_unique<WorkFlow>(Work.functions(), *Ctx, FlowLimit, External, std::move(DoneAtReturn));
+  }
   return *Flow;
 }
 

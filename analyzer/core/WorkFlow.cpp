@@ -122,8 +122,8 @@ const CallFlow *WorkFlow::at(const WorkCall &C) const {
 }
 
 WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx, unsigned VisitsPerBlock,
-                   const SummaryIndex *External)
-    : Ctx(Ctx), VisitsPerBlock(VisitsPerBlock), External(External) {
+                   const SummaryIndex *External, std::set<const CallExpr *> DoneAtReturn)
+    : Ctx(Ctx), VisitsPerBlock(VisitsPerBlock), External(External), DoneAtReturn(std::move(DoneAtReturn)) {
   for (const FunctionCalls &F : Functions) {
     ByDecl[F.Function] = &F;
     if (isMain(dyn_cast<FunctionDecl>(F.Function)))
@@ -209,6 +209,8 @@ void WorkFlow::analyze(const FunctionCalls &F) {
         Generates = S->LeavesWork != nullptr;
     if (W.External)
       Generates = W.External->LeftOn != ExportedFunction::Left::None;
+    if (doneAtReturn(W))
+      Generates = false;
     if (!Generates)
       continue;
     FS->GenOf[&W] = FS->Origins.size();

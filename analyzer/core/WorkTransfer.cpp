@@ -253,7 +253,7 @@ std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
   std::vector<Queue> Out;
   if (W.Api) {
     Drain D = W.Api->Drains;
-    if (D == Drain::Stream || (D == Drain::StreamWhenPolled && W.PollsToCompletion))
+    if (D == Drain::Stream || (D == Drain::StreamWhenPolled && W.PollsToCompletion) || Flow.doneAtReturn(W))
       Out.push_back(Flow.queueOf(W));
   } else if (W.Library) {
     // thrust's synchronous policies wait for their stream at the end of the algorithm.

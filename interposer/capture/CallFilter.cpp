@@ -3,6 +3,7 @@
 #include "syncwatch/catalogue.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstdint>
@@ -52,9 +53,30 @@ struct FilterCache {
   std::unordered_set<const void *> Pinned;
   std::uint64_t PinnedEpoch = 0;
 };
-thread_local FilterCache Cache;
+// Made on a thread's first call and deleted when the thread ends, through a pthread key:
+// never a thread_local object. The main thread's thread_local destructors run at exit()
+// before the atexit handlers and static destructors of other libraries, and those free CUDA
+// memory and destroy cuBLAS handles: a callback then found a destroyed unordered_map (every
+// preloaded PyTorch process that used cuBLAS died of SIGSEGV at exit on the H200). A
+// pthread key's destructor runs only when a thread really ends, never at exit().
+pthread_key_t CacheKey;
+pthread_once_t CacheKeyOnce = PTHREAD_ONCE_INIT;
+thread_local FilterCache *ThreadCache = nullptr;  // trivially destructible: valid until the thread ends
+void dropCache(void *C) {
+  ThreadCache = nullptr;  // a later call on this thread (another key's destructor) makes a new one
+  delete static_cast<FilterCache *>(C);
+}
+FilterCache &threadCache() {
+  if (FilterCache *C = ThreadCache) [[likely]]
+    return *C;
+  pthread_once(&CacheKeyOnce, [] { pthread_key_create(&CacheKey, dropCache); });
+  ThreadCache = new FilterCache;
+  pthread_setspecific(CacheKey, ThreadCache);
+  return *ThreadCache;
+}
 
 const FilterCache::StreamFacts &factsOf(const void *S) {
+  FilterCache &Cache = threadCache();
   std::uint64_t Epoch = StreamEpoch.load(std::memory_order_acquire);
   if (Cache.StreamsEpoch != Epoch) {
     Cache.Streams.clear();
@@ -94,6 +116,7 @@ StreamClass classify(const void *S, bool PerThreadApi) {
 bool pinned(const void *P) {
   if (!Driver.PointerGetAttribute || !P)
     return false;
+  FilterCache &Cache = threadCache();
   std::uint64_t Epoch = HostMemoryEpoch.load(std::memory_order_acquire);
   if (Cache.PinnedEpoch != Epoch || Cache.Pinned.size() > 4096) {
     Cache.Pinned.clear();

@@ -13,6 +13,7 @@
 #include "SelfStats.h"
 
 #include "syncwatch/catalogue.h"
+#include "syncwatch/source_hash.h"
 
 #include <cupti.h>
 
@@ -561,6 +562,7 @@ void start() {
     InForkedChild.store(true);
     WakePipe[1] = -1;
   });
+  prepareSourceHashing();  // before the atexit handler: see source_hash.h
   std::atexit([] { finishOnce("at exit"); });
   // SYNCWATCH_FLOOR (bench/runtime_overhead.sh): what CUPTI alone costs, with callbacks that
   // do nothing. 1: every catalogued callback, launches included - what any CUPTI tool that

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -12,11 +13,19 @@
 namespace syncwatch {
 namespace {
 
-// OpenSSL 3's one-shot digest: EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL).
+// OpenSSL 3's one-shot digest: EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL), and
+// OPENSSL_init_crypto, which says whether the library is still usable.
 struct Crypto {
   const void *(*Sha256)() = nullptr;
   int (*Digest)(const void *, std::size_t, unsigned char *, unsigned *, const void *, void *) = nullptr;
+  int (*Init)(std::uint64_t, const void *) = nullptr;
 };
+
+// OpenSSL's flags (openssl/crypto.h; BASE_ONLY is listed there but not defined: it is the
+// flag OpenSSL's own internal callers pass to ask "initialized and not cleaned up?" without
+// raising an error, which after the clean-up would itself touch freed state).
+constexpr std::uint64_t kInitNoAtExit = 0x00080000;
+constexpr std::uint64_t kInitBaseOnly = 0x00040000;
 
 const Crypto &crypto() {
   static Crypto C = [] {
@@ -28,7 +37,8 @@ const Crypto &crypto() {
       return X;
     X.Sha256 = reinterpret_cast<decltype(X.Sha256)>(dlsym(H, "EVP_sha256"));
     X.Digest = reinterpret_cast<decltype(X.Digest)>(dlsym(H, "EVP_Digest"));
-    if (!X.Sha256 || !X.Digest)
+    X.Init = reinterpret_cast<decltype(X.Init)>(dlsym(H, "OPENSSL_init_crypto"));
+    if (!X.Sha256 || !X.Digest || !X.Init)
       X = Crypto();
     return X;
   }();
@@ -37,12 +47,19 @@ const Crypto &crypto() {
 
 } // namespace
 
+void prepareSourceHashing() {
+  const Crypto &C = crypto();
+  if (C.Init)
+    C.Init(kInitNoAtExit, nullptr);
+}
+
 std::string sha256OfFile(const std::string &Path) {
   struct stat St;
   if (Path.empty() || ::stat(Path.c_str(), &St) != 0 || !S_ISREG(St.st_mode) || St.st_size > (1 << 30))
     return "";
   const Crypto &C = crypto();
-  if (!C.Digest)
+  // 0: OpenSSL was cleaned up (an atexit handler that ran before this one); no digest then.
+  if (!C.Digest || !C.Init(kInitBaseOnly | kInitNoAtExit, nullptr))
     return "";
   std::ifstream In(Path, std::ios::binary);
   if (!In)

@@ -3,6 +3,8 @@
 # runtime half without LLVM, runs the probe, the seed's PyTorch scenario and the overhead
 # benchmark under libsyncwatch.so, and checks the reports. Skips (exit 77) without a GPU.
 # Usage: tests/gpu/run_gpu_tests.sh [OUTDIR] [--quick]
+# A preloaded process that dies (rc 139, no report): preload tests/gpu/segv_trace.c's library
+# before libsyncwatch.so for its native stack (the GPU image has no gdb).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
 out=${1:-$root/build-gpu/results}; quick=${2:-}
