@@ -439,5 +439,4 @@ std::vector<HostBuffer> hostBuffers(const CallExpr &Call, const ApiInfo &Api, AS
   return Out;
 }
 
-
 } // namespace syncwatch

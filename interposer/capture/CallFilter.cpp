@@ -55,10 +55,10 @@ struct FilterCache {
 };
 // Made on a thread's first call and deleted when the thread ends, through a pthread key:
 // never a thread_local object. The main thread's thread_local destructors run at exit()
-// before the atexit handlers and static destructors of other libraries, and those free CUDA
-// memory and destroy cuBLAS handles: a callback then found a destroyed unordered_map (every
-// preloaded PyTorch process that used cuBLAS died of SIGSEGV at exit on the H200). A
-// pthread key's destructor runs only when a thread really ends, never at exit().
+// before the atexit handlers and static destructors of other libraries, and those may still
+// free CUDA memory or destroy cuBLAS handles: a callback would then find a destroyed
+// unordered_map. A pthread key's destructor runs only when a thread really ends, never at
+// exit(). (tests/preload_test.py: libsyncwatch.so imports no __cxa_thread_atexit.)
 pthread_key_t CacheKey;
 pthread_once_t CacheKeyOnce = PTHREAD_ONCE_INIT;
 thread_local FilterCache *ThreadCache = nullptr;  // trivially destructible: valid until the thread ends
