@@ -7,6 +7,8 @@
 #include "SyncInLoopCheck.h"
 #include "SyncMemcpyCheck.h"
 #include "RedundantSyncCheck.h"
+#include "TorchCurrentStreamCheck.h"
+#include "TorchHostSyncCheck.h"
 
 namespace syncwatch {
 
@@ -23,6 +25,8 @@ std::span<const CheckFactory> registeredChecks() {
       factory<SyncMemcpyCheck>(RuleId::SyncMemcpy),
       factory<SyncInLoopCheck>(RuleId::SyncInLoop),
       factory<RedundantSyncCheck>(RuleId::RedundantSync),
+      factory<TorchCurrentStreamCheck>(RuleId::TorchCurrentStream),
+      factory<TorchHostSyncCheck>(RuleId::TorchHostSync),
   };
   return Checks;
 }

@@ -46,8 +46,11 @@ void DefaultStreamCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
   // Legacy-stream work only costs something when there are other streams to serialize
   // with; alone in a unit it is a note for the day streams are added.
   bool Others = Usage.usesOtherStreams();
+  // In a PyTorch extension the question is PyTorch's current stream, not the legacy one:
+  // syncwatch-torch-current-stream reports that work (one finding per launch).
+  bool Torch = Facts.usesAten();
   for (const StreamUse &U : Usage.uses()) {
-    if (!Usage.isLegacyWork(U))
+    if (!Usage.isLegacyWork(U) || (Torch && isHostFunction(Facts.functionOf(U.Call))))
       continue;
     CheckDiagnostic D;
     D.Rule = RuleId::DefaultStream;

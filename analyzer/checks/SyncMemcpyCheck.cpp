@@ -102,11 +102,14 @@ void SyncMemcpyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
     return;
   const SourceManager &SM = Ctx->getSourceManager();
   unjudgedNotes(Facts, RuleId::SyncMemcpy, Sink);
+  bool Torch = Facts.usesAten();
   for (const FunctionCalls &F : Facts.functions()) {
     const NamedDecl *Stream = nullptr;
     bool StreamLookedUp = false;
     for (const WorkCall &C : F.Calls) {
-      if (!C.Api || C.Api->Rule != RuleId::SyncMemcpy)
+      // In a PyTorch extension cudaMemcpy is syncwatch-torch-host-sync's finding and
+      // cudaMemset syncwatch-torch-current-stream's.
+      if (!C.Api || C.Api->Rule != RuleId::SyncMemcpy || (Torch && isHostFunction(F.Function)))
         continue;
       // The copy costs concurrency only where there is work for it to wait for or to
       // serialize with: not at start-up, not right after everything was drained.

@@ -21,6 +21,8 @@ void FunctionWork::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallb
 void FunctionWork::reset() {
   Ctx = nullptr;
   Walked = false;
+  Aten = false;
+  FunctionOfCall.clear();
   ByFunction.clear();
   Order.clear();
   Seen.clear();
@@ -160,7 +162,10 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
   bool Opaque = false;
   const FunctionDecl *External = nullptr;
   const ExportedFunction *Summary = nullptr;
-  if (!isa<CUDAKernelCallExpr>(Call) && !Api) {
+  std::optional<TensorSync> Tensor;
+  if (Aten && !isa<CUDAKernelCallExpr>(Call) && !Api)
+    Tensor = tensorSyncOf(*Call, *Ctx);
+  if (!isa<CUDAKernelCallExpr>(Call) && !Api && !Tensor) {
     Library = libraryEntry(*Call);
     if (Library) {
       LibraryStream LS = libraryStreamOf(*Call, *Library, *Ctx);
@@ -183,10 +188,11 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
              Api,
              reportLoc(Call->getBeginLoc(), SM),
              std::vector<const Stmt *>(Loops.rbegin(), Loops.rend()), // innermost first
-             !Api && !Helper && !External ? true
+             Tensor                         ? false
+             : !Api && !Helper && !External ? true
              : Summary                      ? Summary->LeftOn != ExportedFunction::Left::None
                                             : Api && issuesStreamWork(*Api),
-             Api && (isExplicitSync(*Api) || SyncCopy),
+             Tensor || (Api && (isExplicitSync(*Api) || SyncCopy)),
              Helper,
              false,
              Opaque,
@@ -194,17 +200,26 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
              External,
              Summary};
   bool Query = Api && (Api->Drains == Drain::StreamWhenPolled || Api->Drains == Drain::EventWhenPolled);
+  W.Tensor = Tensor;
   W.PollsToCompletion = Query && !Loops.empty() && inLoopCondition(*Call, Loops.back(), SM);
   auto [It, New] = ByFunction.try_emplace(Function, FunctionCalls{Function, {}});
   if (New)
     Order.push_back(Function);
   It->second.Calls.push_back(W);
+  FunctionOfCall.emplace(Call, Function);
+}
+
+const Decl *FunctionWork::functionOf(const CallExpr *Call) {
+  functions();
+  auto It = FunctionOfCall.find(Call);
+  return It == FunctionOfCall.end() ? nullptr : It->second;
 }
 
 const std::vector<FunctionCalls> &FunctionWork::functions() {
   if (Walked || !Ctx)
     return Sorted;
   Walked = true;
+  Aten = usesAten(*Ctx);
   const SourceManager &SM = Ctx->getSourceManager();
   WorkWalker Walker(*this, *Ctx);
   // Only the user's declarations: CUDA's and the standard library's headers hold no call

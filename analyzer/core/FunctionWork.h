@@ -6,6 +6,7 @@
 
 #include "CudaCalls.h"
 #include "LibraryCalls.h"
+#include "TorchCalls.h"
 
 #include "syncwatch/unit_summary.h"
 
@@ -44,8 +45,13 @@ struct WorkCall {
   // one, says what it does; without one it is opaque (OpaqueWithStream when handed a stream).
   const clang::FunctionDecl *ExternalCallee = nullptr;
   const ExportedFunction *External = nullptr;
+  // A PyTorch call that waits for the GPU (Tensor::item, .cpu(), nonzero...; TorchCalls.h),
+  // in a unit that uses ATen. HostWaits is set: it waits for the work queued before it.
+  std::optional<TensorSync> Tensor;
 
-  bool isLaunch() const { return !Api && !Helper && !OpaqueWithStream && !Library && !ExternalCallee; }
+  bool isLaunch() const {
+    return !Api && !Helper && !OpaqueWithStream && !Library && !ExternalCallee && !Tensor;
+  }
   // The function this call enters, defined here or elsewhere.
   const clang::FunctionDecl *callee() const { return Helper ? Helper : ExternalCallee; }
 };
@@ -71,6 +77,8 @@ public:
   // Walks the unit once (on first call) and returns each function's calls in source order.
   const std::vector<FunctionCalls> &functions();
   clang::ASTContext *context() const { return Ctx; }
+  // The function (or lambda call operator) a recorded call is in, or nullptr.
+  const clang::Decl *functionOf(const clang::CallExpr *Call);
 
   // Used by the walk.
   void add(const clang::Decl *Function, const clang::CallExpr *Call,
@@ -80,10 +88,12 @@ private:
   clang::ASTContext *Ctx = nullptr;
   const SummaryIndex *External = nullptr;
   bool Walked = false;
+  bool Aten = false;  // the unit uses ATen: its tensor syncs are calls too
   std::map<const clang::Decl *, FunctionCalls> ByFunction;
   std::vector<const clang::Decl *> Order;
   std::set<std::pair<const clang::Decl *, const clang::CallExpr *>> Seen;
   std::vector<FunctionCalls> Sorted;
+  std::map<const clang::CallExpr *, const clang::Decl *> FunctionOfCall;
 };
 
 // Whether a sync call's location was already reported by a check (template instantiations

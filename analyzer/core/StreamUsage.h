@@ -57,6 +57,8 @@ public:
   clang::ASTContext *context() const { return Ctx; }
   const std::vector<StreamUse> &uses() const { return Uses; }
   const std::vector<StreamCreation> &creations() const { return Creations; }
+  // Synchronous copies and memsets on the legacy stream (cudaMemcpy, cudaMemset...).
+  const std::vector<const clang::CallExpr *> &syncLegacyCalls() const { return SyncLegacyCalls; }
   // thrust container constructions and assignments that do GPU work on the legacy stream
   // (none in a per-thread build: thrust then uses the thread's stream).
   const std::vector<ContainerWork> &containerWork() const { return Containers; }

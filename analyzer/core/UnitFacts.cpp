@@ -12,6 +12,10 @@ void UnitFacts::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallback
   // StreamUsage's matchers are the facts' matchers: a launch or a catalogued call is also
   // what tells FunctionWork that the unit is worth walking.
   Streams.registerMatchers(Finder, Callback);
+  // PyTorch's tensor syncs and cuBLAS/cuDNN calls: an extension's C++ file may have no
+  // CUDA call of its own and still wait for the GPU.
+  Finder.addMatcher(tensorSyncMatcher(), Callback);
+  Finder.addMatcher(libraryHandleCallMatcher(), Callback);
 }
 
 void UnitFacts::observe(const MatchFinder::MatchResult &Result) {
@@ -20,6 +24,14 @@ void UnitFacts::observe(const MatchFinder::MatchResult &Result) {
   Streams.observe(Result);  // keeps one use per written location
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("api-call"); Call && SeenApiCalls.insert(Call).second)
     ApiCalls.push_back(Call);
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("handle-call"))
+    Handles.observe(*Call);
+}
+
+bool UnitFacts::usesAten() const {
+  if (!Aten)
+    Aten = Ctx && syncwatch::usesAten(*Ctx);
+  return *Aten;
 }
 
 void UnitFacts::reset() {
@@ -31,6 +43,8 @@ void UnitFacts::reset() {
   Work.reset();
   Flow.reset();
   Memory.reset();
+  Aten.reset();
+  Handles.reset();
 }
 
 const StreamUsage &UnitFacts::streams() const {

@@ -13,6 +13,7 @@
 #include "FunctionWork.h"
 #include "HostMemoryProvenance.h"
 #include "StreamUsage.h"
+#include "TorchCalls.h"
 #include "WorkFlow.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -59,6 +60,12 @@ public:
   const WorkFlow &flow() const;
   // Where host buffers come from (malloc, cudaMallocHost, std::vector...).
   HostMemoryProvenance &hostMemory() const;
+  // The unit uses ATen: a PyTorch extension (the torch rules judge it).
+  bool usesAten() const;
+  // The function or lambda a launch, catalogued call or tensor sync is in (nullptr if none).
+  const clang::Decl *functionOf(const clang::CallExpr *Call) const { return Work.functionOf(Call); }
+  // cuBLAS/cuDNN handles the unit creates, and their calls.
+  const LibraryHandles &handles() const { return Handles; }
 
 private:
   clang::ASTContext *Ctx = nullptr;
@@ -70,6 +77,8 @@ private:
   mutable FunctionWork Work;
   mutable std::unique_ptr<WorkFlow> Flow;
   mutable std::unique_ptr<HostMemoryProvenance> Memory;
+  mutable std::optional<bool> Aten;
+  LibraryHandles Handles;
   unsigned FlowLimit = 64;
   const SummaryIndex *External = nullptr;
 };

@@ -147,7 +147,7 @@ WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx,
   std::set<const Decl *> Relevant;
   for (const FunctionCalls &F : Functions)
     for (const WorkCall &W : F.Calls)
-      if (W.Api || W.isLaunch() || W.Library || (W.External && !W.External->trivial())) {
+      if (W.Api || W.isLaunch() || W.Library || W.Tensor || (W.External && !W.External->trivial())) {
         Relevant.insert(F.Function);
         break;
       }

@@ -230,6 +230,11 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
         D |= It->second;
       }
     }
+  } else if (W.Tensor) {
+    // A tensor sync waits for the stream the tensor was made on, PyTorch's current stream,
+    // which the source does not name: taken to wait for everything (a missed finding
+    // rather than a false one).
+    kill(S, [](const Origin &) { return true; });
   } else if (W.Helper) {
     if (const FunctionSummary *Sum = Flow.summary(W.Helper); Sum && Sum->DrainsAll)
       kill(S, [](const Origin &) { return true; });
