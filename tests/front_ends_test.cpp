@@ -136,6 +136,12 @@ TEST_P(FrontEnds, ReportExactlyTheAnnotatedFindings) {
   std::ifstream In(Path);
   std::string Text((std::istreambuf_iterator<char>(In)), {});
   std::string ClangFlags = directive(Text, "clang-flags");
+  // @TORCH@: the include folders of a torch wheel's headers (tests/CMakeLists.txt).
+  if (auto At = ClangFlags.find("@TORCH@"); At != std::string::npos) {
+    ASSERT_STRNE(SYNCWATCH_TORCH_FLAGS, "") << Path << " needs the torch headers: run tools/torch_headers.py "
+                                               "and configure again (or set SYNCWATCH_TORCH_INCLUDE)";
+    ClangFlags.replace(At, 7, SYNCWATCH_TORCH_FLAGS);
+  }
   // clang's driver drops -fgpu-default-stream= under -fsyntax-only, as clang-tidy runs it;
   // syncwatch-lint passes it on by itself, clang-tidy users add -Xclang (docs/editor.md).
   std::string TidyFlags = std::regex_replace(

@@ -7,7 +7,11 @@ The manifests (manifest-*.tsv) name each unit: repository, commit, path, extra f
 The sources are not in this repository; bench/corpus/README.md says how to get them
 into .extern/corpus/<owner>+<name>/.
 
-  score.py [--lint PATH] [--corpus DIR] [--json OUT]
+  score.py [--lint PATH] [--corpus DIR] [--json OUT] [--set torch]
+
+--set torch scores the PyTorch extension corpus instead (torch/manifest.tsv, torch/labels.tsv:
+the two torch rules only), parsed with the headers of the torch wheel that
+tools/torch_headers.py fetches; @SRC@ in a unit's flags is its repository's folder.
 
 Prints, per rule and overall:
   gate precision / recall: warnings only (what fails a CI run) against warning labels;
@@ -45,12 +49,20 @@ def read_tsv(pattern):
     return rows
 
 
-def run_lint(lint, corpus, repo, path, flags):
+def torch_flags():
+    inc = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'torch_headers.py'), '--print-include'],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    import sysconfig
+    return ['-isystem', inc, '-isystem', inc + '/torch/csrc/api/include', '-isystem',
+            sysconfig.get_paths()['include'], '-isystem', '/usr/local/cuda/include']
+
+
+def run_lint(lint, corpus, repo, path, flags, common=()):
     root = os.path.join(corpus, repo.replace('/', '+'))
     src = os.path.join(root, path)
     if not os.path.exists(src):
         return None, 'missing source %s' % src
-    extra = [] if flags == '-' else flags.split()
+    extra = list(common) + ([] if flags == '-' else flags.replace('@SRC@', root).split())
     cmd = [lint, src, '--'] + extra
     p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     found, errors = set(), []
@@ -83,21 +95,30 @@ def main():
     ap.add_argument('--corpus', default=os.path.join(ROOT, '.extern', 'corpus'))
     ap.add_argument('--json', help='write the figures and every mismatch here')
     ap.add_argument('--verbose', action='store_true', help='print every mismatch')
+    ap.add_argument('-j', '--jobs', type=int, default=2, help='units analyzed at once (default 2)')
+    ap.add_argument('--set', choices=['cuda', 'torch'], default='cuda',
+                    help='cuda: labels-*.tsv (default); torch: the PyTorch extension corpus')
     args = ap.parse_args()
+    torch = args.set == 'torch'
+    common = torch_flags() if torch else []
+    only = {'syncwatch-torch-current-stream', 'syncwatch-torch-host-sync'} if torch else None
 
     labels = {}
-    for r in read_tsv('labels-*.tsv'):
+    for r in read_tsv('torch/labels.tsv' if torch else 'labels-*.tsv'):
         repo, path, line, call, rule, expect = r[:6]
         labels.setdefault((repo, path, int(line)), {})[rule] = (expect, r[6] if len(r) > 6 else '')
-    units = read_tsv('manifest-*.tsv')
+    units = read_tsv('torch/manifest.tsv' if torch else 'manifest-*.tsv')
 
     found, failures = set(), []
-    for repo, commit, path, flags in (u[:4] for u in units):
-        f, status = run_lint(args.lint, args.corpus, repo, path, flags)
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda u: (u, run_lint(args.lint, args.corpus, u[0], u[2], u[3], common)),
+                                [u[:4] for u in units]))
+    for (repo, commit, path, flags), (f, status) in results:
         if status:
             failures.append('%s/%s: %s' % (repo, path, status))
         if f:
-            found |= f
+            found |= {x for x in f if only is None or x[3] in only}
 
     by_rule = collections.defaultdict(collections.Counter)
     mismatches = []

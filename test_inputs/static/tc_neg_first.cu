@@ -1,9 +1,0 @@
-// syncwatch-torch-current-stream: a look-alike it must leave alone.
-#include <cuda_runtime.h>
-
-int main() {
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  cudaStreamSynchronize(s);
-  return 0;
-}

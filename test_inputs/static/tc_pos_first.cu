@@ -1,9 +1,0 @@
-// syncwatch-torch-current-stream: a case it reports.
-#include <cuda_runtime.h>
-
-int main() {
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  cudaStreamSynchronize(s);  // expect: warning syncwatch-torch-current-stream
-  return 0;
-}
