@@ -86,8 +86,9 @@ void TorchHostSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
             break;
           }
       bool Assumed = Device == TensorDevice::Unknown;
-      if (Assumed && !CudaUnit && !Own)
-        Device = TensorDevice::Unknown;  // a C++ op's tensor may be a CPU one: a note
+      // A C++ op's tensor may be a CPU one (a note), unless the op is a CUDA op: it checks
+      // or names CUDA tensors (CHECK_CUDA(x)).
+      bool CudaOp = CudaUnit || mentionsCudaTensors(FD);
       if (!Reported.first(C.Loc))
         continue;
       std::string Name = C.Tensor ? C.Tensor->What : "'" + std::string(C.Api->Name) + "'";
@@ -96,7 +97,7 @@ void TorchHostSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
                               : "the work queued before the op was called may still be running";
       CheckDiagnostic D;
       D.Rule = RuleId::TorchHostSync;
-      D.Level = (Own || CudaUnit || Device == TensorDevice::Cuda) ? Severity::Warning : Severity::Note;
+      D.Level = (Own || CudaOp || Device == TensorDevice::Cuda) ? Severity::Warning : Severity::Note;
       D.Loc = C.Loc;
       D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
       std::string OfWhat = C.Tensor && C.Tensor->Tensor

@@ -116,6 +116,19 @@ void mentioned(const Stmt *S, DeviceQuery &Q, std::optional<TensorDevice> &Acc) 
         mergeDevice(Acc, TensorDevice::Cpu);
       else if (N == "kCUDA" || (isa<EnumConstantDecl>(D) && N == "CUDA"))
         mergeDevice(Acc, TensorDevice::Cuda);
+      else if (isTensorType(D->getType()))  // x.to(other): other's device
+        mergeDevice(Acc, deviceOf(R, Q));
+      else if (const auto *V = dyn_cast<VarDecl>(D); V && !V->getType()->isIntegralOrEnumerationType()) {
+        // `auto opt = at::TensorOptions().device(at::kCUDA); at::zeros({n}, opt)`: what the
+        // variable was made from; a parameter (TensorOptions options) says nothing.
+        if (isa<ParmVarDecl>(V) || !V->isLocalVarDecl() || !V->getInit())
+          mergeDevice(Acc, TensorDevice::Unknown);
+        else if (Q.Depth < 12) {
+          ++Q.Depth;
+          mentioned(V->getInit(), Q, Acc);
+          --Q.Depth;
+        }
+      }
     }
     return;
   }
@@ -317,11 +330,28 @@ void assignmentsTo(const Stmt *S, const ValueDecl *V, std::vector<const Expr *> 
     assignmentsTo(C, V, Out);
 }
 
+// The function reads some tensor's elements on the host through accessor<T, N>() (not the
+// packed_accessor a kernel gets): a CPU implementation, whose tensors are CPU tensors.
+bool readsTensorsOnHost(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *M = dyn_cast<CXXMemberCallExpr>(S))
+    if (std::optional<std::string> N = methodName(*M); N && *N == "accessor" && M->getImplicitObjectArgument() &&
+                                                        isTensorType(M->getImplicitObjectArgument()->getType()))
+      return true;
+  for (const Stmt *C : S->children())
+    if (readsTensorsOnHost(C))
+      return true;
+  return false;
+}
+
 TensorDevice variableDevice(const VarDecl *V, DeviceQuery &Q) {
   const Stmt *Body = Q.Function ? Q.Function->getBody() : nullptr;
   if (isa<ParmVarDecl>(V)) {
     if (auto D = branchesSay(Body, V, Q))
       return *D;
+    if (!Q.Ctx.getLangOpts().CUDA && readsTensorsOnHost(Body))
+      return TensorDevice::Cpu;
     return TensorDevice::Unknown;
   }
   if (!V->isLocalVarDecl())
@@ -364,17 +394,14 @@ TensorDevice deviceOf(const Expr *E, DeviceQuery &Q) {
       return TensorDevice::Cpu;
     if (*N == "cuda")
       return TensorDevice::Cuda;
-    if (*N == "to" || *N == "copy_")
-      if (std::optional<TensorDevice> D = mentionedDevice(M, Q); D && *N == "to") {
-        bool OnlyObject = true;  // x.to(y.options()) mentions y, not x
-        (void)OnlyObject;
-        std::optional<TensorDevice> Args;
-        for (const Expr *A : M->arguments())
-          mentioned(A, Q, Args);
-        if (Args)
-          return *Args;
-      }
-    return deviceOf(Obj, Q);
+    if (*N == "to") {  // x.to(kCPU), x.to(y.options()), x.to(y): the arguments' device
+      std::optional<TensorDevice> Args;
+      for (const Expr *A : M->arguments())
+        mentioned(A, Q, Args);
+      if (Args)
+        return *Args;
+    }
+    return deviceOf(Obj, Q);  // views, ops, copy_: the object's device
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (const Expr *T = firstTensorArg(*Op))
@@ -408,7 +435,26 @@ TensorDevice deviceOf(const Expr *E, DeviceQuery &Q) {
   return TensorDevice::Unknown;
 }
 
+bool namesCuda(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *M = dyn_cast<CXXMemberCallExpr>(S))
+    if (std::optional<std::string> N = methodName(*M); N && *N == "is_cuda")
+      return true;
+  if (const auto *R = dyn_cast<DeclRefExpr>(S))
+    if (R->getDecl()->getIdentifier() && R->getDecl()->getName() == "kCUDA")
+      return true;
+  for (const Stmt *C : S->children())
+    if (namesCuda(C))
+      return true;
+  return false;
+}
+
 } // namespace
+
+bool mentionsCudaTensors(const FunctionDecl *Function) {
+  return Function && namesCuda(Function->getBody());
+}
 
 bool usesAten(ASTContext &Ctx) {
   for (const NamedDecl *D : Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("at")))

@@ -64,6 +64,10 @@ enum class TensorDevice : std::uint8_t { Cpu, Cuda, Unknown };
 TensorDevice tensorDeviceOf(const clang::Expr *E, const clang::Stmt *Use,
                             const clang::FunctionDecl *Function, clang::ASTContext &Ctx);
 
+// The function checks or names CUDA tensors (x.is_cuda(), CHECK_CUDA(x), kCUDA): an op of the
+// CUDA backend, whose other tensors are on the GPU too.
+bool mentionsCudaTensors(const clang::FunctionDecl *Function);
+
 // A cuBLAS / cuSPARSE / cuSOLVER / cuDNN call of the user's code.
 clang::ast_matchers::StatementMatcher libraryHandleCallMatcher();  // binds "handle-call"
 

@@ -10,8 +10,10 @@ into .extern/corpus/<owner>+<name>/.
   score.py [--lint PATH] [--corpus DIR] [--json OUT] [--set torch]
 
 --set torch scores the PyTorch extension corpus instead (torch/manifest.tsv, torch/labels.tsv:
-the two torch rules only), parsed with the headers of the torch wheel that
-tools/torch_headers.py fetches; @SRC@ in a unit's flags is its repository's folder.
+the two torch rules only). Each unit is analyzed through a compile database of the command
+torch.utils.cpp_extension's build would write for it (nvcc for .cu, c++ for .cpp, torch's
+standard flags, the headers of the torch wheel that tools/torch_headers.py fetches) plus the
+manifest's flags; @SRC@ in them is the unit's repository folder.
 
 Prints, per rule and overall:
   gate precision / recall: warnings only (what fails a CI run) against warning labels;
@@ -57,14 +59,45 @@ def torch_flags():
             sysconfig.get_paths()['include'], '-isystem', '/usr/local/cuda/include']
 
 
-def run_lint(lint, corpus, repo, path, flags, common=()):
+# What torch.utils.cpp_extension puts into every command of an extension's build (torch 2.x),
+# besides the include folders: the host compiler's for .cpp files, nvcc's for .cu files.
+TORCH_CFLAGS = ['-DTORCH_API_INCLUDE_EXTENSION_H', '-D_GLIBCXX_USE_CXX11_ABI=1', '-fPIC', '-std=c++17']
+TORCH_NVCC_FLAGS = ['-DTORCH_API_INCLUDE_EXTENSION_H', '-D_GLIBCXX_USE_CXX11_ABI=1', '-D__CUDA_NO_HALF_OPERATORS__',
+                    '-D__CUDA_NO_HALF_CONVERSIONS__', '-D__CUDA_NO_BFLOAT16_CONVERSIONS__',
+                    '-D__CUDA_NO_HALF2_OPERATORS__', '--expt-relaxed-constexpr',
+                    '-gencode=arch=compute_90,code=sm_90', '--compiler-options', "'-fPIC'", '-std=c++17']
+
+
+def torch_database(src, root, includes, extra):
+    """A compile database of one entry, as `ninja -t compdb` writes it from torch's build."""
+    import shlex
+    import tempfile
+    cu = src.endswith('.cu')
+    driver = ['/usr/local/cuda/bin/nvcc'] if cu else ['c++']
+    args = driver + (TORCH_NVCC_FLAGS if cu else TORCH_CFLAGS) + includes + extra + ['-c', src, '-o', 'unit.o']
+    d = tempfile.mkdtemp(prefix='sw-torch-unit.')
+    with open(os.path.join(d, 'compile_commands.json'), 'w') as f:
+        json.dump([{'directory': root, 'file': src, 'output': 'unit.o',
+                    'command': ' '.join(a if a == "'-fPIC'" else shlex.quote(a) for a in args)}], f)
+    return d
+
+
+def run_lint(lint, corpus, repo, path, flags, common=(), torch=False):
     root = os.path.join(corpus, repo.replace('/', '+'))
     src = os.path.join(root, path)
     if not os.path.exists(src):
         return None, 'missing source %s' % src
-    extra = list(common) + ([] if flags == '-' else flags.replace('@SRC@', root).split())
-    cmd = [lint, src, '--'] + extra
+    extra = [] if flags == '-' else flags.replace('@SRC@', root).split()
+    db = None
+    if torch:
+        db = torch_database(src, root, list(common), extra)
+        cmd = [lint, '-p', db, src]
+    else:
+        cmd = [lint, src, '--'] + list(common) + extra
     p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if db:
+        import shutil
+        shutil.rmtree(db, ignore_errors=True)
     found, errors = set(), []
     for line in p.stdout.splitlines() + p.stderr.splitlines():
         m = DIAG.match(line)
@@ -112,7 +145,7 @@ def main():
     found, failures = set(), []
     import concurrent.futures
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda u: (u, run_lint(args.lint, args.corpus, u[0], u[2], u[3], common)),
+        results = list(pool.map(lambda u: (u, run_lint(args.lint, args.corpus, u[0], u[2], u[3], common, torch)),
                                 [u[:4] for u in units]))
     for (repo, commit, path, flags), (f, status) in results:
         if status:

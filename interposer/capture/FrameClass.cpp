@@ -105,13 +105,16 @@ bool isVendorModule(const char *Path) {
 
 bool isVendorName(const std::string &N) {
   auto Starts = [&](const char *P) { return N.compare(0, std::strlen(P), P) == 0; };
-  return N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") ||
+  return N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") || Starts("pybind11::") ||
          Starts("__device_stub__") || (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z');
 }
 
 bool isVendorHeader(const std::string &File) {
-  return File.find("/targets/x86_64-linux/include/") != std::string::npos ||
-         File.find("/cuda/include/") != std::string::npos || File.find("/crt/") != std::string::npos;
+  auto Has = [&](const char *P) { return File.find(P) != std::string::npos; };
+  // PyTorch's and pybind11's templates inlined into an extension (Tensor::item<T>, the
+  // binding's dispatcher): the op that called them is the site.
+  return Has("/targets/x86_64-linux/include/") || Has("/cuda/include/") || Has("/crt/") ||
+         Has("/torch/include/") || Has("/include/pybind11/") || Has("/site-packages/torch/");
 }
 
 std::string kernelOfStub(const std::string &Stub) {

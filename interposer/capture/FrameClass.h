@@ -32,7 +32,8 @@ bool isVendorModule(const char *Path);
 // Static cudart lives inside the executable, and cuda_runtime.h's templates
 // (cudaLaunchKernel<T>) are compiled into the user's objects: their frames are vendor frames.
 bool isVendorName(const std::string &Function);
-// cuda_runtime.h's templates (cudaMalloc<T>) inlined into the user's function.
+// cuda_runtime.h's templates (cudaMalloc<T>) inlined into the user's function; PyTorch's and
+// pybind11's headers inlined into an extension.
 bool isVendorHeader(const std::string &File);
 // "__device_stub__Z4spinx(long long)" -> "spin": the kernel whose host wrapper comes next.
 std::string kernelOfStub(const std::string &Stub);

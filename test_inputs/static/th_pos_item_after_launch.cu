@@ -29,3 +29,11 @@ std::vector<int64_t> kept_indices(const at::Tensor& scores, double t) {
   std::vector<int64_t> out(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
   return out;
 }
+
+// Options held in a variable: the tensors are made on the GPU.
+int64_t bucket_total(const at::Tensor& scores, int64_t buckets) {
+  auto opt = at::TensorOptions().dtype(at::kLong).device(at::kCUDA);
+  auto counts = at::zeros({buckets}, opt);
+  counts.index_add_(0, scores.gt(0).to(at::kLong), at::ones_like(scores, opt));
+  return counts.sum().cpu().item<int64_t>();  // expect: warning syncwatch-torch-host-sync
+}
