@@ -14,14 +14,6 @@ namespace syncwatch {
 
 namespace {
 
-const NamespaceDecl *namespaceOf(const Decl *D) {
-  for (const DeclContext *C = D->getDeclContext(); C; C = C->getParent())
-    if (const auto *N = dyn_cast<NamespaceDecl>(C))
-      if (!N->isInline())  // c10's and CCCL's versioned inline namespaces are not the name
-        return N;
-  return nullptr;
-}
-
 // The outermost namespace's name: "at" for at::native::foo, "c10" for c10::cuda::...
 StringRef rootNamespace(const Decl *D) {
   StringRef Root;
@@ -160,6 +152,13 @@ std::optional<TensorDevice> mentionedDevice(const Expr *E, DeviceQuery &Q) {
   mentioned(E, Q, Acc);
   return Acc;
 }
+
+// Ops whose output size is read on the host (member and at:: / torch:: free functions).
+constexpr StringRef DataDependentOps[] = {"nonzero",    "masked_select", "unique_consecutive", "unique_dim",
+                                          "unique_dim_consecutive", "_unique", "_unique2", "argwhere",
+                                          "nonzero_numpy"};
+
+bool isDataDependent(StringRef N) { return llvm::is_contained(DataDependentOps, N); }
 
 bool isFactory(StringRef N) {
   return llvm::StringSwitch<bool>(N)
@@ -496,7 +495,6 @@ static std::optional<TensorSync> sync(TensorSyncKind K, const Expr *T, std::stri
 }
 
 std::optional<TensorSync> tensorSyncOf(const CallExpr &Call, ASTContext &Ctx) {
-  (void)Ctx;
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD)
     return std::nullopt;
@@ -546,22 +544,17 @@ std::optional<TensorSync> tensorSyncOf(const CallExpr &Call, ASTContext &Ctx) {
         return sync(TensorSyncKind::ToHost, Obj, "'to(kCPU)'");
       return std::nullopt;
     }
-    if (N == "nonzero" || N == "masked_select" || N == "unique_consecutive" || N == "unique_dim" ||
-        N == "argwhere" || N == "nonzero_numpy" || N == "unique_dim_consecutive")
+    if (isDataDependent(N))
       return sync(TensorSyncKind::DataDependent, Obj, "'" + N.str() + "'");
     if (N == "equal")
       return sync(TensorSyncKind::Equal, Obj, "'equal'");
     return std::nullopt;
   }
-  bool Torch = false;
-  auto IsTorch = [&] { return Torch = inTorchNamespace(FD); };
-  if ((N == "device_synchronize" || N == "stream_synchronize") && IsTorch())
+  if ((N == "device_synchronize" || N == "stream_synchronize") && inTorchNamespace(FD))
     return sync(N == "device_synchronize" ? TensorSyncKind::DeviceSync : TensorSyncKind::StreamSync, nullptr,
                 "'" + N.str() + "'");
-  bool DataDependent = N == "nonzero" || N == "masked_select" || N == "_unique" || N == "_unique2" ||
-                       N == "unique_consecutive" || N == "unique_dim" || N == "unique_dim_consecutive" ||
-                       N == "argwhere" || N == "nonzero_numpy";
-  if ((DataDependent || N == "equal" || N == "_local_scalar_dense") && IsTorch()) {
+  bool DataDependent = isDataDependent(N);
+  if ((DataDependent || N == "equal" || N == "_local_scalar_dense") && inTorchNamespace(FD)) {
     const Expr *T = Call.getNumArgs() ? Call.getArg(0) : nullptr;
     if (!T || !isTensorType(T->getType()))
       return std::nullopt;
@@ -576,11 +569,10 @@ std::optional<TensorSync> tensorSyncOf(const CallExpr &Call, ASTContext &Ctx) {
 
 StatementMatcher tensorSyncMatcher() {
   return callExpr(unless(isExpansionInSystemHeader()),
-                  callee(functionDecl(hasAnyName("item", "is_nonzero", "cpu", "to", "nonzero", "masked_select",
-                                                 "unique_consecutive", "unique_dim", "unique_dim_consecutive",
-                                                 "_unique", "_unique2", "argwhere", "nonzero_numpy", "equal",
-                                                 "_local_scalar_dense", "synchronize", "device_synchronize",
-                                                 "stream_synchronize", "operator()"))))
+                  callee(functionDecl(anyOf(hasAnyName(DataDependentOps),
+                                            hasAnyName("item", "is_nonzero", "cpu", "to", "equal",
+                                                       "_local_scalar_dense", "synchronize", "device_synchronize",
+                                                       "stream_synchronize", "operator()")))))
       .bind("torch-sync");
 }
 
