@@ -9,6 +9,8 @@
 #              off) and activity records (dropped unread) - CUPTI's part of syncwatch's cost
 #   syncwatch  libsyncwatch.so as users run it (kernel activity on demand: SYNCWATCH_KERNELS=auto)
 #   sw-kernels libsyncwatch.so tracing every kernel (SYNCWATCH_KERNELS=1)
+#   sw-notorch libsyncwatch.so not reading PyTorch's current stream (SYNCWATCH_TORCH_STREAMS=0):
+#              against syncwatch, what that read costs (BENCH_MODES adds it)
 # on (1) a launch-bound loop (tests/gpu/launch_bound.cu: a tiny kernel per iteration and a
 # pinned 64-byte cudaMemcpyAsync every 4th, over 4 non-blocking streams), (2) the seed's
 # PyTorch scenario timed inside the process, and (3) 10 million CUDA calls for peak RSS.
@@ -31,6 +33,7 @@ mode_env() {
     sw-kernels) echo "SYNCWATCH_KERNELS=1 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
     sw-nopython) echo "SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
     sw-idle1k) echo "SYNCWATCH_IDLE_LAUNCHES=1000 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
+    sw-notorch) echo "SYNCWATCH_TORCH_STREAMS=0 SYNCWATCH_QUIET=1 LD_PRELOAD=$lib";;
   esac
 }
 modes=${BENCH_MODES:-plain floor floor-act syncwatch sw-kernels}
@@ -88,7 +91,7 @@ def versus_plain(kind, key, title, digits):
     print(title)
     base = med(kind, "plain", key)[0]
     last = med(kind, "plain", "last")[0]
-    for m in ("plain", "floor", "floor-act", "syncwatch", "sw-nopython", "sw-idle1k", "sw-kernels"):
+    for m in ("plain", "floor", "floor-act", "syncwatch", "sw-notorch", "sw-nopython", "sw-idle1k", "sw-kernels"):
         v, all_ = med(kind, m, key)
         if v is None: continue
         line = f"  {m:11s} {v:8.{digits}f}  runs {', '.join(f'{x:.{digits}f}' for x in all_)}  vs plain {100 * (v / base - 1):+.1f}%"

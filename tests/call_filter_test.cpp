@@ -5,6 +5,7 @@
 // (legacy stream + non-blocking pool streams), a CUDA C++ program with cudaStreamCreate,
 // a --default-stream per-thread build and the seed's priority streams.
 #include "../interposer/capture/CallFilter.h"
+#include "../interposer/capture/TorchStreams.h"
 
 #include "syncwatch/catalogue.h"
 
@@ -12,6 +13,7 @@
 
 #include <map>
 #include <set>
+#include <stdexcept>
 
 using namespace syncwatch::runtime;
 
@@ -45,6 +47,29 @@ int fakePointerAttribute(void *Value, int, unsigned long long P) {
   return 0;
 }
 
+// PyTorch's current stream as c10 would return it for the calling thread.
+C10Stream CurrentStream;        // Id 0: the default stream
+std::uintptr_t CurrentHandle = 0;
+int CurrentReads = 0, ReadDevice = -1;
+bool CurrentThrows = false;
+C10Stream fakeGetCurrent(std::int8_t Device) {
+  ++CurrentReads;
+  ReadDevice = Device;
+  if (CurrentThrows)
+    throw std::runtime_error("c10::Error: Device index out of range");  // as check_gpu does
+  return CurrentStream;
+}
+void *fakeStreamOf(const C10Stream *) { return reinterpret_cast<void *>(CurrentHandle); }
+int fakeCtxGetDevice(int *Device) {
+  *Device = 3;
+  return 0;
+}
+// torch.cuda.stream(s): the thread's current stream is s (a pool stream: a non-zero id).
+void setCurrent(std::uintptr_t Handle) {
+  CurrentStream.Id = Handle ? 0x1000 + static_cast<std::int64_t>(Handle) : 0;
+  CurrentHandle = Handle;
+}
+
 const void *handle(std::uintptr_t H) { return reinterpret_cast<const void *>(H); }
 cudaStream_t stream(std::uintptr_t H) { return reinterpret_cast<cudaStream_t>(H); }
 
@@ -58,7 +83,14 @@ protected:
     Q.StreamGetFlags = fakeGetFlags;
     Q.StreamGetPriority = fakeGetPriority;
     Q.PointerGetAttribute = fakePointerAttribute;
+    Q.CtxGetDevice = fakeCtxGetDevice;
     bindDriverQueries(Q);
+    bindTorchStreamApi({});  // no PyTorch unless a test loads it
+    setTorchStreamChecks(true);
+    setCurrent(0);
+    CurrentReads = 0;
+    ReadDevice = -1;
+    CurrentThrows = false;
     resetCallFilter();
     Launch.Launch = true;
     Create.CreatesStream = true;
@@ -260,7 +292,6 @@ TEST_F(CallFilterTest, ReusedHandleIsAskedAgain) {
   EXPECT_TRUE(launch(0x8000).Record);
 }
 
-} // namespace
 
 // cuBLAS's unused blocking stream turns launch callbacks on; a PyTorch loop that never
 // sends work to a blocking stream turns them off again after kIdleLaunchesBeforeOff
@@ -289,3 +320,115 @@ TEST_F(CallFilterTest, LaunchCallbacksStayOnWhileTheyCanMatter) {
   for (unsigned I = 0; I < 2 * kIdleLaunchesBeforeOff; ++I)
     EXPECT_FALSE(launch(0x1000).DisableLaunches);
 }
+
+// --- PyTorch's current stream (TorchStreams.h) ------------------------------------------
+
+void loadTorch() {
+  TorchStreamApi Api;
+  Api.GetCurrent = fakeGetCurrent;
+  Api.Handle = fakeStreamOf;
+  bindTorchStreamApi(Api);
+}
+
+// An extension's k<<<g, b>>> inside `with torch.cuda.stream(side)`: the kernel goes to the
+// legacy stream, PyTorch's current stream is side. Recorded with side's handle, kernels
+// traced; the device comes from the launch's context, so c10 is not made to ask CUDA.
+TEST_F(CallFilterTest, LegacyLaunchWhileTorchCurrentStreamIsASideStream) {
+  loadTorch();
+  EntryDecision Pool = create(0x1000, NonBlocking, 0);  // torch.cuda.Stream(): a pool stream
+  EXPECT_TRUE(Pool.EnableLaunches);
+  setCurrent(0x1000);
+  EntryDecision D = launch(0);
+  EXPECT_TRUE(D.Record);
+  EXPECT_TRUE(D.TraceKernels);
+  EXPECT_TRUE(D.OffTorchStream);
+  EXPECT_EQ(D.CurrentStream, handle(0x1000));
+  EXPECT_EQ(ReadDevice, 3);
+  EXPECT_TRUE(launch(1).OffTorchStream);  // cudaStreamLegacy spelled out
+  // The op's own launches onto the current stream are not read at all.
+  int Reads = CurrentReads;
+  EXPECT_FALSE(launch(0x1000).Record);
+  EXPECT_EQ(CurrentReads, Reads);
+  // Outside the with-block the default stream is current: the legacy stream is right.
+  setCurrent(0);
+  EntryDecision Outside = launch(0);
+  EXPECT_FALSE(Outside.OffTorchStream);
+  EXPECT_FALSE(Outside.Record);
+}
+
+// A --default-stream per-thread extension: its no-stream launch goes to the thread's stream
+// (cudaLaunchKernel_ptsz with 0, or cudaStreamPerThread), which is not the current one
+// either. With the default stream current the two are ordered (per-thread is blocking).
+TEST_F(CallFilterTest, PerThreadLaunchWhileTorchCurrentStreamIsASideStream) {
+  loadTorch();
+  create(0x1000, NonBlocking, 0);
+  setCurrent(0x1000);
+  EXPECT_TRUE(launch(0, /*PerThread=*/true).OffTorchStream);
+  EXPECT_TRUE(launch(2).OffTorchStream);
+  setCurrent(0);
+  EXPECT_FALSE(launch(2).OffTorchStream);
+  // torch.cuda.ExternalStream(cudaStreamPerThread) made current: the launch went there.
+  CurrentStream.Id = 2;
+  CurrentHandle = 2;
+  EXPECT_FALSE(launch(2).OffTorchStream);
+  EXPECT_TRUE(launch(0).OffTorchStream);  // the legacy stream is not the per-thread one
+}
+
+// PyTorch without side streams (every kernel on the legacy stream; cuBLAS's blocking stream
+// created and never used): nothing is read, nothing recorded, launch callbacks go off.
+TEST_F(CallFilterTest, TorchWithoutSideStreamsReadsNothing) {
+  loadTorch();
+  create(0x3000, 0, 0);  // cuBLAS's cudaStreamCreate
+  bool Off = false;
+  for (unsigned I = 0; I < kIdleLaunchesBeforeOff; ++I) {
+    EntryDecision D = launch(0);
+    EXPECT_FALSE(D.Record);
+    Off = Off || D.DisableLaunches;
+  }
+  EXPECT_EQ(CurrentReads, 0);
+  EXPECT_TRUE(Off);
+}
+
+// With side streams the current stream can change at any launch: callbacks stay on.
+TEST_F(CallFilterTest, TorchSideStreamsKeepLaunchCallbacksOn) {
+  loadTorch();
+  create(0x1000, NonBlocking, 0);
+  for (unsigned I = 0; I < 2 * kIdleLaunchesBeforeOff; ++I)
+    ASSERT_FALSE(launch(0x1000).DisableLaunches);
+}
+
+// A process without libc10_cuda (a CUDA C++ program, CuPy): a non-blocking stream changes
+// nothing and nothing is read.
+TEST_F(CallFilterTest, NoTorchNoReads) {
+  EntryDecision Pool = create(0x1000, NonBlocking, 0);
+  EXPECT_FALSE(Pool.EnableLaunches);
+  EXPECT_FALSE(torchStreamsBound());
+  EXPECT_FALSE(launch(0).OffTorchStream);
+  EXPECT_EQ(CurrentReads, 0);
+}
+
+// c10 throws for a device it does not know: caught inside the callback (never through
+// CUPTI's frames), and the reader is off from then on.
+TEST_F(CallFilterTest, C10ExceptionIsCaughtAndTheReaderUnbound) {
+  loadTorch();
+  create(0x1000, NonBlocking, 0);
+  CurrentThrows = true;
+  EXPECT_FALSE(launch(0).OffTorchStream);
+  EXPECT_FALSE(torchStreamsBound());
+  CurrentThrows = false;
+  setCurrent(0x1000);
+  EXPECT_FALSE(launch(0).OffTorchStream);
+  EXPECT_EQ(CurrentReads, 1);
+}
+
+// SYNCWATCH_TORCH_STREAMS=0.
+TEST_F(CallFilterTest, TorchStreamChecksCanBeTurnedOff) {
+  loadTorch();
+  setTorchStreamChecks(false);
+  create(0x1000, NonBlocking, 0);
+  setCurrent(0x1000);
+  EXPECT_FALSE(launch(0).OffTorchStream);
+  EXPECT_EQ(CurrentReads, 0);
+}
+
+} // namespace

@@ -702,3 +702,137 @@ TEST(Engine, TheCallThatCreatedTheContextIsStartUpNotAWait) {
   EXPECT_TRUE(P.Log.Calls[0].CreatedContext);
   EXPECT_FALSE(P.Log.Calls[1].CreatedContext);
 }
+
+// --- PyTorch extensions --------------------------------------------------------------------
+
+// An extension's k<<<g, b>>> inside torch.cuda.stream(side), three steps: capture marked
+// each launch with PyTorch's current stream (13). The op's next kernel on 13 started while
+// the legacy kernel ran in two of them: a race seen. Reported at the launch line, as a
+// count (no time), with the op and the Python line.
+TEST(Engine, LaunchOffPyTorchsCurrentStreamIsReportedAtTheLaunchWithItsRaces) {
+  Stream S;
+  S.Log.Sites[4] = {"scale_legacy(at::Tensor, double)", "/ext/ops.cu", 26};
+  S.Log.Sites[4].Python = {{"<module>", "/ext/train.py", 42}};
+  for (std::uint32_t Step = 0; Step < 3; ++Step) {
+    std::uint64_t T = Step * 10'000;
+    S.call(100 + 2 * Step, "cudaLaunchKernel", T, T + 5, 4);
+    S.Log.Calls.back().OffTorchStream = 13;
+    S.kernel(100 + 2 * Step, 7, T + 10, T + 400, "scale_kernel");
+    // The next op's kernel on the current stream: overlapping twice, after it once.
+    std::uint64_t Next = Step < 2 ? T + 50 : T + 500;
+    S.kernel(101 + 2 * Step, 13, Next, Next + 100, "add_kernel");
+  }
+  std::vector<Finding> F = S.run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Rule, "syncwatch-torch-current-stream");
+  EXPECT_EQ(F[0].Where.File, "/ext/ops.cu");
+  EXPECT_EQ(F[0].Where.Line, 26u);
+  EXPECT_EQ(F[0].Level, Severity::Warning);
+  auto Ev = [&](const char *K) {
+    for (const auto &[Key, V] : F[0].Evidence)
+      if (Key == K)
+        return V;
+    return std::string("<none>");
+  };
+  EXPECT_EQ(Ev("offStreamLaunches"), "3");
+  EXPECT_EQ(Ev("racesSeen"), "2");
+  EXPECT_EQ(Ev("op"), "scale_legacy");
+  EXPECT_EQ(std::atof(Ev("totalMs").c_str()), 0.0);
+  EXPECT_NE(Ev("currentStream").find("stream 13"), std::string::npos);
+  EXPECT_NE(Ev("pythonStack").find("/ext/train.py:42"), std::string::npos);
+  EXPECT_NE(F[0].Message.find("kernel 'add_kernel', queued after it there, started before it ended"), std::string::npos)
+      << F[0].Message;
+  EXPECT_NE(F[0].Message.find("at::cuda::getCurrentCUDAStream()"), std::string::npos);
+  // Nothing of it is host time lost.
+  Engine E;
+  E.consume(S.Log);
+  EXPECT_EQ(E.hostTimeLostNs(), 0u);
+}
+
+// A kernel of the current stream queued before the launch and still running when its kernel
+// started is the other race; with no kernel records (SYNCWATCH_KERNELS=0) the launch is still
+// counted, by its API.
+TEST(Engine, LaunchOffPyTorchsCurrentStreamRacesWithEarlierWorkOrHasNoRecord) {
+  Stream S;
+  S.kernel(50, 13, 0, 1'000, "gemm");
+  S.call(51, "cudaLaunchKernel", 10, 15, 1);
+  S.Log.Calls.back().OffTorchStream = 13;
+  S.kernel(51, 7, 20, 30, "scale_kernel");
+  S.call(60, "cudaLaunchKernel", 2'000, 2'005, 1);
+  S.Log.Calls.back().OffTorchStream = ApiCall::kUnknownStream;  // CUPTI could not name it
+  std::vector<Finding> F = S.run();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.Line, 88u);
+  EXPECT_NE(F[0].Message.find("it started while kernel 'gemm', queued before it there, was still running"),
+            std::string::npos)
+      << F[0].Message;
+  EXPECT_NE(F[0].Message.find("2 times, 1 of them seen racing"), std::string::npos) << F[0].Message;
+}
+
+// The flag survives a recording (torch=<stream>, torch=? when unnamed); a bad one is an error.
+TEST(EventLog, TorchCurrentStreamFlagRoundTrips) {
+  Stream S;
+  S.call(1, "cudaLaunchKernel", 0, 1, 1).call(2, "cudaLaunchKernel", 2, 3, 1).call(3, "cudaFree", 4, 5, 1);
+  S.Log.Calls[0].OffTorchStream = 13;
+  S.Log.Calls[1].OffTorchStream = ApiCall::kUnknownStream;
+  S.Log.Calls[2].CreatedContext = true;
+  std::stringstream Text;
+  writeEventLog(Text, S.Log);
+  EXPECT_NE(Text.str().find("\t1\ttorch=13\n"), std::string::npos) << Text.str();
+  EXPECT_NE(Text.str().find("\t1\ttorch=?\n"), std::string::npos) << Text.str();
+  ParseResult P = readEventLog(Text);
+  ASSERT_TRUE(P.Error.empty()) << P.Error;
+  EXPECT_EQ(P.Log.Calls[0].OffTorchStream, std::optional<std::uint32_t>(13));
+  EXPECT_EQ(P.Log.Calls[1].OffTorchStream, std::optional<std::uint32_t>(ApiCall::kUnknownStream));
+  EXPECT_FALSE(P.Log.Calls[2].OffTorchStream);
+  EXPECT_TRUE(P.Log.Calls[2].CreatedContext);
+  std::stringstream Bad("# syncwatch-events 1\nC\t1\t1\tcudaLaunchKernel\t0\t1\t0\ttorch=x\n");
+  EXPECT_NE(readEventLog(Bad).Error.find("torch="), std::string::npos);
+}
+
+// A sync whose native frame, under Python, is an extension's C++ is a sync inside an op:
+// torch-host-sync, at the Python line, naming the op and its line (or its symbol). The
+// same wait from pure Python (no native frame: the interpreter and libtorch are vendor
+// code) stays sync-in-loop.
+TEST(Engine, ASyncInsideAnExtensionOpIsTorchHostSync) {
+  Stream S;
+  S.Log.Sites[4] = {"count_item(at::Tensor)", "/ext/ops.cu", 43};
+  S.Log.Sites[4].Python = {{"<module>", "/ext/train.py", 45}};
+  S.Log.Sites[5] = {"count_item+0x291", "/tmp/ext/ops_release.so", 0};
+  S.Log.Sites[5].Python = {{"<module>", "/ext/train2.py", 9}};
+  S.Log.Sites[6] = {"", "", 0};
+  S.Log.Sites[6].Python = {{"step", "/ext/train.py", 60}};
+  std::uint32_t Corr = 1;
+  for (std::uint32_t Site : {4u, 5u, 6u})
+    for (int Step = 0; Step < 2; ++Step) {
+      std::uint64_t T = (Corr + 1) * 100'000;
+      S.kernel(Corr, 7, T - 50'000, T + 20'000);
+      S.call(Corr + 1, "cudaStreamSynchronize", T, T + 20'010, Site);
+      Corr += 2;
+    }
+  std::vector<Finding> F = S.run();
+  ASSERT_EQ(F.size(), 3u);
+  std::map<std::string, const Finding *> ByFile;
+  for (const Finding &X : F)
+    ByFile[X.Where.File] = &X;
+  ASSERT_TRUE(ByFile.count("/ext/train.py") && ByFile.count("/ext/train2.py"));
+  std::vector<const Finding *> Op;
+  for (const Finding &X : F)
+    if (X.Rule == "syncwatch-torch-host-sync")
+      Op.push_back(&X);
+  ASSERT_EQ(Op.size(), 2u);
+  for (const Finding *X : Op) {
+    bool Release = X->Where.File == "/ext/train2.py";
+    EXPECT_EQ(X->Where.Line, Release ? 9u : 45u);
+    EXPECT_NE(X->Message.find(Release ? "[inside op count_item at /tmp/ext/ops_release.so]" : "[inside op count_item at /ext/ops.cu:43]"),
+              std::string::npos)
+        << X->Message;
+    bool HasOp = false;
+    for (const auto &[K, V] : X->Evidence)
+      HasOp |= K == "op" && V == "count_item";
+    EXPECT_TRUE(HasOp);
+  }
+  for (const Finding &X : F)
+    if (X.Where.Line == 60)
+      EXPECT_EQ(X.Rule, "syncwatch-sync-in-loop");
+}

@@ -13,6 +13,10 @@ TEST(FrameClass, VendorModules) {
   EXPECT_TRUE(isVendorModule("/usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0"));
   // An extension that torch.utils.cpp_extension.load built is the user's own module.
   EXPECT_FALSE(isVendorModule("/root/.cache/torch_extensions/py312_cu130/swtorch_ops/swtorch_ops.so"));
+  // Debian's and the GPU image's python3.12 link libpython in: the interpreter's C frames are
+  // never the site (its Python frames are).
+  EXPECT_TRUE(isVendorModule("/usr/bin/python3.12"));
+  EXPECT_TRUE(isVendorModule("/opt/conda/bin/python3.11"));
 }
 
 TEST(FrameClass, HeadersInlinedIntoAnExtensionAreNotItsCallSite) {
@@ -30,4 +34,12 @@ TEST(FrameClass, VendorNames) {
   EXPECT_TRUE(isVendorName("cudaLaunchKernel"));
   EXPECT_FALSE(isVendorName("count_item(at::Tensor)"));
   EXPECT_FALSE(isVendorName("scale_legacy(at::Tensor, double)"));
+  // A release build's symbols: PyTorch's inline functions emitted into the extension (seen
+  // on the H200: Tensor::item<int> inside swtorch_ops_release.so) are not the op.
+  EXPECT_TRUE(isVendorName("int at::Tensor::item<int>() const"));
+  EXPECT_TRUE(isVendorName("c10::Scalar::to<long>() const"));
+  EXPECT_TRUE(isVendorName("torch::autograd::Function<MyFn>::apply(at::Tensor)"));
+  // ...but an op templated on a torch type is the user's.
+  EXPECT_FALSE(isVendorName("void launch_scale<at::Half>(at::Tensor&, double)"));
+  EXPECT_FALSE(isVendorName("my::at::helper(int)"));
 }

@@ -19,6 +19,8 @@ struct ThreadState {
   int Depth = 0;                // a driver call inside a runtime call is not a second call
   bool Skip = false;            // this call cannot matter: not recorded at all
   bool CreatedContext = false;  // CUPTI created a context inside the current call
+  bool OffTorchStream = false;  // EntryDecision::OffTorchStream, CurrentStream as CUPTI's id
+  std::uint32_t CurrentStream = 0;
   std::uint64_t Enter = 0;
 };
 thread_local ThreadState Thread;
@@ -87,6 +89,9 @@ void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Ca
     Hooks.TraceKernels();
   Thread.Skip = !D.Record;
   Thread.CreatedContext = false;
+  Thread.OffTorchStream = D.OffTorchStream;
+  if (D.OffTorchStream) [[unlikely]]
+    Thread.CurrentStream = Hooks.StreamIdOf ? Hooks.StreamIdOf(Cb->context, D.CurrentStream) : UINT32_MAX;
   if (!Thread.Skip)
     Thread.Enter = hostTicks();
 }
@@ -104,6 +109,8 @@ void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Cal
   R.Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
   R.Correlation = Cb->correlationId;
   R.CreatedContext = Thread.CreatedContext;
+  R.OffTorchStream = Thread.OffTorchStream;
+  R.CurrentStream = Thread.CurrentStream;
   R.Site = siteOfCall(static_cast<std::uint32_t>(Domain) << 16 | Id, Rec);
   std::uint64_t T0 = Parts ? hostTicks() : 0;
   CallRing *Ring = threadRing();

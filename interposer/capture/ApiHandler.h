@@ -25,6 +25,8 @@ struct HandlerHooks {
   void (*EnableLaunches)() = nullptr;     // launch callbacks on / off (CallFilter.h)
   void (*DisableLaunches)() = nullptr;
   void (*TraceKernels)() = nullptr;       // kernel activity from now on
+  // CUPTI's id of a stream handle in a context (UINT32_MAX: unknown); null: unknown.
+  std::uint32_t (*StreamIdOf)(const void *Context, const void *Stream) = nullptr;
   bool AutoKernels = true;                // SYNCWATCH_KERNELS=auto: a stall turns kernels on
   std::uint64_t ThresholdNs = 1'000'000;  // a call this long is slow (SYNCWATCH_THRESHOLD_MS)
 };

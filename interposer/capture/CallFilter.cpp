@@ -1,5 +1,7 @@
 #include "CallFilter.h"
 
+#include "TorchStreams.h"
+
 #include "syncwatch/catalogue.h"
 
 #include <dlfcn.h>
@@ -29,6 +31,13 @@ std::atomic<std::uint64_t> HostMemoryEpoch{0}, StreamEpoch{0};
 std::atomic<bool> BlockingWorkSeen{false};
 // A stream of higher than default priority exists: its launches are needed (priority inversion).
 std::atomic<bool> HighPriorityStreams{false};
+// PyTorch is loaded and a non-blocking stream exists: its current stream may be another
+// than the default one, so launches onto default streams are checked against it.
+std::atomic<bool> TorchSideStreams{false};
+bool TorchStreamChecks = true;
+// The launch's device, by its context (cuCtxGetDevice once per context and thread).
+thread_local const void *LastContext = nullptr;
+thread_local int LastDevice = -1;
 // Launches on this thread since launch callbacks were last found needed.
 thread_local unsigned IdleLaunches = 0;
 unsigned IdleLaunchesBeforeOff = kIdleLaunchesBeforeOff;
@@ -177,10 +186,35 @@ bool launchStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *
   return false;
 }
 
-EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
+int deviceOf(const void *Context) {
+  if (Context != LastContext || LastDevice < 0) {
+    int Device = -1;
+    if (!Driver.CtxGetDevice || Driver.CtxGetDevice(&Device) != 0)
+      return -1;
+    LastContext = Context;
+    LastDevice = Device;
+  }
+  return LastDevice;
+}
+
+// A launch onto a default stream (legacy or per-thread) while PyTorch's current stream is
+// another: recorded with it, and kernels traced from here (what it was unordered with).
+bool offTorchStream(const CUpti_CallbackData *Cb, bool PerThread, EntryDecision &D) {
+  if (!TorchSideStreams.load(std::memory_order_relaxed))
+    return false;
+  const void *Current = nullptr;
+  if (!launchOffTorchStream(PerThread, deviceOf(Cb->context), &Current))
+    return false;
+  D = {true, true};
+  D.OffTorchStream = true;
+  D.CurrentStream = Current;
+  return true;
+}
+
+EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
   const void *S = nullptr;
   bool PerThreadApi = false;
-  if (!launchStream(Domain, Id, Params, &S, &PerThreadApi))
+  if (!launchStream(Domain, Id, Cb->functionParams, &S, &PerThreadApi))
     return {true, true};
   // A launch that cannot matter counts towards turning launch callbacks off again.
   auto Idle = [] {
@@ -188,7 +222,8 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
     if (++IdleLaunches >= IdleLaunchesBeforeOff) {
       IdleLaunches = 0;
       D.DisableLaunches = !BlockingWorkSeen.load(std::memory_order_relaxed) &&
-                          !HighPriorityStreams.load(std::memory_order_relaxed);
+                          !HighPriorityStreams.load(std::memory_order_relaxed) &&
+                          !TorchSideStreams.load(std::memory_order_relaxed);
     }
     return D;
   };
@@ -196,13 +231,21 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   case StreamClass::NonBlocking:
     return Idle();
   case StreamClass::Legacy: {
+    EntryDecision D;
+    if (offTorchStream(Cb, false, D))
+      return D;
     if (!BlockingWorkSeen.load(std::memory_order_relaxed))
       return Idle();
     return {true, true};
   }
-  case StreamClass::Blocking:
+  case StreamClass::Blocking: {
     noteBlockingWork();
+    EntryDecision D;
+    auto Handle = reinterpret_cast<std::uintptr_t>(S);
+    if ((Handle == 2 || (Handle == 0 && PerThreadApi)) && offTorchStream(Cb, true, D))
+      return D;
     return {true, true};
+  }
   case StreamClass::HighPriority:
   case StreamClass::Unknown:
     return {true, true};
@@ -248,7 +291,13 @@ EntryDecision streamCreationDecision(CUpti_CallbackDomain Domain, CUpti_Callback
   if (S.Priority < 0)
     HighPriorityStreams.store(true, std::memory_order_relaxed);
   IdleLaunches = 0;
-  return {true, S.Priority < 0, S.blocking() || S.Priority < 0};
+  // PyTorch creates its pool streams (and a user their ExternalStream) non-blocking: once one
+  // exists, PyTorch's current stream may be another than the default one.
+  bool Torch = TorchStreamChecks && !S.blocking() && !TorchSideStreams.load(std::memory_order_relaxed) &&
+               bindTorchStreams();
+  if (Torch)
+    TorchSideStreams.store(true, std::memory_order_relaxed);
+  return {true, S.Priority < 0, S.blocking() || S.Priority < 0 || Torch};
 }
 
 bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
@@ -289,6 +338,7 @@ void bindDriver(void *Handle) {
   Q.StreamGetFlags = reinterpret_cast<decltype(Q.StreamGetFlags)>(dlsym(H, "cuStreamGetFlags"));
   Q.StreamGetPriority = reinterpret_cast<decltype(Q.StreamGetPriority)>(dlsym(H, "cuStreamGetPriority"));
   Q.PointerGetAttribute = reinterpret_cast<decltype(Q.PointerGetAttribute)>(dlsym(H, "cuPointerGetAttribute"));
+  Q.CtxGetDevice = reinterpret_cast<decltype(Q.CtxGetDevice)>(dlsym(H, "cuCtxGetDevice"));
   bindDriverQueries(Q);
 }
 
@@ -303,7 +353,7 @@ EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   if (Info.CreatesStream)
     return streamCreationDecision(Domain, Id, Cb->functionParams);
   if (Info.Launch)
-    return launchDecision(Domain, Id, Cb->functionParams);
+    return launchDecision(Domain, Id, Cb);
   if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && copyCannotMatter(Id, Cb->functionParams))
     return {false, false};
   // Any other call that sent work to a blocking stream (an async copy, a memset) makes
@@ -318,11 +368,16 @@ bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) 
          (Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx);
 }
 
+void setTorchStreamChecks(bool On) { TorchStreamChecks = On; }
+
 void setIdleLaunchesBeforeOff(unsigned Launches) { IdleLaunchesBeforeOff = Launches ? Launches : 1; }
 
 void resetCallFilter() {
   BlockingWorkSeen.store(false);
   HighPriorityStreams.store(false);
+  TorchSideStreams.store(false);
+  LastContext = nullptr;
+  LastDevice = -1;
   IdleLaunches = 0;
   HostMemoryEpoch.fetch_add(1);
   StreamEpoch.fetch_add(1);

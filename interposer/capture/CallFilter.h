@@ -29,12 +29,13 @@ struct CallbackInfo {
 // callback id, bench/runtime_cost for its synthetic ones).
 CallbackInfo callbackInfoOf(const ApiInfo &Api);
 
-// The three driver queries the filter asks (looked up, not linked: libsyncwatch.so must
+// The driver queries the filter asks (looked up, not linked: libsyncwatch.so must
 // load where there is no driver). Without them nothing is filtered.
 struct DriverQueries {
   int (*StreamGetFlags)(const void *Stream, unsigned *Flags) = nullptr;
   int (*StreamGetPriority)(const void *Stream, int *Priority) = nullptr;
   int (*PointerGetAttribute)(void *Value, int Attribute, unsigned long long Pointer) = nullptr;
+  int (*CtxGetDevice)(int *Device) = nullptr;  // the current context's device (TorchStreams.h)
 };
 void bindDriver(void *DriverHandle);
 void bindDriverQueries(const DriverQueries &Queries);  // tests bind fakes
@@ -44,7 +45,14 @@ struct EntryDecision {
   bool TraceKernels = false;   // kernel activity is needed from this call on
   bool EnableLaunches = false; // launches can matter from now on: turn their callbacks on
   bool DisableLaunches = false;  // they could not, for a long while: turn them off again
+  // A launch onto a default stream while PyTorch's current stream on this thread was
+  // another (TorchStreams.h): CurrentStream is that stream's handle.
+  bool OffTorchStream = false;
+  const void *CurrentStream = nullptr;
 };
+
+// SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream.
+void setTorchStreamChecks(bool On);
 
 // Launch callbacks turned on by a blocking stream's creation go off again after this many
 // launches (on one thread) in which no work went to a blocking stream and no high-priority
@@ -77,7 +85,14 @@ bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
 //    gone to a blocking stream. Before that nothing can hold it or be held by it, and
 //    PyTorch - which launches everything onto the legacy stream and uses only
 //    non-blocking streams of its own - pays for none of its launches;
-//  - a launch whose stream cannot be read (graphs, cooperative launches): recorded, traced.
+//  - a launch whose stream cannot be read (graphs, cooperative launches): recorded, traced;
+//  - in a PyTorch process that has non-blocking streams (torch.cuda.Stream(), pool streams,
+//    an ExternalStream), a launch onto the legacy stream or the per-thread default stream is
+//    checked against PyTorch's current stream (TorchStreams.h) and, where that was another,
+//    recorded with it (OffTorchStream) and kernels traced. Launch callbacks then stay on:
+//    PyTorch's pool holds high-priority streams, which keep them on already.
+//    What this misses: a blocking stream passed to PyTorch as an ExternalStream (then the
+//    launch serializes with it instead, which syncwatch-default-stream reports).
 // Creating a stream of higher than default priority turns kernel tracing on: the work
 // its kernels will wait behind is issued before them, so must be traced from before.
 // What this misses: a legacy-stream kernel issued before any blocking-stream work and

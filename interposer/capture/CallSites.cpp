@@ -107,6 +107,25 @@ std::vector<std::vector<Symbolized>> symbolize(const char *Module, const std::ve
   return Out;
 }
 
+// SYNCWATCH_DEBUG_SITES=1: each site's raw native frames on stderr as it is resolved (module,
+// offset, symbol), to see why a site resolved to the frame it did (docs/runtime.md).
+void dumpStack(std::uint32_t Site, const RawStack &S) {
+  std::fprintf(stderr, "syncwatch: site %u: %d native frames, %d Python frames\n", Site, S.Depth, S.PythonDepth);
+  for (int I = 0; I < S.Depth; ++I) {
+    std::uintptr_t Pc = reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1;
+    LoadedModule M;
+    if (!moduleAt(Pc, M)) {
+      std::fprintf(stderr, "  #%-2d 0x%llx ?\n", I, static_cast<unsigned long long>(Pc));
+      continue;
+    }
+    std::uintptr_t Off = elfIsFixedAddress(M.Path) ? Pc : Pc - reinterpret_cast<std::uintptr_t>(M.Base);
+    ElfSymbol Sym;
+    bool Named = elfSymbolAt(M.Path, Off, Sym);
+    std::fprintf(stderr, "  #%-2d %s%s+0x%llx %s\n", I, isVendorModule(M.Path) ? "[vendor] " : "", M.Path,
+                 static_cast<unsigned long long>(Off), Named ? Sym.Name.c_str() : "");
+  }
+}
+
 } // namespace
 
 SiteFrame SiteTable::resolve(std::uint32_t Site) const {
@@ -127,6 +146,8 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
     std::uintptr_t Offset;
   };
   std::vector<Candidate> Frames;
+  if (std::getenv("SYNCWATCH_DEBUG_SITES"))
+    dumpStack(Site, S);
   for (int I = 1; I < S.Depth; ++I) {
     std::uintptr_t Pc = reinterpret_cast<std::uintptr_t>(S.Frames[I]) - 1;
     LoadedModule M;  // not dladdr: FrameClass.h says why

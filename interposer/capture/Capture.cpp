@@ -254,6 +254,15 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     onApiExit(Domain, Id, Cb, infoOf(Domain, Id));
 }
 
+// PyTorch's current stream as the engine names streams (TorchStreams.h): CUPTI's id.
+std::uint32_t streamIdOf(const void *Context, const void *Stream) {
+  std::uint32_t Id = 0;
+  return cuptiGetStreamIdEx(static_cast<CUcontext>(const_cast<void *>(Context)),
+                            static_cast<CUstream>(const_cast<void *>(Stream)), 0, &Id) == CUPTI_SUCCESS
+             ? Id
+             : UINT32_MAX;
+}
+
 std::uint64_t cuptiNow() {
   std::uint64_t Now = 0;
   cuptiGetTimestamp(&Now);
@@ -587,12 +596,14 @@ void start() {
   // The handlers are set up before any callback can reach them.
   KernelMode = Start->Cfg.Kernels;
   setIdleLaunchesBeforeOff(static_cast<unsigned>(std::min<std::uint64_t>(Start->Cfg.IdleLaunches, 1u << 30)));
+  setTorchStreamChecks(Start->Cfg.TorchStreams);
   startHostClock(cuptiNow);
   HandlerHooks Hooks;
   Hooks.TheRecorder = recorder;
   Hooks.EnableLaunches = enableLaunchCallbacks;
   Hooks.DisableLaunches = disableLaunchCallbacks;
   Hooks.TraceKernels = traceKernels;
+  Hooks.StreamIdOf = streamIdOf;
   Hooks.AutoKernels = KernelMode == KernelTrace::Auto;
   Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
   setHandlerHooks(Hooks);

@@ -5,7 +5,9 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -100,13 +102,31 @@ bool isCudaModule(const char *Path) {
 bool isVendorModule(const char *Path) {
   return !Path || isCudaModule(Path) ||
          baseNameStartsWith(Path, {"libc.so", "libc-", "libstdc++", "libgcc", "libpthread", "libtorch", "libc10",
-                                   "libcublas", "libcudnn", "libnccl", "libpython", "ld-linux"});
+                                   "libcublas", "libcudnn", "libnccl", "libpython", "ld-linux",
+                                   // the interpreter itself (Debian's python3.x links libpython in):
+                                   // its Python frames name the site, never its C frames
+                                   "python3", "python2"});
+}
+
+// The qualified name of a demangled function: "int at::Tensor::item<int>() const" ->
+// "at::Tensor::item" (no return type, no template arguments, no parameters).
+static std::string qualifiedName(const std::string &N) {
+  std::size_t End = std::min(N.find('<'), N.find('('));
+  std::string Q = N.substr(0, End);
+  auto Space = Q.rfind(' ');
+  return Space == std::string::npos ? Q : Q.substr(Space + 1);
 }
 
 bool isVendorName(const std::string &N) {
   auto Starts = [&](const char *P) { return N.compare(0, std::strlen(P), P) == 0; };
-  return N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") || Starts("pybind11::") ||
-         Starts("__device_stub__") || (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z');
+  if (N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") || Starts("pybind11::") ||
+      Starts("__device_stub__") || (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z'))
+    return true;
+  // PyTorch's inline functions and templates emitted into an extension (a release build's
+  // at::Tensor::item<int> is a symbol of the extension): the op that called them is the site.
+  std::string Q = qualifiedName(N);
+  auto QStarts = [&](const char *P) { return Q.compare(0, std::strlen(P), P) == 0; };
+  return QStarts("at::") || QStarts("c10::") || QStarts("torch::") || QStarts("caffe2::");
 }
 
 bool isVendorHeader(const std::string &File) {

@@ -301,6 +301,56 @@ void Engine::priorityInversion(const EventLog &W, const WindowIndex &I) {
   }
 }
 
+// A launch onto a default stream while PyTorch's current stream was another (capture reads
+// it: TorchStreams.h). Reported every time - it is an ordering bug whatever it cost - and
+// said to have raced when its kernel overlapped work on the current stream that was queued
+// before it (still running when it started) or after it (started before it ended): nothing
+// orders the two, PyTorch's streams being non-blocking.
+void Engine::offTorchStream(const EventLog &W, const WindowIndex &I) {
+  // Bounded scan for a kernel queued before and still running (ByEnd from the kernel's start).
+  constexpr int kScan = 256;
+  for (std::size_t N = 0; N < I.InScope; ++N) {
+    const ApiCall &C = W.Calls[N];
+    if (!C.OffTorchStream)
+      continue;
+    std::uint32_t Current = *C.OffTorchStream;
+    auto Own = I.FirstOwn.find(C.Correlation);
+    const GpuWork *K = Own == I.FirstOwn.end() ? nullptr : Own->second;
+    const GpuWork *Raced = nullptr;
+    bool Before = false;
+    if (K && Current != ApiCall::kUnknownStream) {
+      auto From = std::lower_bound(I.ByEnd.begin(), I.ByEnd.end(), K->Start,
+                                   [](const GpuWork *G, std::uint64_t T) { return G->End <= T; });
+      int Scanned = 0;
+      for (auto It = From; It != I.ByEnd.end() && Scanned < kScan && !Raced; ++It, ++Scanned) {
+        const GpuWork *G = *It;
+        if (G->Stream == Current && G->Correlation < C.Correlation && G->Start < K->Start)
+          Raced = G, Before = true;
+      }
+      auto After = std::lower_bound(I.ByStart.begin(), I.ByStart.end(), C.Enter,
+                                    [](const GpuWork *G, std::uint64_t T) { return G->Start < T; });
+      for (auto It = After; It != I.ByStart.end() && (*It)->Start < K->End && !Raced; ++It)
+        if ((*It)->Stream == Current && (*It)->Correlation > C.Correlation)
+          Raced = *It;
+    }
+    std::string CurrentName = Current == ApiCall::kUnknownStream ? "another stream" : streamLabel(Current, Streams);
+    std::string What = K ? K->describe() + " went to the " + streamLabel(K->Stream, Streams)
+                         : "'" + std::string(C.Api) + "' sent its kernel to a default stream";
+    std::string Cause = What + " while PyTorch's current stream was " + CurrentName;
+    if (Raced)
+      Cause += Before ? "; it started while " + Raced->describe() + ", queued before it there, was still running"
+                      : "; " + Raced->describe() + ", queued after it there, started before it ended";
+    auto Known = Aggregates.find({RuleId::TorchCurrentStream, C.Site});
+    std::string Kept = Known != Aggregates.end() && Known->second.Unordered ? Known->second.Example : "";
+    SiteAggregate &A = record(RuleId::TorchCurrentStream, C, 0, Cause, Raced);
+    if (Current != ApiCall::kUnknownStream)
+      A.CurrentStream = Current;
+    A.Unordered += Raced != nullptr;
+    if (!Raced && !Kept.empty())
+      A.Example = Kept;  // a seen race is the example worth showing
+  }
+}
+
 void Engine::consume(const EventLog &Window, std::size_t InScope) {
   for (const StreamInfo &S : Window.Streams)
     Streams[S.Stream] = S;
@@ -326,17 +376,21 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
   pageableCopies(Window, Index);
   serialization(Window, Index);
   priorityInversion(Window, Index);
+  offTorchStream(Window, Index);
 }
 
 // The line a user would edit: in a Python process the innermost user Python line, else the
 // native file:line, else (a release build) module and function+offset. Different stacks
 // that end there - a loop's peeled first iteration, one helper inlined twice - are one
 // finding.
-std::string Engine::locationKey(std::uint32_t Site) const {
+// syncwatch-torch-current-stream is the launch's own line (the op's C++), where it has one.
+std::string Engine::locationKey(std::uint32_t Site, RuleId Rule) const {
   auto It = Sites.find(Site);
   if (It == Sites.end())
     return "";
   const SiteFrame &F = It->second;
+  if (Rule == RuleId::TorchCurrentStream && F.Line)
+    return F.File + ":" + std::to_string(F.Line);
   if (!F.Python.empty())
     return "py:" + F.Python.front().File + ":" + std::to_string(F.Python.front().Line);
   if (F.Line)
@@ -384,8 +438,21 @@ std::vector<CoveredCall> Engine::coverage() const {
 }
 
 // One explicit synchronization is by design; a site that waits again and again is the
-// finding (sync-in-loop).
-static bool isReported(const Engine::MergedSite &M) { return M.Total.Rule != RuleId::SyncInLoop || M.Total.Count > 1; }
+// finding (sync-in-loop, and a sync inside an op, which is reported as torch-host-sync).
+static bool isReported(const Engine::MergedSite &M) {
+  return M.Parts.front()->Rule != RuleId::SyncInLoop || M.Total.Count > 1;
+}
+
+// A wait the static side calls a host sync inside an op: an explicit synchronization or a
+// synchronous copy whose first native frame, under Python, is the extension's C++ (the
+// Python line called an op, the op waited). Pure Python's waits have no such frame: the
+// interpreter, libtorch and pybind11 are vendor code (FrameClass.h).
+RuleId Engine::reportedRule(const SiteAggregate &A) const {
+  if (A.Rule != RuleId::SyncInLoop && A.Rule != RuleId::SyncMemcpy)
+    return A.Rule;
+  auto It = Sites.find(A.Site);
+  return It != Sites.end() && !It->second.Python.empty() && !It->second.File.empty() ? RuleId::TorchHostSync : A.Rule;
+}
 
 const std::vector<Engine::MergedSite> &Engine::merged() const {
   if (MergedValid)
@@ -393,9 +460,12 @@ const std::vector<Engine::MergedSite> &Engine::merged() const {
   std::map<std::tuple<RuleId, std::string>, std::size_t> Index;
   Merged.clear();
   for (const auto &[Key, A] : Aggregates) {
-    auto [It, New] = Index.try_emplace({A.Rule, locationKey(A.Site)}, Merged.size());
-    if (New)
+    RuleId Rule = reportedRule(A);
+    auto [It, New] = Index.try_emplace({Rule, locationKey(A.Site, Rule)}, Merged.size());
+    if (New) {
       Merged.push_back({A, {&A}});
+      Merged.back().Total.Rule = Rule;
+    }
     else {
       MergedSite &M = Merged[It->second];
       M.Parts.push_back(&A);
@@ -403,6 +473,11 @@ const std::vector<Engine::MergedSite> &Engine::merged() const {
       M.Total.TotalNs += A.TotalNs;
       M.Total.FollowedBySync += A.FollowedBySync;
       M.Total.OwnWorkOnly += A.OwnWorkOnly;
+      if (A.Unordered && !M.Total.Unordered)
+        M.Total.Example = A.Example;  // a seen race (offTorchStream)
+      M.Total.Unordered += A.Unordered;
+      if (!M.Total.CurrentStream)
+        M.Total.CurrentStream = A.CurrentStream;
       if (!A.SyncApi.empty())
         M.Total.SyncApi = A.SyncApi;
       if (A.MaxNs > M.Total.MaxNs) {
@@ -439,6 +514,19 @@ std::uint64_t Engine::hostTimeLostNs() const {
   return Ns;
 }
 
+// "count_item(at::Tensor)", "count_item(at::Tensor)+0x2f", "int ns::op<int>(...)" -> the name.
+static std::string opName(const std::string &Function) {
+  std::string N = Function.substr(0, std::min(Function.find('('), Function.find("+0x")));
+  int Depth = 0;
+  std::size_t Start = 0;
+  for (std::size_t I = 0; I < N.size(); ++I) {
+    Depth += N[I] == '<' ? 1 : N[I] == '>' ? -1 : 0;
+    if (N[I] == ' ' && Depth == 0)
+      Start = I + 1;  // after a return type
+  }
+  return N.substr(Start);
+}
+
 std::vector<Finding> Engine::findings() const {
   std::vector<const MergedSite *> Order;
   for (const MergedSite &M : merged())
@@ -468,7 +556,9 @@ std::vector<Finding> Engine::findings() const {
       const SiteFrame &S = It->second;
       // In a Python process the user's Python line is the answer; the native frame
       // (often inside libtorch, or the C++ extension the script called) goes to evidence.
-      if (!S.Python.empty()) {
+      // A launch off PyTorch's current stream is the op's launch line, the Python line
+      // beside it.
+      if (!S.Python.empty() && !(A->Rule == RuleId::TorchCurrentStream && S.Line)) {
         F.Where.File = S.Python.front().File;
         F.Where.Line = S.Python.front().Line;
         SiteKind = "python";
@@ -491,8 +581,24 @@ std::vector<Finding> Engine::findings() const {
     if (F.Where.File.empty())
       F.Where.File = "<unknown call site>";
     std::string Times = A->Count == 1 ? "once" : std::to_string(A->Count) + " times";
-    F.Message = "'" + A->Api + "' " + (Symbol.empty() ? "" : "in " + Symbol + " ") + "cost " +
-                formatDuration(A->TotalNs) + " over " + Times + " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
+    // The op a torch rule's call was made in: the extension's function (its symbol in a
+    // release build), and where.
+    std::string Op;
+    if (auto It = Sites.find(A->Site);
+        It != Sites.end() && (A->Rule == RuleId::TorchHostSync || A->Rule == RuleId::TorchCurrentStream))
+      Op = opName(It->second.Function);
+    if (A->Rule == RuleId::TorchCurrentStream) {
+      F.Message = A->Example + " - " + Times + (A->Unordered ? ", " + std::to_string(A->Unordered) + " of them seen racing with it" : "") +
+                  ": PyTorch's streams are non-blocking, so nothing orders this kernel with the work the op's "
+                  "neighbours queue on the current stream (and under CUDA graph capture it breaks the capture)";
+      if (!Op.empty())
+        F.Message += " [op: " + Op + "]";
+    } else {
+      F.Message = "'" + A->Api + "' " + (Symbol.empty() ? "" : "in " + Symbol + " ") + "cost " +
+                  formatDuration(A->TotalNs) + " over " + Times + " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
+      if (A->Rule == RuleId::TorchHostSync && !Op.empty())
+        F.Message += " [inside op " + Op + (NativeSite.empty() ? "" : " at " + NativeSite.substr(0, NativeSite.find(' '))) + "]";
+    }
     if (!Symbol.empty())
       F.Message += " [no line table: build with -Xcompiler -g1 (host line tables; -lineinfo is device-only) for file:line]";
     if (!PythonStack.empty())
@@ -513,6 +619,11 @@ std::vector<Finding> Engine::findings() const {
     }
     if (A->Rule == RuleId::PriorityInversion)  // the launch API's own fix is not the point here
       F.Message += "; issue the urgent work before the bulk work, or split or shrink the lower-priority kernels";
+    else if (A->Rule == RuleId::TorchCurrentStream)
+      F.Message += "; launch on at::cuda::getCurrentCUDAStream() (k<<<grid, block, 0, stream>>>)";
+    else if (A->Rule == RuleId::TorchHostSync)
+      F.Message += "; keep the value on the GPU (a tensor, not a number), or move the read out of the op "
+                   "to where the caller can overlap it";
     else if (const ApiInfo *Api = findApi(A->Api))
       F.Message += "; " + std::string(Api->Fix);
     auto Site = Sites.find(A->Site);
@@ -531,6 +642,17 @@ std::vector<Finding> Engine::findings() const {
     }
     if (A->FollowedBySync)
       F.Evidence.push_back({"followedBySync", std::to_string(A->FollowedBySync) + " x " + A->SyncApi});
+    if (!Op.empty())
+      F.Evidence.push_back({"op", Op});
+    if (A->Rule == RuleId::TorchCurrentStream) {
+      // A count, not a time: what confirm says of it ("ran on the legacy stream N times").
+      F.Evidence.push_back({"offStreamLaunches", std::to_string(A->Count)});
+      F.Evidence.push_back({"racesSeen", std::to_string(A->Unordered)});
+      if (A->CurrentStream)
+        F.Evidence.push_back({"currentStream", streamLabel(*A->CurrentStream, Streams)});
+      if (PythonStack.empty() && !NativeSite.empty())
+        F.Evidence.push_back({"nativeSite", NativeSite});
+    }
     // Stacks that end at the same line: one finding, each stack's share as evidence.
     if (MS->Parts.size() > 1) {
       std::string Variants;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -50,6 +51,11 @@ struct SiteAggregate {
   // Occurrences that waited for nothing but their own GPU work (a synchronous cudaMemcpy
   // of its own 16 MB): the cost of a synchronous API, not an implicit synchronization.
   std::uint64_t OwnWorkOnly = 0;
+  // syncwatch-torch-current-stream (launches onto a default stream while PyTorch's current
+  // stream was another): those whose kernel overlapped work queued on the current stream -
+  // a race seen, not only possible - and that stream's CUPTI id.
+  std::uint64_t Unordered = 0;
+  std::optional<std::uint32_t> CurrentStream;
 };
 
 // One judged occurrence (before aggregation), for the trace: the call, the GPU work it
@@ -103,7 +109,7 @@ public:
   };
 
 private:
-  std::string locationKey(std::uint32_t Site) const;
+  std::string locationKey(std::uint32_t Site, RuleId Rule) const;
   const std::vector<MergedSite> &merged() const;  // cached until the next consume()
   SiteAggregate &record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause,
                         const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
@@ -113,6 +119,10 @@ private:
   void pageableCopies(const EventLog &W, const WindowIndex &I);
   void serialization(const EventLog &W, const WindowIndex &I);
   void priorityInversion(const EventLog &W, const WindowIndex &I);
+  void offTorchStream(const EventLog &W, const WindowIndex &I);
+  // The rule a site's aggregate is reported under: a host wait whose native frame is a
+  // Python process's C++ extension is syncwatch-torch-host-sync (a sync inside an op).
+  RuleId reportedRule(const SiteAggregate &A) const;
 
   EngineConfig Config;
   std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> Aggregates;

@@ -99,9 +99,13 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
     Out << "T\t" << *Log.KernelsTracedFrom << '\n';
   for (const StreamInfo &S : Log.Streams)
     Out << "S\t" << S.Stream << '\t' << streamFlagName(S.Flag) << '\t' << S.Priority << '\n';
-  for (const ApiCall &C : Log.Calls)
+  for (const ApiCall &C : Log.Calls) {
     Out << "C\t" << C.Correlation << '\t' << C.Thread << '\t' << field(C.Api) << '\t' << C.Enter
-        << '\t' << C.Exit << '\t' << C.Site << (C.CreatedContext ? "\tctx" : "") << '\n';
+        << '\t' << C.Exit << '\t' << C.Site << (C.CreatedContext ? "\tctx" : "");
+    if (C.OffTorchStream)
+      Out << "\ttorch=" << (*C.OffTorchStream == ApiCall::kUnknownStream ? std::string("?") : std::to_string(*C.OffTorchStream));
+    Out << '\n';
+  }
   for (const GpuWork &W : Log.Work) {
     switch (W.Kind) {
     case GpuKind::Kernel:
@@ -224,7 +228,17 @@ ParseResult readEventLog(std::istream &In) {
           !toU(F[4], C.Enter) || !toU(F[5], C.Exit) || !toU(F[6], C.Site))
         return Fail("malformed API call record");
       C.Api = internApiName(unfield(F[3]));
-      C.CreatedContext = F.size() > 7 && F[7] == "ctx";
+      // Optional flags after the site, in any order; unknown ones are a newer recorder's.
+      for (std::size_t K = 7; K < F.size(); ++K) {
+        if (F[K] == "ctx") {
+          C.CreatedContext = true;
+        } else if (F[K].compare(0, 6, "torch=") == 0) {
+          std::uint32_t Stream = ApiCall::kUnknownStream;
+          if (F[K] != "torch=?" && !toU(F[K].substr(6), Stream))
+            return Fail("malformed API call record (torch=)");
+          C.OffTorchStream = Stream;
+        }
+      }
       R.Log.Calls.push_back(C);
     } else if (T == "K" || T == "M" || T == "Z") {
       GpuWork W;

@@ -3,8 +3,10 @@
 //
 // Text format, one record per line, tab-separated ("# syncwatch-events 1" first):
 //   S  stream  flag(legacy|blocking|nonblocking|unknown)  priority
-//   C  correlation  thread  api  enter_ns  exit_ns  site  [ctx]
-//                      (ctx: the call created the CUDA context; its time is start-up)
+//   C  correlation  thread  api  enter_ns  exit_ns  site  [ctx]  [torch=stream|torch=?]
+//                      (ctx: the call created the CUDA context; its time is start-up;
+//                       torch=: a launch onto a default stream while PyTorch's current
+//                       stream was that one - ? when CUPTI could not name it)
 //   K  correlation  stream  start_ns  end_ns  name
 //   M  correlation  stream  start_ns  end_ns  bytes  copy_kind  src_kind  dst_kind  async(0|1)
 //   Z  correlation  stream  start_ns  end_ns  bytes
@@ -46,6 +48,10 @@ struct ApiCall {
   // The call created the CUDA context (CUPTI's resource callback fired inside it): its host
   // time is start-up - cublasCreate's cudaFree(0) took 155 ms on the H200 - not a wait.
   bool CreatedContext = false;
+  // A launch onto a default stream while PyTorch's current stream on the calling thread was
+  // this stream (CUPTI id; kUnknownStream when CUPTI could not name it).
+  std::optional<std::uint32_t> OffTorchStream;
+  static constexpr std::uint32_t kUnknownStream = UINT32_MAX;
   std::uint64_t duration() const { return Exit > Enter ? Exit - Enter : 0; }
 };
 

@@ -18,6 +18,10 @@ struct CallRecord {
   std::uint32_t Correlation = 0;
   std::uint32_t Site = 0;
   bool CreatedContext = false;
+  // A launch onto a default stream while PyTorch's current stream was CurrentStream (its
+  // CUPTI stream id; UINT32_MAX when CUPTI could not name it). Fits in the padding.
+  bool OffTorchStream = false;
+  std::uint32_t CurrentStream = 0;
 };
 
 class CallRing {

@@ -88,6 +88,7 @@ Config readConfig(std::string &Messages) {
   C.Python = parseBool("SYNCWATCH_PYTHON", C.Python, Messages);
   C.IdleLaunches = parsePositive("SYNCWATCH_IDLE_LAUNCHES", C.IdleLaunches, 1, Messages);
   C.Stats = parseBool("SYNCWATCH_STATS", C.Stats, Messages);
+  C.TorchStreams = parseBool("SYNCWATCH_TORCH_STREAMS", C.TorchStreams, Messages);
   C.Trace = parseBool("SYNCWATCH_TRACE", C.Trace, Messages);
   C.TraceEvents = parsePositive("SYNCWATCH_TRACE_EVENTS", C.TraceEvents, 1, Messages);
   C.WindowEvents = parsePositive("SYNCWATCH_WINDOW", C.WindowEvents, 1, Messages);

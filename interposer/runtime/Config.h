@@ -22,6 +22,7 @@ struct Config {
   bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
   bool Python = true;                 // SYNCWATCH_PYTHON=0: no Python call sites
   std::uint64_t IdleLaunches = 10'000;  // SYNCWATCH_IDLE_LAUNCHES (CallFilter.h)
+  bool TorchStreams = true;           // SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream
   bool Stats = false;                 // SYNCWATCH_STATS=1: syncwatch's own work, on stderr at exit
   bool Trace = false;                 // SYNCWATCH_TRACE=1: write a Chrome/Perfetto trace
   std::size_t TraceEvents = 500'000;  // SYNCWATCH_TRACE_EVENTS: newest events kept in it

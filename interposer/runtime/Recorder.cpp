@@ -56,6 +56,8 @@ static ApiCall callOf(const CallRecord &R, const TickConverter &C) {
   A.Exit = C.toNs(R.Exit);
   A.Site = R.Site;
   A.CreatedContext = R.CreatedContext;
+  if (R.OffTorchStream)
+    A.OffTorchStream = R.CurrentStream;
   return A;
 }
 

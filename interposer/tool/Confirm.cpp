@@ -51,6 +51,22 @@ std::size_t commonSuffix(const std::vector<std::string> &A, const std::vector<st
 }
 
 
+// A finding measured as a count, not a time: syncwatch-torch-current-stream's launches off
+// PyTorch's current stream are an ordering bug whatever they cost, so --min-cost-ms does
+// not apply and confirmed means "ran there N times".
+bool isCountFinding(const Finding &F) { return evidenceOf(F, "offStreamLaunches") != nullptr; }
+
+std::string countConfirmation(const Finding &R) {
+  const std::string *N = evidenceOf(R, "offStreamLaunches"), *Races = evidenceOf(R, "racesSeen"),
+                    *Current = evidenceOf(R, "currentStream");
+  bool Legacy = R.Message.find("went to the legacy stream") != std::string::npos;
+  std::string Out = std::string(Legacy ? "ran on the legacy stream " : "ran off PyTorch's current stream ") + *N +
+                    " time(s) while PyTorch's current stream was " + (Current ? *Current : std::string("another"));
+  if (Races && *Races != "0")
+    Out += ", " + *Races + " seen racing with its work";
+  return Out;
+}
+
 // A function as both halves can name it: the runtime's "void ns::f<int>+0x5f" (a release
 // build's site, demangled) and the lint's "ns::f" become "ns::f".
 std::string functionKey(std::string Name) {
@@ -81,6 +97,10 @@ bool sameApi(const Finding &Static, const Finding &Runtime) {
   if (!A || !B)
     return false;
   if (*A == *B)
+    return true;
+  // A tensor sync inside an op (item, cpu, nonzero...) is the CUDA wait it makes: the
+  // runtime's torch-host-sync is that rule's whatever the API.
+  if (Static.Rule == Runtime.Rule && Static.Rule == "syncwatch-torch-host-sync")
     return true;
   auto Launch = [](const std::string &Api) {
     const ApiInfo *I = findApi(Api);
@@ -182,7 +202,10 @@ int confirmFindings(const ConfirmOptions &Opts) {
     for (const Finding &F : R.Findings) {
       Findings.push_back({&F, &R});
       AnyRuntimeSite = true;
-      if (const std::string *Fn = evidenceOf(F, "function"); Fn && F.Where.Line == 0) {
+      // (or, in a Python process, a native frame without a line: "module (symbol+0x..)")
+      const std::string *Native = evidenceOf(F, "nativeSite");
+      bool NativeWithoutLine = Native && !Native->empty() && Native->substr(0, Native->find(" (")).rfind(':') == std::string::npos;
+      if (const std::string *Fn = evidenceOf(F, "function"); Fn && (F.Where.Line == 0 || NativeWithoutLine)) {
         std::string Key = functionKey(*Fn);
         FindingsInFunction[Key].push_back(Findings.size() - 1);
         AnyMatched |= StaticFunctions.count(Key) > 0;
@@ -361,7 +384,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
       Findings[I].Used = true;
     std::string Status;
     double Cost = 0;
-    if (Best && measuredMs(*Best->F) >= Opts.MinCostMs) {
+    if (Best && (measuredMs(*Best->F) >= Opts.MinCostMs || isCountFinding(*Best->F))) {
       Status = "confirmed";
       Cost = measuredMs(*Best->F);
       const Finding &R = *Best->F;
@@ -380,6 +403,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
         if (const std::string *Fn = evidenceOf(R, "function"))
           F.Evidence.emplace_back("syncwatch.runtimeFunction", *Fn);
       }
+      if (isCountFinding(R))
+        F.Message += " [confirmed: " + countConfirmation(R) + "]";
+      else
       F.Message += " [confirmed: " + std::string(Causal ? "held the work at :" + std::to_string(BestLine) + ", " : "") +
                    (ByFunction.empty() ? "" : "matched by function (no line table" +
                                                   (ByFunction == "function" ? std::string("") : "; " + ByFunction) + "), ") +
@@ -435,7 +461,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
   }
   // Runtime findings no static warning names.
   for (const Measured &M : Findings) {
-    if (M.Used || measuredMs(*M.F) < Opts.MinCostMs)
+    if (M.Used || (measuredMs(*M.F) < Opts.MinCostMs && !isCountFinding(*M.F)))
       continue;
     Finding F = *M.F;
     double Cost = measuredMs(F);

@@ -2,7 +2,8 @@
 
   python3 train_ext.py BUILD_DIR [release]
 
-Builds the extension with torch.utils.cpp_extension.load (-g1: line tables; "release": no -g)
+Builds the extension with torch.utils.cpp_extension.load (-Xcompiler -g1: host line tables for
+the .cu file; "release": none)
 into BUILD_DIR, then runs 20 steps: a small MLP forward/backward on the default stream, an op
 that launches on the legacy stream while PyTorch's current stream is a side stream, and an op
 whose .item() waits inside the op.
@@ -19,16 +20,17 @@ os.makedirs(build, exist_ok=True)
 here = os.path.dirname(os.path.abspath(__file__))
 flags = [] if release else ["-g1"]
 ext = load(name="swtorch_ops_release" if release else "swtorch_ops", sources=[os.path.join(here, "swtorch_ops.cu")],
-           extra_cflags=["-O2"] + flags, extra_cuda_cflags=["-O2"] + (["-lineinfo"] if not release else []),
+           extra_cflags=["-O2"] + flags, extra_cuda_cflags=["-O2"] + (["-lineinfo", "-Xcompiler", "-g1"] if not release else []),
            build_directory=build, verbose=False)
 if os.environ.get("SWTORCH_BUILD_ONLY"):
     sys.exit(0)
 
 torch.manual_seed(0)
-model = torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1)).cuda()
+# Large enough that a step is milliseconds of GPU work: the op's .item() then waits for it.
+model = torch.nn.Sequential(torch.nn.Linear(8192, 8192), torch.nn.ReLU(), torch.nn.Linear(8192, 1)).cuda()
 opt = torch.optim.SGD(model.parameters(), lr=1e-3)
 side = torch.cuda.Stream()
-x = torch.randn(4096, 1024, device="cuda")
+x = torch.randn(16384, 8192, device="cuda")
 positives = 0
 for step in range(20):
     loss = model(x).square().mean()
@@ -43,4 +45,5 @@ for step in range(20):
     positives += ext.count_item(z)  # PY-ITEM
 torch.cuda.synchronize()
 per_read = ext.bench_current_stream(2_000_000)
-print(f"positives {positives}; current-stream read: {per_read[0]:.1f} ns (C++ API), {per_read[1]:.1f} ns (dlsym)")
+print(f"positives {positives}; current-stream read: {per_read[0]:.1f} ns (C++ API, device -1), "
+      f"{per_read[1]:.1f} ns (dlsym, device -1), {per_read[2]:.1f} ns (C++ API, device 0), {per_read[3]:.1f} ns (dlsym, device 0)")
