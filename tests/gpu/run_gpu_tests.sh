@@ -103,6 +103,16 @@ log "stream priorities: a high-priority kernel held behind low-priority matmuls"
 mkdir -p "$out/priority"
 SYNCWATCH_RECORD=1 SYNCWATCH_OUT=$out/priority LD_PRELOAD=$lib python3 "$here/priority_streams.py" 2>&1 | tail -6
 check_py "$out"/priority/syncwatch-*.json "$here/priority_streams.py" PRIORITY-POW syncwatch-priority-inversion
+log "PyTorch extension (tests/gpu/torch_ext): the planted legacy-stream launch and .item(), debug and release"
+SWTORCH_BUILD_ROOT=$out bash "$here/torch_ext/run.sh" "$out/torch_ext" 2>&1 | grep -v '^  #' | tail -12
+# This run's recordings must meet the committed recordings' expectations.
+mkdir -p "$out/torch_ext/replay"
+for v in debug release; do
+  cp "$out"/torch_ext/rep-$v/syncwatch-*.swrec "$out/torch_ext/replay/h200_torch_ext_$v.swrec" 2>/dev/null || fail=1
+  cp "$root/test_inputs/runtime/h200_torch_ext_$v.expect" "$out/torch_ext/replay/"
+done
+python3 "$root/tests/replay_test.py" "$build/interposer/syncwatch" "$out/torch_ext/replay" > "$out/torch_ext/replay.log" || fail=1
+tail -3 "$out/torch_ext/replay.log"
 log "seed scenario with Python stacks off (SYNCWATCH_PYTHON=0): native sites as before"
 SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out LD_PRELOAD=$lib python3 "$here/seed_streams.py" true >/dev/null 2>&1 || fail=1
 [ "$quick" = "--quick" ] && exit $fail
