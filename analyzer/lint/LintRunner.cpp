@@ -316,8 +316,17 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   // `directory`. On the real file system that is the process's, which the other workers
   // share: under -j2, units with relative -I paths failed at random (issue 11). This is
   // what clangd does (one physical file system per worker).
-  tooling::ClangTool Tool(DB, {File}, std::make_shared<PCHContainerOperations>(),
-                          llvm::vfs::createPhysicalFileSystem());
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = llvm::vfs::createPhysicalFileSystem();
+  if (!Options.Unsaved.empty()) {
+    // An editor's buffers over the disk (syncwatch-lsp): the same tool, another text.
+    auto Overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(FS);
+    auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    for (const auto &[Path, Text] : Options.Unsaved)
+      Memory->addFile(Path, 0, llvm::MemoryBuffer::getMemBufferCopy(Text, Path));
+    Overlay->pushOverlay(Memory);
+    FS = Overlay;
+  }
+  tooling::ClangTool Tool(DB, {File}, std::make_shared<PCHContainerOperations>(), FS);
   Tool.appendArgumentsAdjuster(lintAdjuster(Options));
   if (!Pch.empty())
     Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
@@ -480,9 +489,12 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   std::vector<FileResult> PerFile(Files.size());
   NoLintFilter NoLint;
   // Files sharing a command share one precompiled CUDA prelude (PreludePch.h).
-  std::unique_ptr<PreludePchCache> Pchs;
+  std::unique_ptr<PreludePchCache> OwnPchs;
+  PreludePchCache *Pchs = nullptr;
   if (Options.UsePch) {
-    Pchs = std::make_unique<PreludePchCache>();
+    if (!Options.KeptPchs)
+      OwnPchs = std::make_unique<PreludePchCache>();
+    Pchs = Options.KeptPchs ? Options.KeptPchs : OwnPchs.get();
     std::vector<std::string> Keys;
     tooling::ArgumentsAdjuster A = fullAdjuster(Options);
     for (const std::string &F : Files) {
@@ -491,8 +503,13 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
         Keys.push_back(PreludePchCache::keyOf(A(C[0].CommandLine, C[0].Filename), C[0].Filename, C[0].Directory));
     }
     Pchs->plan(Keys);
+    if (Options.KeptPchs)
+      Pchs->plan(Keys);  // analyzed again at every edit: worth a PCH from the first run
   }
-  ResultCache Cache(Options.CacheDir);
+  // (an editor's unsaved text is never cached: the cache keys the disk's contents)
+  ResultCache Cache(Options.Unsaved.empty() ? Options.CacheDir : std::string());
+  for (const auto &[Path, Text] : Options.Unsaved)
+    NoLint.preload(Path, Text);
   std::atomic<unsigned> Done{0};
   std::mutex ProgressLock;
   // Each worker runs each parse on a thread of its own: two threads per worker. Under a
@@ -513,7 +530,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   }
   auto AnalyzeOne = [&](std::size_t I) {
     auto Start = std::chrono::steady_clock::now();
-    PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs.get(), &Cache);
+    PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs, &Cache);
     PerFile[I].Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     unsigned N = ++Done;
     if (Options.Progress) {
@@ -566,7 +583,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
       if (Again.empty())
         break;
       auto AnalyzeAgain = [&](std::size_t I) {
-        FileResult R = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs.get(), &Cache,
+        FileResult R = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs, &Cache,
                                    LastSlice[I].empty() ? nullptr : &Slices[I], LastSlice[I]);
         // The same parse cannot fail the second time unless the file changed meanwhile:
         // then the first result stands.

@@ -16,6 +16,8 @@
 
 namespace syncwatch {
 
+class PreludePchCache;  // PreludePch.h
+
 struct LintOptions {
   std::string Checks = "syncwatch-*";
   unsigned Jobs = 0;        // 0: one per core
@@ -34,6 +36,12 @@ struct LintOptions {
   bool CrossUnit = true;
   // Summaries of units this run does not analyze: other shards' --write-summaries files.
   std::vector<std::pair<std::string, UnitSummary>> ImportedSummaries;
+  // Files whose text is not the disk's (an editor's unsaved buffers, syncwatch-lsp): absolute
+  // path -> contents, laid over the real file system. The cache is not used with them.
+  std::vector<std::pair<std::string, std::string>> Unsaved;
+  // Prelude PCHs kept across runs (syncwatch-lsp analyzes one file at every edit): each CUDA
+  // command's prelude is then parsed once per server, not once per run. Null: per run.
+  PreludePchCache *KeptPchs = nullptr;
 };
 
 struct LintResult {

@@ -118,4 +118,9 @@ bool NoLintFilter::suppressed(const std::string &File, unsigned Line, llvm::Stri
   return It->second && suppresses(*It->second, Line, Check);
 }
 
+void NoLintFilter::preload(const std::string &File, std::string Text) {
+  std::lock_guard<std::mutex> Lock(M);
+  Cache[File] = std::move(Text);
+}
+
 } // namespace syncwatch

@@ -26,6 +26,8 @@ public:
 
   // The same, reading and caching files from disk.
   bool suppressed(const std::string &File, unsigned Line, llvm::StringRef Check);
+  // A file's text that is not the disk's (an editor's buffer): read from here instead.
+  void preload(const std::string &File, std::string Text);
 
 private:
   std::mutex M;

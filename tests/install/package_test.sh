@@ -40,7 +40,7 @@ moved="$build.moved-away.$$"
 mv "$build" "$moved"
 
 cd /
-for tool in syncwatch-lint syncwatch-clang-tidy syncwatch; do
+for tool in syncwatch-lint syncwatch-clang-tidy syncwatch-lsp syncwatch; do
   check "installed $tool --version" sh -c "v=\$('$prefix/bin/$tool' --version) && case \"\$v\" in *0.1.0*) ;; *) exit 1;; esac"
 done
 check "nothing installed names the build tree" sh -c "! grep -rl '$build/' '$prefix/share' '$prefix/lib/cmake'"
@@ -136,7 +136,7 @@ if [ -n "$deb" ]; then
     ok "the .deb's metadata (Package, Depends on LLVM 22's runtime)" || fail "the .deb's metadata" "$info"
   contents="$(dpkg-deb -c "$deb" | awk '{print $6}')"
   missing=""
-  for f in ./usr/bin/syncwatch-lint ./usr/bin/syncwatch-clang-tidy ./usr/bin/syncwatch \
+  for f in ./usr/bin/syncwatch-lint ./usr/bin/syncwatch-clang-tidy ./usr/bin/syncwatch-lsp ./usr/bin/syncwatch \
            ./usr/lib/libsyncwatch-tidy.so ./usr/lib/libsyncwatch.so \
            ./usr/share/syncwatch/compat/syncwatch_nvcc_compat.h \
            ./usr/share/syncwatch/schema/sarif-schema-2.1.0.json \

@@ -1,0 +1,137 @@
+#include "MeasuredCosts.h"
+
+#include "syncwatch/json_report_reader.h"
+#include "syncwatch/report.h"
+
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <ctime>
+
+namespace syncwatch::lsp {
+namespace {
+
+std::vector<std::string> components(llvm::StringRef Path) {
+  std::vector<std::string> Out;
+  for (auto It = llvm::sys::path::begin(Path), End = llvm::sys::path::end(Path); It != End; ++It)
+    if (*It != "/" && *It != ".")
+      Out.push_back(It->str());
+  return Out;
+}
+
+std::string day(long long MTime) {
+  std::time_t T = static_cast<std::time_t>(MTime);
+  char Buf[16] = "";
+  std::tm Tm;
+  if (gmtime_r(&T, &Tm))
+    std::strftime(Buf, sizeof Buf, "%Y-%m-%d", &Tm);
+  return Buf;
+}
+
+std::string evidence(const Finding &F, const char *Key) {
+  const std::string *V = evidenceOf(F, Key);
+  return V ? *V : "";
+}
+
+
+} // namespace
+
+bool MeasuredCosts::refresh(std::vector<std::string> &Problems) {
+  if (Folder.empty())
+    return false;
+  std::map<std::string, long long> Now;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Folder, EC), End; It != End && !EC; It.increment(EC)) {
+    if (llvm::sys::path::extension(It->path()) != ".json")
+      continue;
+    llvm::sys::fs::file_status St;
+    if (!llvm::sys::fs::status(It->path(), St) && St.type() == llvm::sys::fs::file_type::regular_file)
+      Now[It->path()] = llvm::sys::toTimeT(St.getLastModificationTime());
+  }
+  if (Now == Stamp)
+    return false;
+  Stamp = Now;
+  Entries.clear();
+  for (const auto &[File, MTime] : Now) {
+    auto Buf = llvm::MemoryBuffer::getFile(File);
+    Report R;
+    std::string Error;
+    if (!Buf || !readJsonReport((*Buf)->getBuffer().str(), R, Error)) {
+      if (!Said[File]) {
+        Said[File] = true;
+        Problems.push_back(File + ": " + (Buf ? Error : Buf.getError().message()));
+      }
+      continue;
+    }
+    std::string Gpu;
+    for (const auto &[K, V] : R.Process)
+      if (K == "gpu")
+        Gpu = V;
+    std::string Where = (Gpu.empty() ? "" : " on " + Gpu) + ", " + day(MTime);
+    for (const Finding &F : R.Findings) {
+      MeasuredAt M;
+      M.Rule = F.Rule;
+      M.Message = F.Message;
+      std::string Status = evidence(F, "syncwatch.status");
+      if (!Status.empty()) {  // confirm's output: a static result and what the GPU said of it
+        if (Status == "not-exercised")
+          continue;
+        std::string Count = evidence(F, "syncwatch.count");
+        double Ms = std::atof(evidence(F, "syncwatch.totalMs").c_str());
+        if (Status == "confirmed")
+          M.Text = "confirmed: " + formatMs(Ms) + " over " + Count + " call(s)" + Where;
+        else if (Status == "not-observed")
+          M.Text = "not observed: ran " + Count + " time(s), never stalled" + Where;
+        else
+          M.Text = Status + ": " + formatMs(Ms) + Where;
+      } else {
+        M.RuntimeFinding = true;
+        std::string Count = evidence(F, "count");
+        if (const std::string *N = evidenceOf(F, "offStreamLaunches"))
+          M.Text = "measured: ran off PyTorch's current stream " + *N + " time(s)" + Where;
+        else
+          M.Text = "measured: " + formatMs(measuredMs(F)) + " over " + Count + " call(s)" + Where;
+      }
+      Entries.push_back({components(F.Where.File), F.Where.Line, M});
+      // A Python process's finding is at the Python line; its C++ frame too.
+      std::string Native = evidence(F, "nativeSite");
+      Native = Native.substr(0, Native.find(' '));
+      auto Colon = Native.rfind(':');
+      if (Colon != std::string::npos && Colon + 1 < Native.size())
+        Entries.push_back({components(Native.substr(0, Colon)),
+                           static_cast<unsigned>(std::atoi(Native.c_str() + Colon + 1)), M});
+    }
+  }
+  return true;
+}
+
+// The same file when the trailing components agree: two of them, or all of the shorter.
+bool MeasuredCosts::matches(const Entry &E, const std::vector<std::string> &Path) const {
+  std::size_t N = 0;
+  while (N < E.Components.size() && N < Path.size() &&
+         E.Components[E.Components.size() - 1 - N] == Path[Path.size() - 1 - N])
+    ++N;
+  return N >= 2 || (N >= 1 && (N == E.Components.size() || N == Path.size()));
+}
+
+std::vector<MeasuredAt> MeasuredCosts::at(const std::string &Path, unsigned Line) const {
+  std::vector<MeasuredAt> Out;
+  std::vector<std::string> P = components(Path);
+  for (const Entry &E : Entries)
+    if (E.Line == Line && matches(E, P))
+      Out.push_back(E.What);
+  return Out;
+}
+
+std::map<unsigned, std::vector<MeasuredAt>> MeasuredCosts::in(const std::string &Path) const {
+  std::map<unsigned, std::vector<MeasuredAt>> Out;
+  std::vector<std::string> P = components(Path);
+  for (const Entry &E : Entries)
+    if (E.Line && matches(E, P))
+      Out[E.Line].push_back(E.What);
+  return Out;
+}
+
+} // namespace syncwatch::lsp

@@ -1,0 +1,439 @@
+#include "Server.h"
+
+#include "Positions.h"
+
+#include "syncwatch/report.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace syncwatch::lsp {
+namespace {
+
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+// The path a request is about, from its textDocument.uri.
+std::optional<std::string> documentPath(const Object &Params) {
+  const Object *Doc = Params.getObject("textDocument");
+  std::optional<llvm::StringRef> Uri = Doc ? Doc->getString("uri") : std::nullopt;
+  return Uri ? pathOfUri(*Uri) : std::nullopt;
+}
+
+Object position(unsigned Line0, unsigned Character) { return Object{{"line", Line0}, {"character", Character}}; }
+
+// A 1-based span of Text as an LSP range. A finding's unknown or empty end is its start + 1
+// character (an editor draws an empty range as nothing); an edit's (Edit) is kept as it is:
+// an empty range is an insertion.
+Object rangeOf(const SourceSpan &S, llvm::StringRef Text, bool Edit = false) {
+  unsigned L0 = S.Line ? S.Line - 1 : 0;
+  llvm::StringRef Line = lineOf(Text, L0);
+  unsigned C0 = S.Column ? utf16Column(Line, S.Column) : 0;
+  unsigned EL0 = L0, EC0 = C0 + 1;
+  if (S.EndLine && S.EndColumn &&
+      (Edit || S.EndLine > S.Line || (S.EndLine == S.Line && S.EndColumn > S.Column))) {
+    EL0 = S.EndLine - 1;
+    EC0 = utf16Column(lineOf(Text, EL0), S.EndColumn);
+  }
+  return Object{{"start", position(L0, C0)}, {"end", position(EL0, EC0)}};
+}
+
+int lspSeverity(Severity S) { return S == Severity::Error ? 1 : S == Severity::Warning ? 2 : 3; }
+
+std::string readDisk(const std::string &Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  return Buf ? (*Buf)->getBuffer().str() : std::string();
+}
+
+// The LSP position's line (1-based) in a request's params.
+std::optional<unsigned> lineOfPosition(const Object *P) {
+  std::optional<int64_t> L = P ? P->getInteger("line") : std::nullopt;
+  if (!L || *L < 0)
+    return std::nullopt;
+  return static_cast<unsigned>(*L + 1);
+}
+
+} // namespace
+
+int Server::run() {
+  Worker = std::thread([this] { work(); });
+  int Code = 1;
+  for (;;) {
+    Incoming In = Out.read();
+    if (In.What == Incoming::End)
+      break;
+    if (In.What == Incoming::BadFrame) {
+      showMessage(1, "syncwatch-lsp: a malformed message was skipped (" + In.Error + ")");
+      continue;
+    }
+    if (In.What == Incoming::BadJson) {
+      Out.replyError(nullptr, ParseError, "the message is not JSON: " + In.Error);
+      continue;
+    }
+    Object *Msg = In.Body.getAsObject();
+    if (!Msg) {
+      Out.replyError(nullptr, InvalidRequest, "a JSON-RPC message is an object");
+      continue;
+    }
+    if (Msg->getString("method") == std::optional<llvm::StringRef>("exit")) {
+      Code = ShutDown ? 0 : 1;
+      break;
+    }
+    handle(*Msg);
+  }
+  {
+    std::lock_guard<std::mutex> G(M);
+    Stop = true;
+  }
+  Wake.notify_all();
+  Worker.join();
+  return Code;
+}
+
+void Server::handle(Object &Msg) {
+  const Value *Id = Msg.get("id");
+  std::optional<llvm::StringRef> Method = Msg.getString("method");
+  if (!Method) {
+    if (Id)  // a response to a request of ours (none is sent) or no method at all
+      if (!Msg.get("result") && !Msg.get("error"))
+        Out.replyError(*Id, InvalidRequest, "a request needs a method");
+    return;
+  }
+  static const Object NoParams;
+  const Object *Params = Msg.getObject("params");
+  if (!Params)
+    Params = &NoParams;
+  if (!Initialized && *Method != "initialize") {
+    if (Id)
+      Out.replyError(*Id, ServerNotInitialized, "initialize first");
+    return;
+  }
+  if (Id) {
+    if (*Method == "initialize")
+      Out.reply(*Id, initialize(*Params));
+    else if (*Method == "shutdown") {
+      ShutDown = true;
+      Out.reply(*Id, nullptr);
+    } else if (*Method == "textDocument/codeAction")
+      Out.reply(*Id, codeActions(*Params));
+    else if (*Method == "textDocument/hover")
+      Out.reply(*Id, hover(*Params));
+    else
+      Out.replyError(*Id, MethodNotFound, "syncwatch-lsp does not serve " + Method->str());
+    return;
+  }
+  if (*Method == "textDocument/didOpen")
+    opened(*Params);
+  else if (*Method == "textDocument/didChange")
+    changed(*Params);
+  else if (*Method == "textDocument/didSave")
+    saved(*Params);
+  else if (*Method == "textDocument/didClose")
+    closed(*Params);
+  // (initialized, $/cancelRequest, workspace/didChangeConfiguration...: nothing to do)
+}
+
+Value Server::initialize(const Object &Params) {
+  Initialized = true;
+  std::string Root;
+  if (std::optional<llvm::StringRef> Uri = Params.getString("rootUri"))
+    Root = pathOfUri(*Uri).value_or("");
+  else if (std::optional<llvm::StringRef> Path = Params.getString("rootPath"))
+    Root = Path->str();
+  if (const Object *Init = Params.getObject("initializationOptions")) {
+    if (std::optional<llvm::StringRef> Db = Init->getString("compilationDatabase"))
+      Options.Analysis.Database = Db->str();
+    if (std::optional<llvm::StringRef> Checks = Init->getString("checks"))
+      Options.Analysis.Checks = Checks->str();
+    if (std::optional<llvm::StringRef> Reports = Init->getString("reports"))
+      Options.Reports = Reports->str();
+  }
+  std::string Reports = Options.Reports;
+  if (Reports.empty() && !Root.empty())
+    Reports = Root + "/.syncwatch";
+  {
+    std::lock_guard<std::mutex> G(M);
+    Costs.setFolder(Reports);
+  }
+  return Object{
+      {"capabilities",
+       Object{{"textDocumentSync", Object{{"openClose", true}, {"change", 1}, {"save", Object{{"includeText", false}}}}},
+              {"codeActionProvider", Object{{"codeActionKinds", Array{"quickfix"}}}},
+              {"hoverProvider", true}}},
+      {"serverInfo", Object{{"name", "syncwatch-lsp"}, {"version", SYNCWATCH_VERSION}}}};
+}
+
+void Server::opened(const Object &Params) {
+  std::optional<std::string> Path = documentPath(Params);
+  const Object *Doc = Params.getObject("textDocument");
+  std::optional<llvm::StringRef> Text = Doc ? Doc->getString("text") : std::nullopt;
+  if (!Path || !Text)
+    return showMessage(1, "syncwatch-lsp: didOpen without a file:// uri and text: ignored");
+  {
+    std::lock_guard<std::mutex> G(M);
+    Document &D = Docs[*Path];
+    D.Text = Text->str();
+    D.Version = Doc->getInteger("version").value_or(0);
+    ++D.Generation;
+  }
+  schedule(*Path, 0);
+}
+
+void Server::changed(const Object &Params) {
+  std::optional<std::string> Path = documentPath(Params);
+  const Array *Changes = Params.getArray("contentChanges");
+  if (!Path || !Changes || Changes->empty())
+    return;
+  // Full synchronization (textDocumentSync.change = 1): the last change is the whole text.
+  const Object *Last = Changes->back().getAsObject();
+  std::optional<llvm::StringRef> Text = Last ? Last->getString("text") : std::nullopt;
+  if (!Text || Last->get("range"))
+    return showMessage(1, "syncwatch-lsp: an incremental change was sent to a full-sync server: ignored");
+  {
+    std::lock_guard<std::mutex> G(M);
+    Document &D = Docs[*Path];
+    D.Text = Text->str();
+    if (const Object *Doc = Params.getObject("textDocument"))
+      D.Version = Doc->getInteger("version").value_or(D.Version + 1);
+    ++D.Generation;
+  }
+  schedule(*Path, Options.DebounceMs);
+}
+
+void Server::saved(const Object &Params) {
+  if (std::optional<std::string> Path = documentPath(Params))
+    schedule(*Path, 0);
+}
+
+void Server::closed(const Object &Params) {
+  std::optional<std::string> Path = documentPath(Params);
+  if (!Path)
+    return;
+  std::lock_guard<std::mutex> G(M);
+  Docs.erase(*Path);
+  Due.erase(*Path);
+  for (const std::string &F : PublishedTo[*Path])
+    Out.notify("textDocument/publishDiagnostics", Object{{"uri", uriOfPath(F)}, {"diagnostics", Array{}}});
+  PublishedTo.erase(*Path);
+  Results.erase(*Path);
+}
+
+void Server::schedule(const std::string &Path, unsigned DelayMs) {
+  {
+    std::lock_guard<std::mutex> G(M);
+    Due[Path] = Clock::now() + std::chrono::milliseconds(DelayMs);
+  }
+  Wake.notify_all();
+}
+
+void Server::work() {
+  std::unique_lock<std::mutex> L(M);
+  Clock::time_point NextPoll = Clock::now();
+  while (!Stop) {
+    // New runtime reports (a run landed in .syncwatch/): the hovers and runtime-only
+    // diagnostics of every open file change with them.
+    if (Clock::now() >= NextPoll) {
+      std::vector<std::string> Problems;
+      if (Costs.refresh(Problems))
+        for (const auto &[Path, R] : Results)
+          publishLocked(Path);
+      for (const std::string &P : Problems) {
+        L.unlock();
+        showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
+        L.lock();
+      }
+      NextPoll = Clock::now() + std::chrono::milliseconds(Options.ReportPollMs);
+    }
+    auto Next = std::min_element(Due.begin(), Due.end(), [](auto &A, auto &B) { return A.second < B.second; });
+    Clock::time_point Until = Next == Due.end() ? NextPoll : std::min(NextPoll, Next->second);
+    if (Next == Due.end() || Next->second > Clock::now()) {
+      Wake.wait_until(L, Until);
+      continue;
+    }
+    std::string Path = Next->first;
+    Due.erase(Next);
+    auto Doc = Docs.find(Path);
+    if (Doc == Docs.end())
+      continue;  // closed (a save of a file not open is not analyzed)
+    std::string Text = Doc->second.Text;
+    std::uint64_t Generation = Doc->second.Generation;
+    AnalysisConfig Config = Options.Analysis;
+    Config.Pchs = &Pchs;
+    L.unlock();
+    AnalysisResult R = analyzeBuffer(Path, Text, Config);
+    L.lock();
+    Doc = Docs.find(Path);
+    if (Doc == Docs.end() || Doc->second.Generation != Generation)
+      continue;  // edited (or closed) meanwhile: stale, and the new text is already due
+    if (!R.NoCommand.empty() && Warned.insert(Path).second) {
+      L.unlock();
+      showMessage(2, "syncwatch-lsp: " + llvm::sys::path::filename(Path).str() + " is not analyzed: " + R.NoCommand);
+      L.lock();
+    }
+    Results[Path] = std::move(R);
+    publishLocked(Path);
+  }
+}
+
+std::string Server::textOfLocked(const std::string &Path) const {
+  auto It = Docs.find(Path);
+  return It != Docs.end() ? It->second.Text : readDisk(Path);
+}
+
+Value Server::diagnostic(const Finding &F, llvm::StringRef Text) const {
+  Object D{{"range", rangeOf(F.Where, Text)},
+           {"severity", lspSeverity(F.Level)},
+           {"code", F.Rule},
+           {"source", "syncwatch"},
+           {"message", F.Message}};
+  if (!Options.RuleDocsDir.empty() && F.Rule.rfind("syncwatch-", 0) == 0)
+    D["codeDescription"] = Object{{"href", uriOfPath(Options.RuleDocsDir + "/" + F.Rule + ".md")}};
+  Array Related;
+  for (const FindingNote &N : F.Notes)
+    if (N.Where.known()) {
+      std::string NoteText = N.Where.File == F.Where.File ? Text.str() : textOfLocked(N.Where.File);
+      Related.push_back(Object{{"location", Object{{"uri", uriOfPath(N.Where.File)}, {"range", rangeOf(N.Where, NoteText)}}},
+                               {"message", N.Message}});
+    }
+  if (!Related.empty())
+    D["relatedInformation"] = std::move(Related);
+  return D;
+}
+
+void Server::publishLocked(const std::string &Path) {
+  auto It = Results.find(Path);
+  if (It == Results.end())
+    return;
+  const AnalysisResult &R = It->second;
+  std::map<std::string, Array> ByFile;
+  ByFile[Path];  // the file itself, even when clean
+  std::map<std::string, std::string> Texts;
+  auto TextOf = [&](const std::string &F) -> const std::string & {
+    auto T = Texts.find(F);
+    return T != Texts.end() ? T->second : Texts.emplace(F, textOfLocked(F)).first->second;
+  };
+  std::map<std::string, std::set<unsigned>> StaticLines;
+  for (const Finding &F : R.Findings) {
+    if (!F.Where.known())
+      continue;
+    ByFile[F.Where.File].push_back(diagnostic(F, TextOf(F.Where.File)));
+    StaticLines[F.Where.File].insert(F.Where.Line);
+  }
+  for (const ToolError &E : R.Errors)
+    ByFile[Path].push_back(Object{{"range", Object{{"start", position(0, 0)}, {"end", position(0, 1)}}},
+                                  {"severity", 1},
+                                  {"source", "syncwatch"},
+                                  {"message", "syncwatch could not analyze this file: " + E.Message}});
+  // What the GPU measured where no static result is: runtime-only findings, as information.
+  for (auto &[File, Diags] : ByFile)
+    for (const auto &[Line, Measured] : Costs.in(File))
+      for (const MeasuredAt &M : Measured)
+        if (M.RuntimeFinding && !StaticLines[File].count(Line)) {
+          SourceSpan S{File, Line, 0};
+          Object D{{"range", rangeOf(S, TextOf(File))},
+                   {"severity", 3},
+                   {"code", M.Rule},
+                   {"source", "syncwatch (runtime)"},
+                   {"message", M.Text + ": " + M.Message}};
+          Diags.push_back(std::move(D));
+        }
+  std::set<std::string> Now;
+  for (auto &[File, Diags] : ByFile) {
+    Now.insert(File);
+    Object Params{{"uri", uriOfPath(File)}, {"diagnostics", std::move(Diags)}};
+    if (File == Path)
+      if (auto D = Docs.find(Path); D != Docs.end())
+        Params["version"] = D->second.Version;
+    Out.notify("textDocument/publishDiagnostics", std::move(Params));
+  }
+  for (const std::string &Old : PublishedTo[Path])
+    if (!Now.count(Old))
+      Out.notify("textDocument/publishDiagnostics", Object{{"uri", uriOfPath(Old)}, {"diagnostics", Array{}}});
+  PublishedTo[Path] = std::move(Now);
+}
+
+Value Server::codeActions(const Object &Params) {
+  std::optional<std::string> Path = documentPath(Params);
+  const Object *Range = Params.getObject("range");
+  std::optional<unsigned> First = lineOfPosition(Range ? Range->getObject("start") : nullptr),
+                          Last = lineOfPosition(Range ? Range->getObject("end") : nullptr);
+  if (!Path || !First || !Last)
+    return Array{};
+  std::lock_guard<std::mutex> G(M);
+  Array Actions;
+  std::string Text = textOfLocked(*Path);
+  for (const auto &[Analyzed, R] : Results)
+    for (const Finding &F : R.Findings) {
+      if (F.Where.File != *Path || F.Where.Line < *First || F.Where.Line > *Last)
+        continue;
+      Value Diag = diagnostic(F, Text);
+      if (!F.Fixes.empty()) {
+        Object Changes;
+        for (const FixIt &X : F.Fixes) {
+          std::string FixText = X.Where.File == *Path ? Text : textOfLocked(X.Where.File);
+          std::string U = uriOfPath(X.Where.File);
+          if (!Changes.getArray(U))
+            Changes[U] = Array{};
+          Changes.getArray(U)->push_back(Object{{"range", rangeOf(X.Where, FixText, /*Edit=*/true)}, {"newText", X.Text}});
+        }
+        Actions.push_back(Object{{"title", "syncwatch: " + F.Rule.substr(10) + ": apply the fix"},
+                                 {"kind", "quickfix"},
+                                 {"isPreferred", true},
+                                 {"diagnostics", Array{Diag}},
+                                 {"edit", Object{{"changes", std::move(Changes)}}}});
+      }
+      // NOLINT(rule) at the line's end; before a macro's line continuation, as a block
+      // comment; added to a NOLINT(...) the line has.
+      llvm::StringRef Line = lineOf(Text, F.Where.Line - 1);
+      unsigned L0 = F.Where.Line - 1;
+      std::string NewText;
+      unsigned At = static_cast<unsigned>(Line.size());
+      if (std::size_t Open = Line.find("NOLINT("); Open != llvm::StringRef::npos && Line.find(')', Open) != llvm::StringRef::npos) {
+        At = static_cast<unsigned>(Line.find(')', Open));
+        NewText = "," + F.Rule;
+      } else if (Line.rtrim().ends_with("\\")) {
+        At = static_cast<unsigned>(Line.rtrim().size() - 1);
+        NewText = "/* NOLINT(" + F.Rule + ") */ ";
+      } else {
+        NewText = "  // NOLINT(" + F.Rule + ")";
+      }
+      Object Edit{{"range", Object{{"start", position(L0, utf16Column(Line, At + 1))}, {"end", position(L0, utf16Column(Line, At + 1))}}},
+                  {"newText", NewText}};
+      Actions.push_back(Object{{"title", "syncwatch: NOLINT(" + F.Rule + ") on this line"},
+                               {"kind", "quickfix"},
+                               {"diagnostics", Array{Diag}},
+                               {"edit", Object{{"changes", Object{{uriOfPath(*Path), Array{std::move(Edit)}}}}}}});
+    }
+  return Actions;
+}
+
+Value Server::hover(const Object &Params) {
+  std::optional<std::string> Path = documentPath(Params);
+  std::optional<unsigned> Line = lineOfPosition(Params.getObject("position"));
+  if (!Path || !Line)
+    return nullptr;
+  std::lock_guard<std::mutex> G(M);
+  std::vector<std::string> Problems;  // (a run that landed since the last poll counts now)
+  Costs.refresh(Problems);
+  for (const std::string &P : Problems)
+    showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
+  std::string Md;
+  for (const auto &[Analyzed, R] : Results)
+    for (const Finding &F : R.Findings)
+      if (F.Where.File == *Path && F.Where.Line == *Line)
+        Md += "**" + F.Rule + "**: " + F.Message + "\n\n";
+  std::vector<MeasuredAt> Measured = Costs.at(*Path, *Line);
+  for (const MeasuredAt &M : Measured)
+    Md += "*" + M.Text + "* (" + M.Rule + ")" + (M.RuntimeFinding ? ": " + M.Message : std::string()) + "\n\n";
+  if (Md.empty())
+    return nullptr;
+  return Object{{"contents", Object{{"kind", "markdown"}, {"value", llvm::StringRef(Md).rtrim().str()}}}};
+}
+
+void Server::showMessage(int Type, const std::string &Message) {
+  Out.notify("window/showMessage", Object{{"type", Type}, {"message", Message}});
+}
+
+} // namespace syncwatch::lsp

@@ -1,0 +1,85 @@
+// syncwatch-lsp's server: the Language Server Protocol 3.17 requests an editor sends beside
+// clangd's, answered from syncwatch's analysis of the open buffers.
+//   open / change (debounced) / save   -> textDocument/publishDiagnostics for the file and the
+//                                         headers it includes (rule id as code, the rule's page
+//                                         as codeDescription, notes as relatedInformation)
+//   textDocument/codeAction            -> the certain fix-its (quickfix), "NOLINT this line"
+//   textDocument/hover                 -> the finding, and what the GPU measured at the line
+//                                         (MeasuredCosts.h); runtime-only findings are
+//                                         diagnostics too
+// One analysis runs at a time, on a worker thread; an edit that arrives while one runs makes
+// its result stale: it is dropped, never published, and the new text is analyzed next.
+#pragma once
+
+#include "JsonRpc.h"
+#include "MeasuredCosts.h"
+#include "UnitAnalysis.h"
+
+#include "../lint/PreludePch.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace syncwatch::lsp {
+
+struct ServerOptions {
+  AnalysisConfig Analysis;
+  std::string RuleDocsDir;    // <rule-id>.md pages: the diagnostics' codeDescription
+  std::string Reports;        // runtime reports' folder; "" = <workspace root>/.syncwatch
+  unsigned DebounceMs = 300;  // after a change, before analyzing
+  unsigned ReportPollMs = 2000;
+};
+
+class Server {
+public:
+  Server(Channel &C, ServerOptions O) : Out(C), Options(std::move(O)) {}
+  // Serves until "exit" (0 after "shutdown", else 1) or the end of input (1).
+  int run();
+
+private:
+  using Clock = std::chrono::steady_clock;
+  struct Document {
+    std::string Text;
+    std::int64_t Version = 0;
+    std::uint64_t Generation = 0;  // bumped by every edit
+  };
+
+  void handle(llvm::json::Object &Msg);
+  llvm::json::Value initialize(const llvm::json::Object &Params);
+  llvm::json::Value codeActions(const llvm::json::Object &Params);
+  llvm::json::Value hover(const llvm::json::Object &Params);
+  void opened(const llvm::json::Object &Params);
+  void changed(const llvm::json::Object &Params);
+  void saved(const llvm::json::Object &Params);
+  void closed(const llvm::json::Object &Params);
+
+  void schedule(const std::string &Path, unsigned DelayMs);
+  void work();
+  void publishLocked(const std::string &Path);
+  llvm::json::Value diagnostic(const Finding &F, llvm::StringRef Text) const;
+  std::string textOfLocked(const std::string &Path) const;  // open buffer, else the disk's
+  void showMessage(int Type, const std::string &Message);
+
+  Channel &Out;
+  ServerOptions Options;
+  bool Initialized = false, ShutDown = false;
+
+  std::mutex M;
+  std::condition_variable Wake;
+  bool Stop = false;
+  std::map<std::string, Document> Docs;
+  std::map<std::string, Clock::time_point> Due;
+  // By analyzed file: its last published analysis, and the files its diagnostics went to.
+  std::map<std::string, AnalysisResult> Results;
+  std::map<std::string, std::set<std::string>> PublishedTo;
+  std::set<std::string> Warned;  // files told once that they have no compile command
+  MeasuredCosts Costs;
+  PreludePchCache Pchs;  // the CUDA prelude, parsed once per command (the "preamble")
+  std::thread Worker;
+};
+
+} // namespace syncwatch::lsp

@@ -1,0 +1,132 @@
+#include "UnitAnalysis.h"
+
+#include "../lint/NvccTranslation.h"
+
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/YAMLParser.h"
+
+#include <chrono>
+
+namespace syncwatch::lsp {
+
+std::string findDatabaseFile(const std::string &SourcePath) {
+  llvm::SmallString<256> Dir(SourcePath);
+  llvm::sys::path::remove_filename(Dir);
+  for (llvm::StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+    for (const char *Sub : {"", "build"}) {
+      llvm::SmallString<256> Candidate(D);
+      llvm::sys::path::append(Candidate, Sub, "compile_commands.json");
+      if (llvm::sys::fs::is_regular_file(Candidate))
+        return std::string(Candidate);
+    }
+  }
+  return "";
+}
+
+std::string checksFromClangTidy(const std::string &SourcePath, std::string &Error) {
+  llvm::SmallString<256> Dir(SourcePath);
+  llvm::sys::path::remove_filename(Dir);
+  for (llvm::StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+    llvm::SmallString<256> File(D);
+    llvm::sys::path::append(File, ".clang-tidy");
+    auto Buf = llvm::MemoryBuffer::getFile(File);
+    if (!Buf)
+      continue;
+    llvm::SourceMgr SM;
+    llvm::yaml::Stream Yaml((*Buf)->getBuffer(), SM, /*ShowColors=*/false);
+    for (llvm::yaml::Document &Doc : Yaml) {
+      auto *Map = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(Doc.getRoot());
+      if (!Map) {
+        Error = std::string(File) + " is not a YAML mapping";
+        return "syncwatch-*";
+      }
+      for (llvm::yaml::KeyValueNode &KV : *Map) {
+        auto *Key = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(KV.getKey());
+        llvm::SmallString<64> KeyText, ValueText;
+        if (!Key || Key->getValue(KeyText) != "Checks")
+          continue;
+        auto *Value = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(KV.getValue());
+        if (!Value) {
+          Error = std::string(File) + ": Checks is not a string";
+          return "syncwatch-*";
+        }
+        // clang-tidy's list may span lines and name other tools' checks: only ours run here.
+        std::string Checks;
+        llvm::SmallVector<llvm::StringRef, 16> Globs;
+        llvm::StringRef(Value->getValue(ValueText)).split(Globs, ',', -1, false);
+        for (llvm::StringRef G : Globs) {
+          G = G.trim();
+          llvm::StringRef Name = G.starts_with("-") ? G.drop_front() : G;
+          if (Name == "*" || Name.starts_with("syncwatch-"))
+            Checks += (Checks.empty() ? "" : ",") + G.str();
+        }
+        return Checks.find("syncwatch-") == std::string::npos ? "syncwatch-*" : Checks;
+      }
+    }
+    if (Yaml.failed())
+      Error = std::string(File) + " is not valid YAML";
+    return "syncwatch-*";  // the nearest .clang-tidy decides, as clang-tidy's does
+  }
+  return "syncwatch-*";
+}
+
+AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, const AnalysisConfig &Config) {
+  auto T0 = std::chrono::steady_clock::now();
+  AnalysisResult R;
+  std::string DbFile = Config.Database;
+  if (!DbFile.empty() && llvm::sys::fs::is_directory(DbFile)) {
+    llvm::SmallString<256> F(DbFile);
+    llvm::sys::path::append(F, "compile_commands.json");
+    DbFile = std::string(F);
+  }
+  if (DbFile.empty())
+    DbFile = findDatabaseFile(Path);
+  if (DbFile.empty()) {
+    R.NoCommand = "no compile_commands.json in " + llvm::sys::path::parent_path(Path).str() +
+                  " or a parent (or its build/): configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or set "
+                  "syncwatch's compilationDatabase";
+    return R;
+  }
+  std::string Error;
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB =
+      clang::tooling::JSONCompilationDatabase::loadFromFile(DbFile, Error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!DB) {
+    R.NoCommand = "cannot read " + DbFile + ": " + Error;
+    return R;
+  }
+  // Headers and files new since the build was configured get the nearest file's command,
+  // as clangd gives them.
+  DB = clang::tooling::inferMissingCompileCommands(std::move(DB));
+  R.DatabaseFile = DbFile;
+  TranslationConfig Translation;
+  Translation.ResourceDir = Config.ResourceDir;
+  Translation.FallbackCudaPath = Config.CudaPath;
+  Translation.CompatDir = Config.CompatDir;
+  TranslatingDatabase Translated(*DB, Translation);
+  if (Translated.getCompileCommands(Path).empty()) {
+    R.NoCommand = DbFile + " has no compile command for this file";
+    return R;
+  }
+  std::string ChecksError;
+  LintOptions Options;
+  Options.Checks = Config.Checks.empty() ? checksFromClangTidy(Path, ChecksError) : Config.Checks;
+  Options.Jobs = 1;
+  Options.Host.ResourceDir = Config.ResourceDir;
+  Options.Host.CudaPath = Config.CudaPath;
+  Options.CrossUnit = false;  // one unit, as an editor sees it
+  Options.Unsaved = {{Path, Text}};
+  Options.KeptPchs = Config.Pchs;
+  LintResult L = runLint(Translated, {Path}, Options);
+  R.Findings = std::move(L.Findings);
+  R.Errors = std::move(L.Errors);
+  if (!ChecksError.empty())
+    R.Errors.push_back({Path, ChecksError + "; using syncwatch-*"});
+  R.Checks = Options.Checks;
+  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
+  return R;
+}
+
+} // namespace syncwatch::lsp

@@ -1,0 +1,44 @@
+// One editor buffer through syncwatch's checks: the compile command found the way clangd
+// finds it, translated as syncwatch-lint translates nvcc's, the buffer's text laid over the
+// disk, the project's .clang-tidy Checks applied.
+#pragma once
+
+#include "../lint/LintRunner.h"
+
+#include "syncwatch/finding.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace syncwatch::lsp {
+
+struct AnalysisConfig {
+  std::string Database;     // a build directory or compile_commands.json; "" finds one
+  std::string Checks;       // "" reads the nearest .clang-tidy's Checks (default syncwatch-*)
+  std::string ResourceDir;  // clang's resource directory
+  std::string CudaPath;     // for nvcc entries that do not name one
+  std::string CompatDir;    // the nvcc prelude (InstallLayout)
+  PreludePchCache *Pchs = nullptr;  // the CUDA prelude's PCHs, kept for the server's life
+};
+
+struct AnalysisResult {
+  std::vector<Finding> Findings;  // in the file and the headers it includes
+  std::vector<ToolError> Errors;  // a parse error, a crash
+  std::string NoCommand;          // set when no compile command was found: why
+  std::string DatabaseFile;       // the compile_commands.json used
+  std::string Checks;             // the glob applied
+  double Seconds = 0;
+};
+
+// clangd's search: compile_commands.json in the file's directory or a parent, or in a
+// "build" subdirectory of one.
+std::string findDatabaseFile(const std::string &SourcePath);
+
+// The nearest .clang-tidy's Checks, kept to syncwatch's ("-*,syncwatch-*" -> as written;
+// none: "syncwatch-*"). Error is set for a file that is not YAML.
+std::string checksFromClangTidy(const std::string &SourcePath, std::string &Error);
+
+AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, const AnalysisConfig &Config);
+
+} // namespace syncwatch::lsp

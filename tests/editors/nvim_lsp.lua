@@ -1,0 +1,65 @@
+-- Neovim's built-in LSP client (0.7+: start_client/buf_attach_client; vim.lsp.start is 0.8+)
+-- against syncwatch-lsp, headless: wait for syncwatch's diagnostics on the open buffer,
+-- apply the preferred code action (the fix-it) as Neovim applies it, check the text.
+-- Run by tests/nvim_lsp_test.py:
+--   SYNCWATCH_LSP=... NVIM_RESULTS=... nvim --headless --clean -c 'luafile nvim_lsp.lua' FILE
+local results = io.open(os.getenv('NVIM_RESULTS'), 'w')
+local failed = false
+local function check(name, ok, detail)
+  results:write((ok and 'ok   ' or 'FAIL ') .. name .. ((ok or not detail) and '' or (': ' .. tostring(detail))) .. '\n')
+  results:flush()
+  failed = failed or not ok
+end
+local function finish()
+  results:close()
+  vim.cmd(failed and 'cquit' or 'qall!')
+end
+
+local buf = vim.api.nvim_get_current_buf()
+local file = vim.api.nvim_buf_get_name(buf)
+local root = vim.fn.fnamemodify(file, ':h:h')
+local id = vim.lsp.start_client({ name = 'syncwatch', cmd = { os.getenv('SYNCWATCH_LSP') }, root_dir = root })
+check('the client started syncwatch-lsp', id ~= nil)
+if not id then return finish() end
+vim.lsp.buf_attach_client(buf, id)
+
+-- syncwatch's diagnostics on this buffer (the first parse of cuda_runtime.h takes seconds)
+local function memcpy_diagnostic()
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if d.lnum == 30 and d.source == 'syncwatch' then return d end
+  end
+end
+local got = vim.wait(300000, function() return memcpy_diagnostic() ~= nil end, 100)
+local d = memcpy_diagnostic()
+check('diagnostics: the cudaMemcpy at line 31', got and d ~= nil)
+if not d then return finish() end
+local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+check('the diagnostic carries the rule id', code == 'syncwatch-sync-memcpy', code)
+
+-- the code action, as :lua vim.lsp.buf.code_action() would get it
+local client = vim.lsp.get_client_by_id(id)
+local params = {
+  textDocument = { uri = vim.uri_from_bufnr(buf) },
+  range = { start = { line = 30, character = 2 }, ['end'] = { line = 30, character = 2 } },
+  context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(buf, 30) },
+}
+local replies = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', params, 60000) or {}
+local fix
+for _, reply in pairs(replies) do
+  for _, action in ipairs(reply.result or {}) do
+    if action.isPreferred then fix = action end
+  end
+end
+check('a preferred quickfix', fix ~= nil and fix.kind == 'quickfix')
+if not fix then return finish() end
+vim.lsp.util.apply_workspace_edit(fix.edit, client.offset_encoding or 'utf-16')
+local line = vim.api.nvim_buf_get_lines(buf, 30, 31, false)[1]
+check('the fix-it applied: cudaMemcpyAsync on stream',
+  line:find('cudaMemcpyAsync(d_prev_saved, d_prev, pixels * sizeof(float), cudaMemcpyDeviceToDevice, stream)', 1, true) ~= nil,
+  line)
+
+-- the edit reaches the server (didChange): the finding goes away
+local gone = vim.wait(300000, function() return memcpy_diagnostic() == nil and #vim.diagnostic.get(buf) > 0 end, 100)
+check('after the edit: the finding is gone, the memset note stays', gone, vim.inspect(vim.diagnostic.get(buf)))
+vim.lsp.stop_client(id)
+finish()

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""syncwatch-lsp driven over stdio by a client of our own, as an editor drives it:
+initialize; open a file, then its diagnostics (rule id as code, the rule's page as
+codeDescription); edit it (unsaved: the disk keeps the old text), then new diagnostics; a
+code action's fix-it applied and the NOLINT action applied; hover with a committed runtime
+report (the H200's measured cudaFree of tests/gpu/confirm_probe.cu); a file with no compile
+command (a showMessage, the server stays up); malformed messages (not JSON, an unknown
+method, a request before initialize); shutdown and exit (exit code 0).
+  lsp_test.py SYNCWATCH-LSP REPO_ROOT"""
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+server, root = sys.argv[1:3]
+fails = 0
+TIMEOUT = 300  # a first parse of cuda_runtime.h under a loaded CI machine
+
+
+def check(name, ok, detail=""):
+    global fails
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+    fails += not ok
+
+
+class Client:
+    def __init__(self, *args, cwd=None):
+        self.p = subprocess.Popen([server, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, cwd=cwd)
+        self.inbox = queue.Queue()
+        self.seen = []
+        self.next_id = 1
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.p.stderr.read(), daemon=True).start()
+
+    def _read(self):
+        out = self.p.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    self.inbox.put(None)
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            self.inbox.put(json.loads(out.read(length)))
+
+    def raw(self, body: bytes):
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.p.stdin.flush()
+
+    def send(self, msg):
+        msg["jsonrpc"] = "2.0"
+        self.raw(json.dumps(msg).encode())
+
+    def request(self, method, params=None):
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"id": rid, "method": method, "params": params or {}})
+        return self.wait(lambda m: m.get("id") == rid and ("result" in m or "error" in m))
+
+    def notify(self, method, params):
+        self.send({"method": method, "params": params})
+
+    def wait(self, pred, timeout=TIMEOUT):
+        """The first message (seen before or arriving) that pred accepts, consumed."""
+        for m in self.seen:
+            if pred(m):
+                self.seen.remove(m)
+                return m
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                m = self.inbox.get(timeout=max(0.1, end - time.time()))
+            except queue.Empty:
+                break
+            if m is None:
+                return None
+            if pred(m):
+                return m
+            self.seen.append(m)
+        return None
+
+    def diagnostics(self, uri, version=None):
+        m = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+                      and (version is None or m["params"].get("version") == version))
+        return m["params"]["diagnostics"] if m else None
+
+
+def uri(path):
+    return "file://" + path
+
+
+def apply(text, edits):
+    """TextEdits applied to text, last first (LSP positions: line, UTF-16 character; ASCII here)."""
+    lines = text.split("\n")
+    def offset(pos):
+        return sum(len(l) + 1 for l in lines[:pos["line"]]) + pos["character"]
+    for e in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        a, b = offset(e["range"]["start"]), offset(e["range"]["end"])
+        text = text[:a] + e["newText"] + text[b:]
+        lines = text.split("\n")
+    return text
+
+
+with tempfile.TemporaryDirectory() as d:
+    project = os.path.join(d, "project")
+    os.makedirs(os.path.join(project, "src"))
+    os.makedirs(os.path.join(project, "tests", "gpu"))
+    flow = os.path.join(project, "src", "flow.cu")
+    probe = os.path.join(project, "tests", "gpu", "confirm_probe.cu")
+    shutil.copy(os.path.join(root, "test_inputs", "static", "sm_pos_single_stream_fixable.cu"), flow)
+    shutil.copy(os.path.join(root, "tests", "gpu", "confirm_probe.cu"), probe)
+    flags = "clang++ -x cuda --cuda-host-only -Wno-unknown-cuda-version --cuda-path=/usr/local/cuda -std=c++17 -c"
+    os.makedirs(os.path.join(project, "build"))
+    with open(os.path.join(project, "build", "compile_commands.json"), "w") as f:  # clangd's build/ lookup
+        json.dump([{"directory": project, "command": f"{flags} {p}", "file": p} for p in (flow, probe)], f)
+    # The runtime's report of the same program, as `syncwatch run --out .syncwatch` leaves it.
+    os.makedirs(os.path.join(project, ".syncwatch"))
+    shutil.copy(os.path.join(root, "test_inputs", "runtime", "confirm", "h200_confirm_probe.report.json"),
+                os.path.join(project, ".syncwatch", "syncwatch-891.json"))
+    elsewhere = os.path.join(d, "scratch", "notes.cu")
+    os.makedirs(os.path.dirname(elsewhere))
+    with open(elsewhere, "w") as f:
+        f.write("__global__ void k() {}\nint main() { k<<<1, 1>>>(); cudaDeviceSynchronize(); }\n")
+
+    c = Client(cwd=d)
+    r = c.request("textDocument/hover", {"textDocument": {"uri": uri(flow)}, "position": {"line": 0, "character": 0}})
+    check("a request before initialize is refused (-32002)", r and r.get("error", {}).get("code") == -32002, r)
+    r = c.request("initialize", {"processId": os.getpid(), "rootUri": uri(project), "capabilities": {}})
+    caps = r and r.get("result", {}).get("capabilities", {})
+    check("initialize: full sync, code actions, hover", caps and caps["textDocumentSync"]["change"] == 1
+          and caps.get("hoverProvider") and "quickfix" in caps["codeActionProvider"]["codeActionKinds"], r)
+    c.notify("initialized", {})
+
+    text = open(flow).read()
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(flow), "languageId": "cuda", "version": 1, "text": text}})
+    diags = c.diagnostics(uri(flow), 1)
+    check("open: diagnostics arrive", diags is not None)
+    memcpy = [x for x in diags or [] if x["range"]["start"]["line"] == 30]
+    check("open: the cudaMemcpy at line 31 is a warning with the rule id as code",
+          len(memcpy) == 1 and memcpy[0]["code"] == "syncwatch-sync-memcpy" and memcpy[0]["severity"] == 2, diags)
+    check("open: the rule's page as codeDescription",
+          memcpy and memcpy[0].get("codeDescription", {}).get("href", "").endswith("/syncwatch-sync-memcpy.md")
+          and os.path.exists(memcpy[0]["codeDescription"]["href"][len("file://"):]), memcpy)
+    check("open: the memset at line 30 is a note (information)",
+          any(x["range"]["start"]["line"] == 29 and x["severity"] == 3 for x in diags or []), diags)
+
+    # The fix-it, as the editor applies it.
+    r = c.request("textDocument/codeAction", {"textDocument": {"uri": uri(flow)},
+                                              "range": {"start": {"line": 30, "character": 2}, "end": {"line": 30, "character": 2}},
+                                              "context": {"diagnostics": memcpy}})
+    actions = r and r.get("result") or []
+    fix = [a for a in actions if a.get("isPreferred")]
+    nolint = [a for a in actions if "NOLINT" in a["title"]]
+    check("code actions: a quickfix fix-it and a NOLINT", len(fix) == 1 and len(nolint) == 1
+          and all(a["kind"] == "quickfix" for a in actions), actions)
+    fixed = apply(text, fix[0]["edit"]["changes"][uri(flow)]) if fix else text
+    line31 = fixed.split("\n")[30]
+    check("the fix-it makes it cudaMemcpyAsync on `stream`",
+          "cudaMemcpyAsync(d_prev_saved, d_prev, pixels * sizeof(float), cudaMemcpyDeviceToDevice, stream)" in line31, line31)
+
+    # An edit, unsaved: the buffer is analyzed, not the disk.
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri(flow), "version": 2}, "contentChanges": [{"text": fixed}]})
+    diags = c.diagnostics(uri(flow), 2)
+    check("edit: the fixed line has no finding (from the unsaved text)",
+          diags is not None and not any(x["range"]["start"]["line"] == 30 for x in diags), diags)
+    check("edit: the disk still has the old text", open(flow).read() == text)
+
+    # NOLINT, applied to the original text.
+    silenced = apply(text, nolint[0]["edit"]["changes"][uri(flow)]) if nolint else text
+    check("NOLINT: the comment is added at the line's end",
+          silenced.split("\n")[30].endswith("  // NOLINT(syncwatch-sync-memcpy)"), silenced.split("\n")[30])
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri(flow), "version": 3}, "contentChanges": [{"text": silenced}]})
+    diags = c.diagnostics(uri(flow), 3)
+    check("NOLINT: the finding is gone, the note stays",
+          diags is not None and not any(x["range"]["start"]["line"] == 30 for x in diags)
+          and any(x["range"]["start"]["line"] == 29 for x in diags), diags)
+
+    # Hover: what the H200 measured at the cudaFree (the committed report).
+    ptext = open(probe).read()
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(probe), "languageId": "cuda", "version": 1, "text": ptext}})
+    pdiags = c.diagnostics(uri(probe), 1)
+    check("second file: diagnostics", pdiags is not None and any(x["range"]["start"]["line"] == 55 for x in pdiags), pdiags)
+    r = c.request("textDocument/hover", {"textDocument": {"uri": uri(probe)}, "position": {"line": 55, "character": 8}})
+    hover = ((r or {}).get("result") or {}).get("contents", {}).get("value", "")
+    check("hover: the static finding and the measured cost on the H200",
+          "syncwatch-implicit-sync" in hover and "measured: 30.2 ms over 1 call(s) on GPU-74f0895f" in hover, hover)
+    r = c.request("textDocument/hover", {"textDocument": {"uri": uri(probe)}, "position": {"line": 0, "character": 0}})
+    check("hover elsewhere: nothing", r and r.get("result") is None, r)
+
+    # A new run lands in .syncwatch/ (a finding at a line with no static result): the server
+    # sees it without being told, and shows it as a runtime-only diagnostic.
+    doc = json.load(open(os.path.join(project, ".syncwatch", "syncwatch-891.json")))
+    doc["findings"][0]["location"]["line"] = 54
+    doc["findings"][0]["evidence"]["totalMs"] = "99.5"
+    doc["process"]["pid"] = "999"
+    with open(os.path.join(project, ".syncwatch", "syncwatch-999.json.tmp"), "w") as f:
+        json.dump(doc, f)
+    os.rename(os.path.join(project, ".syncwatch", "syncwatch-999.json.tmp"), os.path.join(project, ".syncwatch", "syncwatch-999.json"))
+    runtime_only = None
+    for _ in range(5):  # republished when the poll (2 s) sees the new report
+        pd = c.diagnostics(uri(probe), 1)
+        hits = [x for x in pd or [] if x["range"]["start"]["line"] == 53 and x.get("source") == "syncwatch (runtime)"]
+        if hits:
+            runtime_only = hits[0]
+            break
+    check("a new report: a runtime-only diagnostic at its line, as information",
+          runtime_only is not None and runtime_only["severity"] == 3 and runtime_only["code"] == "syncwatch-implicit-sync"
+          and "measured: 99.5 ms over 1 call(s)" in runtime_only["message"], runtime_only)
+
+    # No compile command: said once, the server stays up.
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(elsewhere), "languageId": "cuda", "version": 1,
+                                                       "text": open(elsewhere).read()}})
+    m = c.wait(lambda m: m.get("method") == "window/showMessage" and "notes.cu" in m["params"]["message"])
+    check("no compile command: a showMessage naming the file", m and "no compile_commands.json" in m["params"]["message"], m)
+
+    # Malformed input.
+    c.raw(b"{not json")
+    m = c.wait(lambda m: m.get("error", {}).get("code") == -32700)
+    check("not JSON: a parse error (-32700)", m is not None)
+    r = c.request("workspace/symbol", {"query": "x"})
+    check("an unknown method: -32601", r and r.get("error", {}).get("code") == -32601, r)
+    r = c.request("textDocument/hover", {"position": {"line": 1}})
+    check("a hover without a document: null, not a crash", r and "result" in r and r["result"] is None, r)
+
+    r = c.request("shutdown")
+    check("shutdown: null", r and "result" in r and r["result"] is None, r)
+    c.notify("exit", {})
+    try:
+        code = c.p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        c.p.kill()
+        code = None
+    check("exit after shutdown: exit code 0", code == 0, code)
+
+print("failures:", fails)
+sys.exit(1 if fails else 0)
