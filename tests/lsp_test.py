@@ -9,13 +9,13 @@ method, a request before initialize); shutdown and exit (exit code 0).
   lsp_test.py SYNCWATCH-LSP REPO_ROOT"""
 import json
 import os
-import queue
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lsp_client import Client  # noqa: E402
 
 server, root = sys.argv[1:3]
 fails = 0
@@ -26,74 +26,6 @@ def check(name, ok, detail=""):
     global fails
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
     fails += not ok
-
-
-class Client:
-    def __init__(self, *args, cwd=None):
-        self.p = subprocess.Popen([server, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, cwd=cwd)
-        self.inbox = queue.Queue()
-        self.seen = []
-        self.next_id = 1
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.p.stderr.read(), daemon=True).start()
-
-    def _read(self):
-        out = self.p.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    self.inbox.put(None)
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            self.inbox.put(json.loads(out.read(length)))
-
-    def raw(self, body: bytes):
-        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.p.stdin.flush()
-
-    def send(self, msg):
-        msg["jsonrpc"] = "2.0"
-        self.raw(json.dumps(msg).encode())
-
-    def request(self, method, params=None):
-        rid = self.next_id
-        self.next_id += 1
-        self.send({"id": rid, "method": method, "params": params or {}})
-        return self.wait(lambda m: m.get("id") == rid and ("result" in m or "error" in m))
-
-    def notify(self, method, params):
-        self.send({"method": method, "params": params})
-
-    def wait(self, pred, timeout=TIMEOUT):
-        """The first message (seen before or arriving) that pred accepts, consumed."""
-        for m in self.seen:
-            if pred(m):
-                self.seen.remove(m)
-                return m
-        end = time.time() + timeout
-        while time.time() < end:
-            try:
-                m = self.inbox.get(timeout=max(0.1, end - time.time()))
-            except queue.Empty:
-                break
-            if m is None:
-                return None
-            if pred(m):
-                return m
-            self.seen.append(m)
-        return None
-
-    def diagnostics(self, uri, version=None):
-        m = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-                      and (version is None or m["params"].get("version") == version))
-        return m["params"]["diagnostics"] if m else None
 
 
 def uri(path):
@@ -133,7 +65,7 @@ with tempfile.TemporaryDirectory() as d:
     with open(elsewhere, "w") as f:
         f.write("__global__ void k() {}\nint main() { k<<<1, 1>>>(); cudaDeviceSynchronize(); }\n")
 
-    c = Client(cwd=d)
+    c = Client([server], cwd=d, timeout=TIMEOUT)
     r = c.request("textDocument/hover", {"textDocument": {"uri": uri(flow)}, "position": {"line": 0, "character": 0}})
     check("a request before initialize is refused (-32002)", r and r.get("error", {}).get("code") == -32002, r)
     r = c.request("initialize", {"processId": os.getpid(), "rootUri": uri(project), "capabilities": {}})
@@ -185,6 +117,14 @@ with tempfile.TemporaryDirectory() as d:
     check("NOLINT: the finding is gone, the note stays",
           diags is not None and not any(x["range"]["start"]["line"] == 30 for x in diags)
           and any(x["range"]["start"]["line"] == 29 for x in diags), diags)
+
+    # An edit of the preamble itself (a new #include): precompiled again, lines shift.
+    shifted = "#include <vector>\n" + text
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri(flow), "version": 4}, "contentChanges": [{"text": shifted}]})
+    diags = c.diagnostics(uri(flow), 4)
+    check("a new #include: the findings one line down",
+          diags is not None and any(x["range"]["start"]["line"] == 31 and x["code"] == "syncwatch-sync-memcpy" for x in diags)
+          and not any(x["severity"] == 1 for x in diags), diags)
 
     # Hover: what the H200 measured at the cudaFree (the committed report).
     ptext = open(probe).read()

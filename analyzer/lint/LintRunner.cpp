@@ -197,16 +197,41 @@ public:
   bool FirstInMainFile = false;
 };
 
+// With the file's own preamble precompiled (syncwatch-lsp), only the declarations parsed now
+// - the file after its preamble - are traversed, as clangd scopes its traversal: the
+// headers' declarations would otherwise be deserialized from the PCH and walked at every
+// edit. (The headers are analyzed when they are opened themselves.)
+class ParsedDeclsScope : public ASTConsumer {
+public:
+  explicit ParsedDeclsScope(std::unique_ptr<ASTConsumer> Inner) : Inner(std::move(Inner)) {}
+  bool HandleTopLevelDecl(DeclGroupRef G) override {
+    for (Decl *D : G)
+      Parsed.push_back(D);
+    return Inner->HandleTopLevelDecl(G);
+  }
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    Ctx.setTraversalScope(Parsed);
+    Inner->HandleTranslationUnit(Ctx);
+  }
+
+private:
+  std::unique_ptr<ASTConsumer> Inner;
+  std::vector<Decl *> Parsed;
+};
+
 // Keeps the LangOptions of the unit being analyzed, for token lengths in ranges, and the
 // files its parse read (for the result cache).
 class LangOptionsAction : public ASTFrontendAction {
 public:
-  LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps)
-      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps) {}
+  LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps,
+                    bool ParsedOnly)
+      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps), ParsedOnly(ParsedOnly) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     LO = &CI.getLangOpts();
     Unit.Ctx = CI.hasASTContext() ? &CI.getASTContext() : nullptr;
     ++Unit.Generation;
+    if (ParsedOnly)
+      return std::make_unique<ParsedDeclsScope>(Finder.newASTConsumer());
     return Finder.newASTConsumer();
   }
   void EndSourceFileAction() override {
@@ -240,14 +265,16 @@ private:
   const LangOptions *&LO;
   CurrentUnit &Unit;
   std::vector<std::string> &Deps;
+  bool ParsedOnly;
 };
 
 class LangOptionsActionFactory : public tooling::FrontendActionFactory {
 public:
-  LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps)
-      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps) {}
+  LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps,
+                           bool ParsedOnly)
+      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps), ParsedOnly(ParsedOnly) {}
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<LangOptionsAction>(Finder, LO, Unit, Deps);
+    return std::make_unique<LangOptionsAction>(Finder, LO, Unit, Deps, ParsedOnly);
   }
 
 private:
@@ -255,6 +282,7 @@ private:
   const LangOptions *&LO;
   CurrentUnit &Unit;
   std::vector<std::string> &Deps;
+  bool ParsedOnly;
 };
 
 struct FileResult {
@@ -298,7 +326,8 @@ private:
 
 FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string &File,
                        const std::vector<RuleId> &Rules, const LintOptions &Options,
-                       NoLintFilter &NoLint, const std::string &Pch, const SummaryIndex *External) {
+                       NoLintFilter &NoLint, const std::string &Pch, const SummaryIndex *External,
+                       const std::string &PreambleBytes = "") {
   FileResult Result;
   const LangOptions *LO = nullptr;
   CurrentUnit Unit;
@@ -331,10 +360,13 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   if (!Pch.empty())
     Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
         {"-Xclang", "-include-pch", "-Xclang", Pch.c_str()}, tooling::ArgumentInsertPosition::END));
+  if (!PreambleBytes.empty())  // the PCH holds the file's own first bytes: skip them
+    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+        {"-Xclang", "-preamble-bytes=" + PreambleBytes}, tooling::ArgumentInsertPosition::END));
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
-  LangOptionsActionFactory Factory(Finder, LO, Unit, Result.Deps);
+  LangOptionsActionFactory Factory(Finder, LO, Unit, Result.Deps, /*ParsedOnly=*/!PreambleBytes.empty());
   int Status = 1;
   // A crash in clang or in a check (a file the front end chokes on) costs that file only:
   // its analysis is abandoned, the others are still analyzed and reported.
@@ -438,18 +470,32 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
       return Result;
     }
   }
-  std::string Pch;
+  std::string Pch, PreambleBytes;
+  bool Preamble = false;
   if (Pchs && Commands.size() == 1) {
     std::vector<std::string> Args = fullAdjuster(Options)(Commands[0].CommandLine, Commands[0].Filename);
-    Pch = Pchs->pchFor(PreludePchCache::keyOf(Args, Commands[0].Filename, Commands[0].Directory), Args,
-                       Commands[0].Filename, Commands[0].Directory);
+    // An editor's buffer (syncwatch-lsp): the file's own preamble - its leading #includes
+    // and #defines - precompiled once and reused while those lines stay as they are.
+    if (Options.KeptPchs)
+      for (const auto &[Path, Text] : Options.Unsaved)
+        if (Path == File) {
+          Pch = Pchs->preamblePchFor(Args, Commands[0].Filename, Commands[0].Directory, Text, PreambleBytes);
+          Preamble = !Pch.empty();
+        }
+    if (Pch.empty())
+      Pch = Pchs->pchFor(PreludePchCache::keyOf(Args, Commands[0].Filename, Commands[0].Directory), Args,
+                         Commands[0].Filename, Commands[0].Directory);
   }
-  Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch, External);
-  if (!Pch.empty() && Result.Error && !Result.Crashed && !Result.ErrorInMainFile) {
+  Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch, External, Preamble ? PreambleBytes : "");
+  // (with the file's preamble in the PCH, an error anywhere may be the PCH's: a header
+  // included twice that has no include guard)
+  if (!Pch.empty() && Result.Error && !Result.Crashed && (Preamble || !Result.ErrorInMainFile)) {
     // An error outside the file may come from the PCH (a header changed since it was
     // built, a flag it cannot take): the plain parse decides. Errors in the file itself
     // are the file's.
     Pchs->noteFallback();
+    if (Preamble)
+      Pchs->forgetPreamble(Commands[0].Filename);
     Result = analyzeOnce(DB, File, Rules, Options, NoLint, "", External);
   }
   if (!Key.empty() && !Result.Error && !Result.Deps.empty())

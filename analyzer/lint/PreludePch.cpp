@@ -7,6 +7,7 @@
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -96,8 +97,56 @@ std::string PreludePchCache::pchFor(const std::string &Key, const std::vector<st
   return Future.get();
 }
 
+std::string PreludePchCache::preamblePchFor(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                                            llvm::StringRef Directory, llvm::StringRef Text,
+                                            std::string &PreambleBytes) {
+  clang::LangOptions LO;
+  LO.CPlusPlus = LO.CPlusPlus11 = true;
+  clang::PreambleBounds Bounds = clang::Lexer::ComputePreamble(Text, LO);
+  llvm::StringRef Preamble = Text.take_front(Bounds.Size);
+  if (Preamble.find("#include") == llvm::StringRef::npos && Preamble.find("#import") == llvm::StringRef::npos)
+    return "";
+  PreambleBytes = std::to_string(Bounds.Size) + "," + (Bounds.PreambleEndsAtStartOfLine ? "1" : "0");
+  std::string Key;
+  for (std::size_t I = 0; I < FinalArgs.size(); ++I)
+    if (!isInputOrOutput(FinalArgs, I, File))
+      Key += FinalArgs[I] + '\0';
+  Key += Directory.str() + '\0' + Preamble.str();
+  std::promise<std::string> Promise;
+  std::shared_future<std::string> Future, Old;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = Preambles.find(File.str());
+    if (It != Preambles.end() && It->second.first == Key)
+      return It->second.second.get();
+    if (It != Preambles.end())
+      Old = It->second.second;
+    Future = Promise.get_future().share();
+    Preambles[File.str()] = {Key, Future};
+  }
+  if (Old.valid())  // the preamble changed: its old PCH goes
+    if (std::string P = Old.get(); !P.empty())
+      llvm::sys::fs::remove(P);
+  Promise.set_value(build(FinalArgs, File, Directory, Preamble));
+  return Future.get();
+}
+
+void PreludePchCache::forgetPreamble(llvm::StringRef File) {
+  std::shared_future<std::string> Old;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = Preambles.find(File.str());
+    if (It == Preambles.end())
+      return;
+    Old = It->second.second;
+    Preambles.erase(It);
+  }
+  if (std::string P = Old.get(); !P.empty())
+    llvm::sys::fs::remove(P);
+}
+
 std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
-                                   llvm::StringRef Directory) {
+                                   llvm::StringRef Directory, llvm::StringRef Preamble) {
   unsigned Id;
   {
     std::lock_guard<std::mutex> G(Lock);
@@ -122,6 +171,8 @@ std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, ll
     if (EC)
       return "";
     Out << "// syncwatch: the implicit CUDA prelude, precompiled\n";
+    if (!Preamble.empty())
+      Out << Preamble;
     Out.close();
     if (Out.has_error()) {  // a full disk: no PCH (LLVM would abort on a stream left in error)
       Out.clear_error();
@@ -134,6 +185,15 @@ std::string PreludePchCache::build(const std::vector<std::string> &FinalArgs, ll
     if (isInputOrOutput(FinalArgs, I, File) || FinalArgs[I] == "-fsyntax-only")
       continue;
     Args.push_back(FinalArgs[I]);
+  }
+  // A preamble's quoted includes are found from the file's own directory, as in the file.
+  if (!Preamble.empty()) {
+    llvm::SmallString<256> Own(File);
+    if (!llvm::sys::path::is_absolute(Own))
+      llvm::sys::path::make_absolute(Directory, Own);
+    llvm::sys::path::remove_filename(Own);
+    Args.push_back("-iquote");
+    Args.push_back(std::string(Own));
   }
   for (const char *A : {"-c", "-Xclang", "-emit-pch", "-o"})
     Args.push_back(A);

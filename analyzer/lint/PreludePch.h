@@ -42,13 +42,30 @@ public:
   std::string pchFor(const std::string &Key, const std::vector<std::string> &FinalArgs,
                      llvm::StringRef File, llvm::StringRef Directory);
 
+  // A PCH of the prelude and File's own preamble (Text's leading #includes and #defines, as
+  // clang's Lexer::ComputePreamble bounds it), for a file analyzed again and again (an
+  // editor's buffer): built when the preamble changed, reused while it did not. The file's
+  // preamble is not parsed again. "" when Text has no preamble or it did not build. One PCH per
+  // file is kept.
+  // The parse skips those bytes of the file (cc1's -preamble-bytes=N,S: PreambleBytes gets
+  // "N,S"), as clang's own precompiled preambles (clangd's) do: headers without include
+  // guards are then not included twice.
+  std::string preamblePchFor(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                             llvm::StringRef Directory, llvm::StringRef Text, std::string &PreambleBytes);
+
+  // The file's preamble PCH did not serve (a header changed on disk since it was built):
+  // rebuilt at the next call.
+  void forgetPreamble(llvm::StringRef File);
+
   unsigned built() const { return Built; }
   unsigned fallbacks() const { return Fallbacks; }
   void noteFallback() { ++Fallbacks; }
 
 private:
   std::string build(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
-                    llvm::StringRef Directory);
+                    llvm::StringRef Directory, llvm::StringRef Preamble = "");
+  // File -> (its command and preamble, the PCH built of them).
+  std::map<std::string, std::pair<std::string, std::shared_future<std::string>>> Preambles;
 
   std::mutex Lock;
   std::map<std::string, unsigned> Shared;

@@ -7,6 +7,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 
@@ -126,6 +128,11 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
     R.Errors.push_back({Path, ChecksError + "; using syncwatch-*"});
   R.Checks = Options.Checks;
   R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
+  // The server's log (editors show a server's stderr): what each analysis took.
+  llvm::errs() << "syncwatch-lsp: " << Path << ": " << R.Findings.size() << " finding(s), " << R.Errors.size()
+               << " error(s) in " << llvm::format("%.2f", R.Seconds) << " s (the unit "
+               << llvm::format("%.2f", L.SlowestSeconds) << " s)"
+               << (L.PchFallbacks ? " (parsed again without the PCH)" : "") << "\n";
   return R;
 }
 

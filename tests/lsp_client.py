@@ -1,0 +1,79 @@
+"""A Language Server Protocol client over a server's stdio, as an editor is one: framed
+JSON-RPC, requests matched to their responses, notifications kept until asked for.
+Used by tests/lsp_test.py and bench/lsp_latency.py."""
+import json
+import queue
+import subprocess
+import threading
+import time
+
+
+class Client:
+    def __init__(self, command, cwd=None, timeout=300):
+        self.timeout = timeout
+        self.p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, cwd=cwd)
+        self.inbox = queue.Queue()
+        self.seen = []
+        self.next_id = 1
+        threading.Thread(target=self._read, daemon=True).start()
+        self.log = []  # the server's stderr, line by line
+        threading.Thread(target=lambda: self.log.extend(l.decode(errors="replace") for l in self.p.stderr),
+                         daemon=True).start()
+
+    def _read(self):
+        out = self.p.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    self.inbox.put(None)
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            self.inbox.put(json.loads(out.read(length)))
+
+    def raw(self, body: bytes):
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.p.stdin.flush()
+
+    def send(self, msg):
+        msg["jsonrpc"] = "2.0"
+        self.raw(json.dumps(msg).encode())
+
+    def request(self, method, params=None):
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"id": rid, "method": method, "params": params or {}})
+        return self.wait(lambda m: m.get("id") == rid and ("result" in m or "error" in m))
+
+    def notify(self, method, params):
+        self.send({"method": method, "params": params})
+
+    def wait(self, pred, timeout=None):
+        """The first message (seen before or arriving) that pred accepts, consumed."""
+        for m in self.seen:
+            if pred(m):
+                self.seen.remove(m)
+                return m
+        end = time.time() + (timeout or self.timeout)
+        while time.time() < end:
+            try:
+                m = self.inbox.get(timeout=max(0.1, end - time.time()))
+            except queue.Empty:
+                break
+            if m is None:
+                return None
+            if pred(m):
+                return m
+            self.seen.append(m)
+        return None
+
+    def diagnostics(self, uri, version=None):
+        m = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+                      and (version is None or m["params"].get("version") == version))
+        return m["params"]["diagnostics"] if m else None
