@@ -126,6 +126,19 @@ with tempfile.TemporaryDirectory() as d:
           diags is not None and any(x["range"]["start"]["line"] == 31 and x["code"] == "syncwatch-sync-memcpy" for x in diags)
           and not any(x["severity"] == 1 for x in diags), diags)
 
+    # A .clang-tidy beside a file decides its checks (only syncwatch's globs count); the file
+    # is not in the database: it gets the nearest file's command, as clangd gives it.
+    os.makedirs(os.path.join(project, "lib"))
+    lib = os.path.join(project, "lib", "flow_copy.cu")
+    shutil.copy(flow, lib)
+    with open(os.path.join(project, "lib", ".clang-tidy"), "w") as f:
+        f.write("Checks: '-*,bugprone-*,syncwatch-default-stream'\nCheckOptions:\n"
+                "  - key: syncwatch-pageable-async-copy.ReportUnknown\n    value: true\n")
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(lib), "languageId": "cuda", "version": 1, "text": text}})
+    ldiags = c.diagnostics(uri(lib), 1)
+    check(".clang-tidy's Checks: sync-memcpy off for lib/, and no tool error",
+          ldiags is not None and not any(x.get("code") == "syncwatch-sync-memcpy" or x["severity"] == 1 for x in ldiags), ldiags)
+
     # Hover: what the H200 measured at the cudaFree (the committed report).
     ptext = open(probe).read()
     c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(probe), "languageId": "cuda", "version": 1, "text": ptext}})
@@ -182,6 +195,20 @@ with tempfile.TemporaryDirectory() as d:
         c.p.kill()
         code = None
     check("exit after shutdown: exit code 0", code == 0, code)
+
+    # --profile: severities from `syncwatch calibrate`'s profile of another GPU, where frees do
+    # not block: the cudaFree at :56, a warning above, is a note.
+    free_warning = [x for x in pdiags or [] if x["range"]["start"]["line"] == 55 and x["code"] == "syncwatch-implicit-sync"]
+    c = Client([server, "--profile=" + os.path.join(root, "test_inputs", "profiles", "frees_do_not_block.json")], cwd=d,
+               timeout=TIMEOUT)
+    c.request("initialize", {"processId": os.getpid(), "rootUri": uri(project), "capabilities": {}})
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(probe), "languageId": "cuda", "version": 1, "text": ptext}})
+    prof = [x for x in c.diagnostics(uri(probe), 1) or [] if x["range"]["start"]["line"] == 55 and x["code"] == "syncwatch-implicit-sync"]
+    check("--profile: the free's warning is a note where frees do not block",
+          free_warning and free_warning[0]["severity"] == 2 and prof and prof[0]["severity"] == 3, (free_warning, prof))
+    c.request("shutdown")
+    c.notify("exit", {})
+    c.p.wait(timeout=60)
 
 print("failures:", fails)
 sys.exit(1 if fails else 0)

@@ -6,6 +6,9 @@
 #include "../lint/LintRunner.h"
 
 #include "syncwatch/finding.h"
+#include "syncwatch/profile.h"
+
+#include <optional>
 
 #include <memory>
 #include <string>
@@ -20,6 +23,8 @@ struct AnalysisConfig {
   std::string CudaPath;     // for nvcc entries that do not name one
   std::string CompatDir;    // the nvcc prelude (InstallLayout)
   PreludePchCache *Pchs = nullptr;  // the CUDA prelude's PCHs, kept for the server's life
+  // `syncwatch calibrate`'s profile (--profile): severities from the user's GPU and driver.
+  std::optional<CalibrationProfile> Profile;
 };
 
 struct AnalysisResult {
@@ -36,8 +41,14 @@ struct AnalysisResult {
 std::string findDatabaseFile(const std::string &SourcePath);
 
 // The nearest .clang-tidy's Checks, kept to syncwatch's ("-*,syncwatch-*" -> as written;
-// none: "syncwatch-*"). Error is set for a file that is not YAML.
-std::string checksFromClangTidy(const std::string &SourcePath, std::string &Error);
+// none: "syncwatch-*"), and its CheckOptions that are syncwatch's
+// (syncwatch-pageable-async-copy.ReportUnknown), as the plugin reads them. Error is set for
+// a file that is not YAML.
+struct TidyConfig {
+  std::string Checks = "syncwatch-*";
+  CheckOptions Options;
+};
+TidyConfig configFromClangTidy(const std::string &SourcePath, std::string &Error);
 
 AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, const AnalysisConfig &Config);
 

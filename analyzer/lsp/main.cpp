@@ -2,7 +2,7 @@
 // client, beside clangd (which cannot load clang-tidy plugins). Speaks LSP 3.17 over stdio;
 // docs/editor.md says how to set up VS Code, Neovim, Emacs and Helix.
 //
-//   syncwatch-lsp [--compile-commands-dir=DIR] [--checks=GLOBS] [--reports=DIR]
+//   syncwatch-lsp [--compile-commands-dir=DIR] [--checks=GLOBS] [--reports=DIR] [--profile=FILE]
 //
 // The protocol owns stdout: anything else that would print there (a library's stray
 // output) is sent to stderr, which editors show as the server's log.
@@ -36,6 +36,10 @@ static cl::opt<std::string> Reports("reports",
                                     cl::cat(Category));
 static cl::opt<unsigned> DebounceMs("debounce-ms", cl::desc("wait after an edit before analyzing (default 300)"),
                                     cl::init(300), cl::cat(Category));
+static cl::opt<std::string> ProfileFile("profile",
+                                        cl::desc("severities from `syncwatch calibrate`'s profile of your GPU and "
+                                                 "driver, as syncwatch-lint --profile"),
+                                        cl::cat(Category));
 static cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA for nvcc commands that name none (default: "
                                                            "$CUDA_PATH, else /usr/local/cuda)"),
                                      cl::cat(Category));
@@ -50,6 +54,14 @@ int main(int argc, char **argv) {
   if (!Layout.Error.empty()) {
     errs() << "syncwatch-lsp: error: " << Layout.Error << "\n";
     return 2;
+  }
+  std::optional<syncwatch::CalibrationProfile> Profile;
+  if (!ProfileFile.empty()) {
+    std::string Error;
+    if (!syncwatch::readCalibrationProfile(ProfileFile, Profile.emplace(), Error)) {
+      errs() << "syncwatch-lsp: error: " << Error << "\n";
+      return 2;
+    }
   }
   // The protocol's stream is a copy of stdout; fd 1 itself now goes to stderr.
   int ProtocolFd = ::dup(STDOUT_FILENO);
@@ -72,6 +84,7 @@ int main(int argc, char **argv) {
     Cuda = "/usr/local/cuda";
   Options.Analysis.CudaPath = Cuda;
   Options.Analysis.CompatDir = Layout.CompatDir;
+  Options.Analysis.Profile = std::move(Profile);
   Options.RuleDocsDir = Layout.RuleDocsDir;
   Options.Reports = Reports;
   Options.DebounceMs = DebounceMs;
