@@ -334,3 +334,17 @@ TEST(ReportCodec, BaselineRoundTrips) {
   EXPECT_NE(Error.find("findings[0]"), std::string::npos) << Error;
   EXPECT_FALSE(readBaselineText("{\"version\": 2, \"findings\": []}", Known, Error));
 }
+
+// How both halves name a function (finding.h): the lint's Finding::Function, the runtime's
+// release-build symbols, a torch op, confirm's join by function.
+TEST(Finding, QualifiedFunctionName) {
+  EXPECT_EQ(qualifiedFunctionName("void ns::f<int>(float)+0x5f"), "ns::f");
+  EXPECT_EQ(qualifiedFunctionName("int at::Tensor::item<int>() const"), "at::Tensor::item");
+  EXPECT_EQ(qualifiedFunctionName("count_item(at::Tensor)"), "count_item");
+  EXPECT_EQ(qualifiedFunctionName("count_item+0x291"), "count_item");
+  EXPECT_EQ(qualifiedFunctionName("void launch_scale<at::Half>(at::Tensor&, double)"), "launch_scale");
+  EXPECT_EQ(qualifiedFunctionName("ns::Pool::drain"), "ns::Pool::drain");
+  // An anonymous namespace is part of the name (it used to cut the name at its parenthesis).
+  EXPECT_EQ(qualifiedFunctionName("(anonymous namespace)::upload(float*, int)"), "(anonymous namespace)::upload");
+  EXPECT_EQ(qualifiedFunctionName("void (anonymous namespace)::run<2>(int)+0x10"), "(anonymous namespace)::run");
+}

@@ -45,14 +45,13 @@ PreludePchCache::~PreludePchCache() {
   LiveDirs->erase(std::remove(LiveDirs->begin(), LiveDirs->end(), Dir), LiveDirs->end());
 }
 
-std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
-                                   llvm::StringRef Directory) {
-  bool Cuda = llvm::sys::path::extension(File) == ".cu";
+// The command without its input and output, and the directory it runs in (the same flags in
+// another directory may name other headers); "" for a command with a PCH of its own or a
+// device-side parse, which are left alone.
+static std::string commandKey(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                              llvm::StringRef Directory) {
   std::string Key;
   for (std::size_t I = 0; I < FinalArgs.size(); ++I) {
-    if (I > 0 && FinalArgs[I - 1] == "-x")
-      Cuda = FinalArgs[I] == "cuda" || FinalArgs[I] == "cu";
-    // A PCH given by the build, or device-side parses: leave those alone.
     if (FinalArgs[I] == "-include-pch" || FinalArgs[I] == "--cuda-device-only")
       return "";
     if (isInputOrOutput(FinalArgs, I, File))
@@ -60,8 +59,16 @@ std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, ll
     Key += FinalArgs[I];
     Key += '\0';
   }
-  Key += Directory;  // the same flags in another directory may name other headers
-  return Cuda ? Key : "";
+  return Key + Directory.str();
+}
+
+std::string PreludePchCache::keyOf(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
+                                   llvm::StringRef Directory) {
+  bool Cuda = llvm::sys::path::extension(File) == ".cu";
+  for (std::size_t I = 1; I < FinalArgs.size(); ++I)
+    if (FinalArgs[I - 1] == "-x")
+      Cuda = FinalArgs[I] == "cuda" || FinalArgs[I] == "cu";
+  return Cuda ? commandKey(FinalArgs, File, Directory) : "";
 }
 
 void PreludePchCache::plan(const std::vector<std::string> &Keys) {
@@ -107,11 +114,10 @@ std::string PreludePchCache::preamblePchFor(const std::vector<std::string> &Fina
   if (Preamble.find("#include") == llvm::StringRef::npos && Preamble.find("#import") == llvm::StringRef::npos)
     return "";
   PreambleBytes = std::to_string(Bounds.Size) + "," + (Bounds.PreambleEndsAtStartOfLine ? "1" : "0");
-  std::string Key;
-  for (std::size_t I = 0; I < FinalArgs.size(); ++I)
-    if (!isInputOrOutput(FinalArgs, I, File))
-      Key += FinalArgs[I] + '\0';
-  Key += Directory.str() + '\0' + Preamble.str();
+  std::string Key = commandKey(FinalArgs, File, Directory);
+  if (Key.empty())
+    return "";
+  Key += '\0' + Preamble.str();
   std::promise<std::string> Promise;
   std::shared_future<std::string> Future, Old;
   {

@@ -10,6 +10,7 @@
 // Exit: 0 clean, 1 findings at or above --fail-on, 2 tool error (a file that does not
 // parse, a missing database, an unwritable report); other files are still reported.
 #include "Baseline.h"
+#include "CompileDatabase.h"
 #include "Profile.h"
 #include "Fixes.h"
 #include "InstallLayout.h"
@@ -21,7 +22,6 @@
 #include "syncwatch/report.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
-#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -165,24 +165,9 @@ std::string defaultCudaPath() {
   return sys::fs::exists("/usr/local/cuda") ? "/usr/local/cuda" : "";
 }
 
-// The database file, read and checked before clang's reader (a YAML parser that recurses
-// per nesting level) sees it: an unreadable file says why, a hostile one is refused.
-std::unique_ptr<CompilationDatabase> loadDatabaseFile(const std::string &File, std::string &Error) {
-  auto Buf = MemoryBuffer::getFile(File);
-  if (!Buf) {
-    Error = "cannot read '" + File + "': " + Buf.getError().message();
-    return nullptr;
-  }
-  if (std::string Why = syncwatch::jsonLimitsError((*Buf)->getBuffer(), 64); !Why.empty()) {
-    Error = "'" + File + "' is " + Why;
-    return nullptr;
-  }
-  return JSONCompilationDatabase::loadFromFile(File, Error, JSONCommandLineSyntax::AutoDetect);
-}
-
 std::unique_ptr<CompilationDatabase> loadDatabase(const std::string &Path, std::string &Error) {
   if (sys::fs::is_regular_file(Path))
-    return loadDatabaseFile(Path, Error);
+    return syncwatch::loadDatabaseFile(Path, Error);
   if (!sys::fs::is_directory(Path)) {
     Error = "'" + Path + "' does not exist";
     return nullptr;
@@ -194,7 +179,7 @@ std::unique_ptr<CompilationDatabase> loadDatabase(const std::string &Path, std::
             "' (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give flags after --)";
     return nullptr;
   }
-  return loadDatabaseFile(std::string(File), Error);
+  return syncwatch::loadDatabaseFile(std::string(File), Error);
 }
 
 // The files the units read that are the project's own (under the source root), with their

@@ -1,6 +1,7 @@
 #include "MeasuredCosts.h"
 
 #include "syncwatch/json_report_reader.h"
+#include "syncwatch/path_suffix.h"
 #include "syncwatch/report.h"
 
 #include "llvm/Support/Chrono.h"
@@ -12,14 +13,6 @@
 
 namespace syncwatch::lsp {
 namespace {
-
-std::vector<std::string> components(llvm::StringRef Path) {
-  std::vector<std::string> Out;
-  for (auto It = llvm::sys::path::begin(Path), End = llvm::sys::path::end(Path); It != End; ++It)
-    if (*It != "/" && *It != ".")
-      Out.push_back(It->str());
-  return Out;
-}
 
 std::string day(long long MTime) {
   std::time_t T = static_cast<std::time_t>(MTime);
@@ -94,13 +87,13 @@ bool MeasuredCosts::refresh(std::vector<std::string> &Problems) {
         else
           M.Text = "measured: " + formatMs(measuredMs(F)) + " over " + Count + " call(s)" + Where;
       }
-      Entries.push_back({components(F.Where.File), F.Where.Line, M});
+      Entries.push_back({pathComponents(F.Where.File), F.Where.Line, M});
       // A Python process's finding is at the Python line; its C++ frame too.
       std::string Native = evidence(F, "nativeSite");
       Native = Native.substr(0, Native.find(' '));
       auto Colon = Native.rfind(':');
       if (Colon != std::string::npos && Colon + 1 < Native.size())
-        Entries.push_back({components(Native.substr(0, Colon)),
+        Entries.push_back({pathComponents(Native.substr(0, Colon)),
                            static_cast<unsigned>(std::atoi(Native.c_str() + Colon + 1)), M});
     }
   }
@@ -109,16 +102,13 @@ bool MeasuredCosts::refresh(std::vector<std::string> &Problems) {
 
 // The same file when the trailing components agree: two of them, or all of the shorter.
 bool MeasuredCosts::matches(const Entry &E, const std::vector<std::string> &Path) const {
-  std::size_t N = 0;
-  while (N < E.Components.size() && N < Path.size() &&
-         E.Components[E.Components.size() - 1 - N] == Path[Path.size() - 1 - N])
-    ++N;
+  std::size_t N = commonSuffix(E.Components, Path);
   return N >= 2 || (N >= 1 && (N == E.Components.size() || N == Path.size()));
 }
 
 std::vector<MeasuredAt> MeasuredCosts::at(const std::string &Path, unsigned Line) const {
   std::vector<MeasuredAt> Out;
-  std::vector<std::string> P = components(Path);
+  std::vector<std::string> P = pathComponents(Path);
   for (const Entry &E : Entries)
     if (E.Line == Line && matches(E, P))
       Out.push_back(E.What);
@@ -127,7 +117,7 @@ std::vector<MeasuredAt> MeasuredCosts::at(const std::string &Path, unsigned Line
 
 std::map<unsigned, std::vector<MeasuredAt>> MeasuredCosts::in(const std::string &Path) const {
   std::map<unsigned, std::vector<MeasuredAt>> Out;
-  std::vector<std::string> P = components(Path);
+  std::vector<std::string> P = pathComponents(Path);
   for (const Entry &E : Entries)
     if (E.Line && matches(E, P))
       Out[E.Line].push_back(E.What);

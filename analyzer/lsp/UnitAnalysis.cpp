@@ -1,9 +1,9 @@
 #include "UnitAnalysis.h"
 
+#include "../lint/CompileDatabase.h"
 #include "../lint/NvccTranslation.h"
 #include "../lint/Profile.h"
 
-#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -124,10 +124,9 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
     return R;
   }
   std::string Error;
-  std::unique_ptr<clang::tooling::CompilationDatabase> DB =
-      clang::tooling::JSONCompilationDatabase::loadFromFile(DbFile, Error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB = loadDatabaseFile(DbFile, Error);
   if (!DB) {
-    R.NoCommand = "cannot read " + DbFile + ": " + Error;
+    R.NoCommand = "the compilation database cannot be used: " + Error;
     return R;
   }
   // Headers and files new since the build was configured get the nearest file's command,

@@ -241,8 +241,8 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   case StreamClass::Blocking: {
     noteBlockingWork();
     EntryDecision D;
-    auto Handle = reinterpret_cast<std::uintptr_t>(S);
-    if ((Handle == 2 || (Handle == 0 && PerThreadApi)) && offTorchStream(Cb, true, D))
+    // (a default handle here is the per-thread stream: classify took the legacy one)
+    if (reinterpret_cast<std::uintptr_t>(S) <= 2 && offTorchStream(Cb, true, D))
       return D;
     return {true, true};
   }

@@ -1,13 +1,13 @@
 #include "FrameClass.h"
 
+#include "syncwatch/finding.h"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <string>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -108,15 +108,6 @@ bool isVendorModule(const char *Path) {
                                    "python3", "python2"});
 }
 
-// The qualified name of a demangled function: "int at::Tensor::item<int>() const" ->
-// "at::Tensor::item" (no return type, no template arguments, no parameters).
-static std::string qualifiedName(const std::string &N) {
-  std::size_t End = std::min(N.find('<'), N.find('('));
-  std::string Q = N.substr(0, End);
-  auto Space = Q.rfind(' ');
-  return Space == std::string::npos ? Q : Q.substr(Space + 1);
-}
-
 bool isVendorName(const std::string &N) {
   auto Starts = [&](const char *P) { return N.compare(0, std::strlen(P), P) == 0; };
   if (N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") || Starts("pybind11::") ||
@@ -124,7 +115,7 @@ bool isVendorName(const std::string &N) {
     return true;
   // PyTorch's inline functions and templates emitted into an extension (a release build's
   // at::Tensor::item<int> is a symbol of the extension): the op that called them is the site.
-  std::string Q = qualifiedName(N);
+  std::string Q = qualifiedFunctionName(N);
   auto QStarts = [&](const char *P) { return Q.compare(0, std::strlen(P), P) == 0; };
   return QStarts("at::") || QStarts("c10::") || QStarts("torch::") || QStarts("caffe2::");
 }

@@ -345,6 +345,8 @@ void Engine::offTorchStream(const EventLog &W, const WindowIndex &I) {
     SiteAggregate &A = record(RuleId::TorchCurrentStream, C, 0, Cause, Raced);
     if (Current != ApiCall::kUnknownStream)
       A.CurrentStream = Current;
+    if (K)
+      A.LaunchStream = K->Stream;
     A.Unordered += Raced != nullptr;
     if (!Raced && !Kept.empty())
       A.Example = Kept;  // a seen race is the example worth showing
@@ -478,6 +480,8 @@ const std::vector<Engine::MergedSite> &Engine::merged() const {
       M.Total.Unordered += A.Unordered;
       if (!M.Total.CurrentStream)
         M.Total.CurrentStream = A.CurrentStream;
+      if (!M.Total.LaunchStream)
+        M.Total.LaunchStream = A.LaunchStream;
       if (!A.SyncApi.empty())
         M.Total.SyncApi = A.SyncApi;
       if (A.MaxNs > M.Total.MaxNs) {
@@ -514,19 +518,6 @@ std::uint64_t Engine::hostTimeLostNs() const {
   return Ns;
 }
 
-// "count_item(at::Tensor)", "count_item(at::Tensor)+0x2f", "int ns::op<int>(...)" -> the name.
-static std::string opName(const std::string &Function) {
-  std::string N = Function.substr(0, std::min(Function.find('('), Function.find("+0x")));
-  int Depth = 0;
-  std::size_t Start = 0;
-  for (std::size_t I = 0; I < N.size(); ++I) {
-    Depth += N[I] == '<' ? 1 : N[I] == '>' ? -1 : 0;
-    if (N[I] == ' ' && Depth == 0)
-      Start = I + 1;  // after a return type
-  }
-  return N.substr(Start);
-}
-
 std::vector<Finding> Engine::findings() const {
   std::vector<const MergedSite *> Order;
   for (const MergedSite &M : merged())
@@ -552,8 +543,11 @@ std::vector<Finding> Engine::findings() const {
     if (Once || Cheap)
       F.Level = Severity::Note;
     std::string PythonStack, NativeSite, SiteKind = "unknown", Symbol;
-    if (auto It = Sites.find(A->Site); It != Sites.end()) {
-      const SiteFrame &S = It->second;
+    auto Site = Sites.find(A->Site);
+    const std::string NoFunction;
+    const std::string &Function = Site != Sites.end() ? Site->second.Function : NoFunction;
+    if (Site != Sites.end()) {
+      const SiteFrame &S = Site->second;
       // In a Python process the user's Python line is the answer; the native frame
       // (often inside libtorch, or the C++ extension the script called) goes to evidence.
       // A launch off PyTorch's current stream is the op's launch line, the Python line
@@ -583,10 +577,9 @@ std::vector<Finding> Engine::findings() const {
     std::string Times = A->Count == 1 ? "once" : std::to_string(A->Count) + " times";
     // The op a torch rule's call was made in: the extension's function (its symbol in a
     // release build), and where.
-    std::string Op;
-    if (auto It = Sites.find(A->Site);
-        It != Sites.end() && (A->Rule == RuleId::TorchHostSync || A->Rule == RuleId::TorchCurrentStream))
-      Op = opName(It->second.Function);
+    std::string Op = A->Rule == RuleId::TorchHostSync || A->Rule == RuleId::TorchCurrentStream
+                         ? qualifiedFunctionName(Function)
+                         : "";
     if (A->Rule == RuleId::TorchCurrentStream) {
       F.Message = A->Example + " - " + Times + (A->Unordered ? ", " + std::to_string(A->Unordered) + " of them seen racing with it" : "") +
                   ": PyTorch's streams are non-blocking, so nothing orders this kernel with the work the op's "
@@ -626,13 +619,12 @@ std::vector<Finding> Engine::findings() const {
                    "to where the caller can overlap it";
     else if (const ApiInfo *Api = findApi(A->Api))
       F.Message += "; " + std::string(Api->Fix);
-    auto Site = Sites.find(A->Site);
     F.Evidence = {{"api", A->Api},
                   {"count", ""},
                   {"totalMs", ""},
                   {"maxMs", ""},
                   {"example", A->Example},
-                  {"function", Site != Sites.end() ? Site->second.Function : ""},
+                  {"function", Function},
                   {"callSite", SiteKind},
                   {"ownWorkOnly", std::to_string(A->OwnWorkOnly) + " of " + std::to_string(A->Count)}};
     setMeasured(F, {A->Count, A->TotalNs / 1e6, A->MaxNs / 1e6});  // in the places reserved above
@@ -650,6 +642,8 @@ std::vector<Finding> Engine::findings() const {
       F.Evidence.push_back({"racesSeen", std::to_string(A->Unordered)});
       if (A->CurrentStream)
         F.Evidence.push_back({"currentStream", streamLabel(*A->CurrentStream, Streams)});
+      if (A->LaunchStream)
+        F.Evidence.push_back({"launchStream", streamLabel(*A->LaunchStream, Streams)});
       if (PythonStack.empty() && !NativeSite.empty())
         F.Evidence.push_back({"nativeSite", NativeSite});
     }

@@ -53,9 +53,10 @@ struct SiteAggregate {
   std::uint64_t OwnWorkOnly = 0;
   // syncwatch-torch-current-stream (launches onto a default stream while PyTorch's current
   // stream was another): those whose kernel overlapped work queued on the current stream -
-  // a race seen, not only possible - and that stream's CUPTI id.
+  // a race seen, not only possible - and the CUPTI ids of that stream and of the one the
+  // kernels went to.
   std::uint64_t Unordered = 0;
-  std::optional<std::uint32_t> CurrentStream;
+  std::optional<std::uint32_t> CurrentStream, LaunchStream;
 };
 
 // One judged occurrence (before aggregation), for the trace: the call, the GPU work it

@@ -8,6 +8,7 @@
 #include "../engine/Engine.h"
 
 #include "syncwatch/finding.h"
+#include "syncwatch/path_suffix.h"
 #include "syncwatch/report.h"
 #include "syncwatch/sarif_reader.h"
 
@@ -32,25 +33,6 @@ int fail(const std::string &Why) {
   return 2;
 }
 
-std::vector<std::string> components(const std::string &Path) {
-  std::vector<std::string> Out;
-  std::stringstream S(Path);
-  for (std::string C; std::getline(S, C, '/');)
-    if (!C.empty() && C != ".")
-      Out.push_back(C);
-  return Out;
-}
-
-// How many trailing path components two paths share: checkouts differ in their prefixes
-// (/home/ci/work/repo vs /workspace/repo), never in the repository's own layout.
-std::size_t commonSuffix(const std::vector<std::string> &A, const std::vector<std::string> &B) {
-  std::size_t N = 0;
-  while (N < A.size() && N < B.size() && A[A.size() - 1 - N] == B[B.size() - 1 - N])
-    ++N;
-  return N;
-}
-
-
 // A finding measured as a count, not a time: syncwatch-torch-current-stream's launches off
 // PyTorch's current stream are an ordering bug whatever they cost, so --min-cost-ms does
 // not apply and confirmed means "ran there N times".
@@ -58,35 +40,12 @@ bool isCountFinding(const Finding &F) { return evidenceOf(F, "offStreamLaunches"
 
 std::string countConfirmation(const Finding &R) {
   const std::string *N = evidenceOf(R, "offStreamLaunches"), *Races = evidenceOf(R, "racesSeen"),
-                    *Current = evidenceOf(R, "currentStream");
-  bool Legacy = R.Message.find("went to the legacy stream") != std::string::npos;
+                    *Current = evidenceOf(R, "currentStream"), *Launch = evidenceOf(R, "launchStream");
+  bool Legacy = Launch && Launch->rfind("legacy stream", 0) == 0;  // streamLabel's words
   std::string Out = std::string(Legacy ? "ran on the legacy stream " : "ran off PyTorch's current stream ") + *N +
                     " time(s) while PyTorch's current stream was " + (Current ? *Current : std::string("another"));
   if (Races && *Races != "0")
     Out += ", " + *Races + " seen racing with its work";
-  return Out;
-}
-
-// A function as both halves can name it: the runtime's "void ns::f<int>+0x5f" (a release
-// build's site, demangled) and the lint's "ns::f" become "ns::f".
-std::string functionKey(std::string Name) {
-  if (auto Plus = Name.find("+0x"); Plus != std::string::npos)
-    Name.resize(Plus);
-  if (auto Paren = Name.find('('); Paren != std::string::npos)
-    Name.resize(Paren);
-  std::string Out;
-  int Depth = 0;
-  for (char C : Name) {
-    if (C == '<')
-      ++Depth;
-    else if (C == '>' && Depth > 0)
-      --Depth;
-    else if (Depth == 0)
-      Out += C;
-  }
-  // A template's demangled name starts with its return type: "void ns::f".
-  if (auto Space = Out.rfind(' '); Space != std::string::npos && Out.compare(0, 9, "(anonymous") != 0)
-    Out = Out.substr(Space + 1);
   return Out;
 }
 
@@ -151,20 +110,20 @@ int confirmFindings(const ConfirmOptions &Opts) {
   // least the file name; an exact path (after --path-map) wins.
   std::map<std::string, std::vector<std::string>> StaticFiles;  // path -> components
   for (const Finding &F : Static.Findings) {
-    StaticFiles.emplace(F.Where.File, components(F.Where.File));
+    StaticFiles.emplace(F.Where.File, pathComponents(F.Where.File));
     for (const FindingNote &N : F.Notes)
-      StaticFiles.emplace(N.Where.File, components(N.Where.File));
+      StaticFiles.emplace(N.Where.File, pathComponents(N.Where.File));
   }
   // And every file the lint analyzed (run.artifacts), results or not: a runtime finding in a
   // file that was analyzed and found clean is runtime-only, not "another program".
   for (const Artifact &A : Static.Artifacts)
-    StaticFiles.emplace(A.File, components(A.File));
+    StaticFiles.emplace(A.File, pathComponents(A.File));
   std::map<std::string, std::string> FileMatch;  // runtime path -> static path
   auto staticFileOf = [&](const std::string &RuntimeFile) -> const std::string * {
     auto It = FileMatch.find(RuntimeFile);
     if (It == FileMatch.end()) {
       std::string Path = Mapped(RuntimeFile), Best;
-      std::vector<std::string> C = components(Path);
+      std::vector<std::string> C = pathComponents(Path);
       std::size_t BestScore = 0;
       bool Tie = false;
       for (const auto &[S, SC] : StaticFiles) {
@@ -191,12 +150,12 @@ int confirmFindings(const ConfirmOptions &Opts) {
   std::vector<Measured> Findings;
   std::map<std::pair<std::string, unsigned>, std::vector<std::size_t>> FindingsAt;
   std::map<std::pair<std::string, unsigned>, std::vector<const CoveredCall *>> Ran;
-  // A release build's sites, which have no line: by function (functionKey).
+  // A release build's sites, which have no line: by function (qualifiedFunctionName).
   std::map<std::string, std::vector<std::size_t>> FindingsInFunction;
   std::set<std::string> StaticFunctions;
   for (const Finding &S : Static.Findings)
     if (!S.Function.empty())
-      StaticFunctions.insert(functionKey(S.Function));
+      StaticFunctions.insert(qualifiedFunctionName(S.Function));
   bool AnyRuntimeSite = false, AnyMatched = false;
   for (const Report &R : Runtime) {
     for (const Finding &F : R.Findings) {
@@ -206,7 +165,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
       const std::string *Native = evidenceOf(F, "nativeSite");
       bool NativeWithoutLine = Native && !Native->empty() && Native->substr(0, Native->find(" (")).rfind(':') == std::string::npos;
       if (const std::string *Fn = evidenceOf(F, "function"); Fn && (F.Where.Line == 0 || NativeWithoutLine)) {
-        std::string Key = functionKey(*Fn);
+        std::string Key = qualifiedFunctionName(*Fn);
         FindingsInFunction[Key].push_back(Findings.size() - 1);
         AnyMatched |= StaticFunctions.count(Key) > 0;
       }
@@ -327,7 +286,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
     // an ambiguous match, said as such.
     std::string ByFunction;
     if (Hits.empty() && !S.Function.empty())
-      if (auto It = FindingsInFunction.find(functionKey(S.Function)); It != FindingsInFunction.end()) {
+      if (auto It = FindingsInFunction.find(qualifiedFunctionName(S.Function)); It != FindingsInFunction.end()) {
         for (std::size_t I : It->second)
           if (sameApi(S, *Findings[I].F))
             Hits.push_back({I, 0});
@@ -335,7 +294,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
           // The static results of that API in the function, in source order; this one's place.
           std::size_t Rivals = 0, Place = 0;
           for (const Finding &Other : Static.Findings)
-            if (functionKey(Other.Function) == It->first && sameApi(Other, *Findings[Hits.front().first].F)) {
+            if (qualifiedFunctionName(Other.Function) == It->first && sameApi(Other, *Findings[Hits.front().first].F)) {
               ++Rivals;
               Place += std::tie(Other.Where.Line, Other.Where.Column) < std::tie(S.Where.Line, S.Where.Column);
             }

@@ -11,6 +11,35 @@ bool findingLess(const Finding &A, const Finding &B) {
          std::tie(B.Where.File, B.Where.Line, B.Where.Column, B.Rule, B.Message);
 }
 
+std::string qualifiedFunctionName(const std::string &Demangled) {
+  // "(anonymous namespace)" is part of the name, not a parameter list or a return type's
+  // end: it stands as one character while the rest is cut.
+  static const std::string Anonymous = "(anonymous namespace)";
+  std::string Name = Demangled;
+  for (std::size_t At; (At = Name.find(Anonymous)) != std::string::npos;)
+    Name.replace(At, Anonymous.size(), "\x01");
+  if (auto Plus = Name.find("+0x"); Plus != std::string::npos)
+    Name.resize(Plus);
+  if (auto Paren = Name.find('('); Paren != std::string::npos)
+    Name.resize(Paren);
+  std::string Out;
+  int Depth = 0;
+  for (char C : Name) {
+    if (C == '<')
+      ++Depth;
+    else if (C == '>' && Depth > 0)
+      --Depth;
+    else if (Depth == 0)
+      Out += C;
+  }
+  // A template's demangled name starts with its return type: "void ns::f".
+  if (auto Space = Out.rfind(' '); Space != std::string::npos)
+    Out = Out.substr(Space + 1);
+  for (std::size_t At; (At = Out.find('\x01')) != std::string::npos;)
+    Out.replace(At, 1, Anonymous);
+  return Out;
+}
+
 const std::string *evidenceOf(const Finding &F, const std::string &Key) {
   for (const auto &[K, V] : F.Evidence)
     if (K == Key)

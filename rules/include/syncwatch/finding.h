@@ -103,4 +103,11 @@ void readMeasured(Finding &F);
 // The finding's measured cost in ms (0 for a static result).
 inline double measuredMs(const Finding &F) { return F.Measured ? F.Measured->TotalMs : 0; }
 
+// A demangled function name as Finding::Function holds it - qualified, without return type,
+// template arguments, parameters or a symbol offset: "void ns::f<int>(float)+0x5f" and
+// "int at::Tensor::item<int>() const" become "ns::f" and "at::Tensor::item". How both halves
+// name a function: the runtime's release-build sites, the op a torch finding is in, the
+// vendor names of the interposer's frames, and confirm's join by function.
+std::string qualifiedFunctionName(const std::string &Demangled);
+
 } // namespace syncwatch
