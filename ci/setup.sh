@@ -7,7 +7,8 @@ set -euo pipefail
 
 packages=(clang-22 clang-tidy-22 clang-tools-22 libclang-22-dev llvm-22-dev libclang-cpp22-dev
           libclang-rt-22-dev libgtest-dev libgmock-dev libdw-dev ninja-build cmake python3 git
-          neovim)  # neovim: the editor test of syncwatch-lsp (tests/nvim_lsp_test.py)
+          neovim emacs-nox elpa-eglot elpa-lsp-mode)  # the editor tests of syncwatch-lsp
+                                                      # (tests/nvim_lsp_test.py, tests/emacs_lsp_test.py)
 missing=()
 for p in "${packages[@]}"; do
   status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"

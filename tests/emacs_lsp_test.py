@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""A real editor: Debian 12's Emacs 28 in batch, with eglot (elpa-eglot) or lsp-mode
+(elpa-lsp-mode) set up as docs/editor.md says. It opens a CUDA file of a project with a
+compile database, waits for syncwatch-lsp's diagnostics, applies the preferred quickfix and
+checks the buffer (tests/editors/emacs_lsp.el).
+  emacs_lsp_test.py SYNCWATCH-LSP REPO_ROOT eglot|lsp-mode   (exit 77: no Emacs or no client)"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from editor_project import disk_unchanged, editor_env, make_project
+
+server, root, client = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+emacs = shutil.which("emacs")
+package = {"eglot": "eglot", "lsp-mode": "lsp-mode"}[client]
+elpa = "/usr/share/emacs/site-lisp/elpa"
+if not emacs or not any(n.startswith(package + "-") for n in (os.listdir(elpa) if os.path.isdir(elpa) else [])):
+    print(f"emacs or elpa-{package} not installed (ci/setup.sh installs Debian's): skipped")
+    sys.exit(77)
+
+with tempfile.TemporaryDirectory() as d:
+    project, flow = make_project(d, root)
+    results = os.path.join(d, "results.txt")
+    env = editor_env(d, SYNCWATCH_LSP=server, EMACS_RESULTS=results, EMACS_CLIENT=client)
+    try:
+        p = subprocess.run([emacs, "--batch", "-l", os.path.join(root, "tests", "editors", "emacs_lsp.el"), flow],
+                           env=env, cwd=os.path.dirname(flow), capture_output=True, text=True, timeout=800,
+                           stdin=subprocess.DEVNULL)
+        rc, log = p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, log = "timeout", str(e.stderr or "")
+    report = open(results).read() if os.path.exists(results) else ""
+    print(report, end="")
+    ok = rc == 0 and "FAIL" not in report and report.count("ok ") >= 6
+    if not ok or os.environ.get("SYNCWATCH_TEST_VERBOSE"):
+        print(f"{'FAIL ' if not ok else ''}emacs exited {rc}; its output:\n{log[:1500]}\n...\n{log[-1500:]}")
+    unchanged = disk_unchanged(flow)
+    print("ok   the file on disk is unchanged (the fix is in the buffer)" if unchanged else "FAIL the file on disk changed")
+    sys.exit(0 if ok and unchanged else 1)
