@@ -1,5 +1,6 @@
 #include "FunctionWork.h"
 #include "CrossUnit.h"
+#include "UnitScope.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -224,7 +225,7 @@ const std::vector<FunctionCalls> &FunctionWork::functions() {
   WorkWalker Walker(*this, *Ctx);
   // Only the user's declarations: CUDA's and the standard library's headers hold no call
   // syncwatch reports.
-  for (Decl *D : Ctx->getTranslationUnitDecl()->decls())
+  for (Decl *D : unitScopeDecls(*Ctx))
     if (D->getLocation().isValid() && !SM.isInSystemHeader(SM.getFileLoc(D->getLocation())))
       Walker.TraverseDecl(D);
   for (const Decl *D : Order) {

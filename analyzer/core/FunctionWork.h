@@ -61,8 +61,9 @@ struct FunctionCalls {
   std::vector<WorkCall> Calls;              // in source order
 };
 
-// Built at the end of the unit by one walk over the user's own declarations, keeping the
-// enclosing function and loops on a stack. (Matchers with forCallable/hasAncestor would
+// Built at the end of the unit by one walk over the user's own declarations (those of the
+// traversal scope with the helpers it calls, UnitScope.h), keeping the enclosing function
+// and loops on a stack. (Matchers with forCallable/hasAncestor would
 // build clang's parent map over every header: measured as the largest cost of these checks.)
 class FunctionWork {
 public:

@@ -1,4 +1,5 @@
 #include "HostMemoryProvenance.h"
+#include "UnitScope.h"
 #include "CudaCalls.h"
 
 #include <algorithm>
@@ -104,11 +105,12 @@ Provenance HostMemoryProvenance::of(const Expr *E) {
 
 void HostMemoryProvenance::indexCalls() {
   Indexed = true;
-  // Only the user's declarations: walking CUDA's and the standard library's headers too
-  // cost more than parsing the file (measured on the benchmark corpus).
+  // Only the user's declarations (of the traversal scope, UnitScope.h): walking CUDA's and
+  // the standard library's headers too cost more than parsing the file (measured on the
+  // benchmark corpus).
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<BoundNodes> Calls;
-  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+  for (const Decl *D : unitScopeDecls(Ctx)) {
     if (D->getLocation().isInvalid() || SM.isInSystemHeader(SM.getFileLoc(D->getLocation())))
       continue;
     auto Found = match(decl(forEachDescendant(callExpr(callee(functionDecl())).bind("c"))), *D, Ctx);

@@ -1,6 +1,7 @@
 #include "LintRunner.h"
 #include "ResultCache.h"
 #include "../core/CrossUnit.h"
+#include "../core/UnitScope.h"
 
 #include "../checks/CheckRegistry.h"
 #include "NoLintFilter.h"
@@ -197,25 +198,46 @@ public:
   bool FirstInMainFile = false;
 };
 
-// With the file's own preamble precompiled (syncwatch-lsp), only the declarations parsed now
-// - the file after its preamble - are traversed, as clangd scopes its traversal: the
-// headers' declarations would otherwise be deserialized from the PCH and walked at every
-// edit. (The headers are analyzed when they are opened themselves.)
-class ParsedDeclsScope : public ASTConsumer {
+// Between the parse and the checks, for syncwatch-lsp:
+// - Scope: with the file's own preamble precompiled, only the declarations parsed now - the
+//   file after its preamble - and the header helpers they call are traversed, as clangd
+//   scopes its traversal: every declaration of the headers would otherwise be deserialized
+//   from the PCH and walked at every edit (UnitScope.h). (The
+//   server analyzes the whole unit, headers' findings too, on open, on save and when the
+//   preamble changes: LintOptions::MainFileScope.)
+// - Cancel: an edit of the buffer makes this parse's result worthless. Returning false from
+//   HandleTopLevelDecl ends clang's ParseAST there, before the rest of the file is parsed and
+//   before HandleTranslationUnit runs the checks.
+class UnitScopeConsumer : public ASTConsumer {
 public:
-  explicit ParsedDeclsScope(std::unique_ptr<ASTConsumer> Inner) : Inner(std::move(Inner)) {}
+  UnitScopeConsumer(std::unique_ptr<ASTConsumer> Inner, bool Scope, const std::atomic<bool> *Cancel)
+      : Inner(std::move(Inner)), Scope(Scope), Cancel(Cancel) {}
   bool HandleTopLevelDecl(DeclGroupRef G) override {
-    for (Decl *D : G)
-      Parsed.push_back(D);
+    if (cancelled())
+      return false;
+    // The PCH hands its "interesting" declarations (the headers' function definitions, for
+    // code generation) to the consumer as top-level ones too: those are not this parse's
+    // (walking them read their bodies back from the PCH: two thirds of the checks' time on
+    // ggml-cuda.cu). clangd skips them the same way.
+    if (Scope)
+      for (Decl *D : G)
+        if (!D->isFromASTFile())
+          Parsed.push_back(D);
     return Inner->HandleTopLevelDecl(G);
   }
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    Ctx.setTraversalScope(Parsed);
+    if (cancelled())
+      return;
+    if (Scope)
+      Ctx.setTraversalScope(scopeWithHelpers(Ctx, std::move(Parsed)));
     Inner->HandleTranslationUnit(Ctx);
   }
 
 private:
+  bool cancelled() const { return Cancel && Cancel->load(std::memory_order_relaxed); }
   std::unique_ptr<ASTConsumer> Inner;
+  bool Scope;
+  const std::atomic<bool> *Cancel;
   std::vector<Decl *> Parsed;
 };
 
@@ -224,14 +246,14 @@ private:
 class LangOptionsAction : public ASTFrontendAction {
 public:
   LangOptionsAction(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps,
-                    bool ParsedOnly)
-      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps), ParsedOnly(ParsedOnly) {}
+                    bool ParsedOnly, const std::atomic<bool> *Cancel)
+      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps), ParsedOnly(ParsedOnly), Cancel(Cancel) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     LO = &CI.getLangOpts();
     Unit.Ctx = CI.hasASTContext() ? &CI.getASTContext() : nullptr;
     ++Unit.Generation;
-    if (ParsedOnly)
-      return std::make_unique<ParsedDeclsScope>(Finder.newASTConsumer());
+    if (ParsedOnly || Cancel)
+      return std::make_unique<UnitScopeConsumer>(Finder.newASTConsumer(), ParsedOnly, Cancel);
     return Finder.newASTConsumer();
   }
   void EndSourceFileAction() override {
@@ -266,15 +288,16 @@ private:
   CurrentUnit &Unit;
   std::vector<std::string> &Deps;
   bool ParsedOnly;
+  const std::atomic<bool> *Cancel;
 };
 
 class LangOptionsActionFactory : public tooling::FrontendActionFactory {
 public:
   LangOptionsActionFactory(MatchFinder &Finder, const LangOptions *&LO, CurrentUnit &Unit, std::vector<std::string> &Deps,
-                           bool ParsedOnly)
-      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps), ParsedOnly(ParsedOnly) {}
+                           bool ParsedOnly, const std::atomic<bool> *Cancel)
+      : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps), ParsedOnly(ParsedOnly), Cancel(Cancel) {}
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<LangOptionsAction>(Finder, LO, Unit, Deps, ParsedOnly);
+    return std::make_unique<LangOptionsAction>(Finder, LO, Unit, Deps, ParsedOnly, Cancel);
   }
 
 private:
@@ -283,6 +306,7 @@ private:
   CurrentUnit &Unit;
   std::vector<std::string> &Deps;
   bool ParsedOnly;
+  const std::atomic<bool> *Cancel;
 };
 
 struct FileResult {
@@ -292,6 +316,8 @@ struct FileResult {
   std::optional<ToolError> Error;
   bool Crashed = false;
   bool ErrorInMainFile = false;  // the first compiler error is in the file itself
+  bool MainFileOnly = false;     // only the declarations after the preamble were analyzed
+  bool Cancelled = false;        // LintOptions::Cancel stopped it: no result
   double Seconds = 0;
 };
 
@@ -327,7 +353,7 @@ private:
 FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string &File,
                        const std::vector<RuleId> &Rules, const LintOptions &Options,
                        NoLintFilter &NoLint, const std::string &Pch, const SummaryIndex *External,
-                       const std::string &PreambleBytes = "") {
+                       const std::string &PreambleBytes = "", bool MainFileOnly = false) {
   FileResult Result;
   const LangOptions *LO = nullptr;
   CurrentUnit Unit;
@@ -366,7 +392,7 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
-  LangOptionsActionFactory Factory(Finder, LO, Unit, Result.Deps, /*ParsedOnly=*/!PreambleBytes.empty());
+  LangOptionsActionFactory Factory(Finder, LO, Unit, Result.Deps, MainFileOnly, Options.Cancel);
   int Status = 1;
   // A crash in clang or in a check (a file the front end chokes on) costs that file only:
   // its analysis is abandoned, the others are still analyzed and reported.
@@ -379,6 +405,10 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   };
   bool Survived = Options.ParseOnCallingThread ? Recovery.RunSafely(Parse)
                                                : Recovery.RunSafelyOnThread(Parse, ParseStackSize);
+  if (Options.Cancel && Options.Cancel->load()) {  // whatever it found is of an old text
+    Result.Cancelled = true;
+    return Result;
+  }
   if (!Survived) {
     Result.Crashed = true;
     Result.Error = ToolError{File, "the analysis crashed (a bug in clang or syncwatch; please "
@@ -396,6 +426,7 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
     return Result;
   }
   Result.Findings = std::move(Collector.Findings);
+  Result.MainFileOnly = MainFileOnly;
   // The shared prelude PCH is rebuilt by every run: it is keyed by the command, not read.
   if (!Pch.empty())
     Result.Deps.erase(std::remove_if(Result.Deps.begin(), Result.Deps.end(),
@@ -471,7 +502,7 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
     }
   }
   std::string Pch, PreambleBytes;
-  bool Preamble = false;
+  bool Preamble = false, PreambleNew = false;
   if (Pchs && Commands.size() == 1) {
     std::vector<std::string> Args = fullAdjuster(Options)(Commands[0].CommandLine, Commands[0].Filename);
     // An editor's buffer (syncwatch-lsp): the file's own preamble - its leading #includes
@@ -479,17 +510,20 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
     if (Options.KeptPchs)
       for (const auto &[Path, Text] : Options.Unsaved)
         if (Path == File) {
-          Pch = Pchs->preamblePchFor(Args, Commands[0].Filename, Commands[0].Directory, Text, PreambleBytes);
+          Pch = Pchs->preamblePchFor(Args, Commands[0].Filename, Commands[0].Directory, Text, PreambleBytes,
+                                     &PreambleNew);
           Preamble = !Pch.empty();
         }
     if (Pch.empty())
       Pch = Pchs->pchFor(PreludePchCache::keyOf(Args, Commands[0].Filename, Commands[0].Directory), Args,
                          Commands[0].Filename, Commands[0].Directory);
   }
-  Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch, External, Preamble ? PreambleBytes : "");
+  // (a new preamble: the headers' findings may have changed with it, the whole unit then)
+  Result = analyzeOnce(DB, File, Rules, Options, NoLint, Pch, External, Preamble ? PreambleBytes : "",
+                       Preamble && Options.MainFileScope && !PreambleNew);
   // (with the file's preamble in the PCH, an error anywhere may be the PCH's: a header
   // included twice that has no include guard)
-  if (!Pch.empty() && Result.Error && !Result.Crashed && (Preamble || !Result.ErrorInMainFile)) {
+  if (!Pch.empty() && Result.Error && !Result.Crashed && !Result.Cancelled && (Preamble || !Result.ErrorInMainFile)) {
     // An error outside the file may come from the PCH (a header changed since it was
     // built, a flag it cannot take): the plain parse decides. Errors in the file itself
     // are the file's.
@@ -498,7 +532,7 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
       Pchs->forgetPreamble(Commands[0].Filename);
     Result = analyzeOnce(DB, File, Rules, Options, NoLint, "", External);
   }
-  if (!Key.empty() && !Result.Error && !Result.Deps.empty())
+  if (!Key.empty() && !Result.Error && !Result.Cancelled && !Result.Deps.empty())
     Cache->store(Key, Result.Deps, Result.Findings, Result.Summary);
   return Result;
 }
@@ -674,6 +708,8 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     }
     for (Finding &F : R.Findings)
       Result.Findings.push_back(std::move(F));
+    Result.MainFileOnly |= R.MainFileOnly;
+    Result.Cancelled |= R.Cancelled;
     if (!R.Error) {
       Result.FilesRead.push_back(Files[I]);
       Result.FilesRead.insert(Result.FilesRead.end(), R.Deps.begin(), R.Deps.end());

@@ -11,6 +11,7 @@
 
 #include "clang/Tooling/CompilationDatabase.h"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,16 @@ struct LintOptions {
   // Prelude PCHs kept across runs (syncwatch-lsp analyzes one file at every edit): each CUDA
   // command's prelude is then parsed once per server, not once per run. Null: per run.
   PreludePchCache *KeptPchs = nullptr;
+  // With an editor's buffer's own preamble precompiled (KeptPchs, Unsaved): analyze only the
+  // declarations parsed after it - the file's own code - as clangd scopes clang-tidy, not
+  // every declaration of the headers at each edit. The headers' findings are then not
+  // reported (LintResult::MainFileOnly). A run that builds the preamble anew analyzes the
+  // whole unit anyway. Off: the whole unit, headers included.
+  bool MainFileScope = false;
+  // Stops the run early when set (syncwatch-lsp: an edit came for the buffer being
+  // analyzed): checked between the parse's top-level declarations and before the checks.
+  // The result then says Cancelled and holds no findings.
+  const std::atomic<bool> *Cancel = nullptr;
 };
 
 struct LintResult {
@@ -62,6 +73,8 @@ struct LintResult {
   std::vector<std::pair<std::string, UnitSummary>> Summaries;
   unsigned UnitsReanalyzed = 0;    // units the second phase analyzed again with summaries
   std::string CacheProblem;        // why the cache could not be used or written, if so
+  bool MainFileOnly = false;       // MainFileScope applied: no findings in the headers
+  bool Cancelled = false;          // Cancel was set: the findings are not the unit's
 };
 
 // Turns a crash while analyzing one file (a signal, a stack overflow) into that file's

@@ -49,9 +49,11 @@ public:
   // file is kept.
   // The parse skips those bytes of the file (cc1's -preamble-bytes=N,S: PreambleBytes gets
   // "N,S"), as clang's own precompiled preambles (clangd's) do: headers without include
-  // guards are then not included twice.
+  // guards are then not included twice. BuiltNow: set when this call built it (the preamble
+  // is new or changed).
   std::string preamblePchFor(const std::vector<std::string> &FinalArgs, llvm::StringRef File,
-                             llvm::StringRef Directory, llvm::StringRef Text, std::string &PreambleBytes);
+                             llvm::StringRef Directory, llvm::StringRef Text, std::string &PreambleBytes,
+                             bool *BuiltNow = nullptr);
 
   // The file's preamble PCH did not serve (a header changed on disk since it was built):
   // rebuilt at the next call.

@@ -2,6 +2,9 @@
 
 #include "Positions.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "syncwatch/report.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -120,6 +123,8 @@ void Server::handle(Object &Msg) {
       Out.reply(*Id, codeActions(*Params));
     else if (*Method == "textDocument/hover")
       Out.reply(*Id, hover(*Params));
+    else if (*Method == "textDocument/inlayHint")
+      Out.reply(*Id, inlayHints(*Params));
     else
       Out.replyError(*Id, MethodNotFound, "syncwatch-lsp does not serve " + Method->str());
     return;
@@ -150,6 +155,10 @@ Value Server::initialize(const Object &Params) {
     if (std::optional<llvm::StringRef> Reports = Init->getString("reports"))
       Options.Reports = Reports->str();
   }
+  if (const Object *Caps = Params.getObject("capabilities"))
+    if (const Object *Ws = Caps->getObject("workspace"))
+      if (const Object *Hints = Ws->getObject("inlayHint"))
+        ClientRefreshesHints = Hints->getBoolean("refreshSupport").value_or(false);
   std::string Reports = Options.Reports;
   if (Reports.empty() && !Root.empty())
     Reports = Root + "/.syncwatch";
@@ -161,7 +170,8 @@ Value Server::initialize(const Object &Params) {
       {"capabilities",
        Object{{"textDocumentSync", Object{{"openClose", true}, {"change", 1}, {"save", Object{{"includeText", false}}}}},
               {"codeActionProvider", Object{{"codeActionKinds", Array{"quickfix"}}}},
-              {"hoverProvider", true}}},
+              {"hoverProvider", true},
+              {"inlayHintProvider", true}}},
       {"serverInfo", Object{{"name", "syncwatch-lsp"}, {"version", SYNCWATCH_VERSION}}}};
 }
 
@@ -177,6 +187,8 @@ void Server::opened(const Object &Params) {
     D.Text = Text->str();
     D.Version = Doc->getInteger("version").value_or(0);
     ++D.Generation;
+    D.WholeDue = true;
+    cancelLocked(*Path);
   }
   schedule(*Path, 0);
 }
@@ -198,13 +210,37 @@ void Server::changed(const Object &Params) {
     if (const Object *Doc = Params.getObject("textDocument"))
       D.Version = Doc->getInteger("version").value_or(D.Version + 1);
     ++D.Generation;
+    cancelLocked(*Path);
   }
   schedule(*Path, Options.DebounceMs);
 }
 
 void Server::saved(const Object &Params) {
-  if (std::optional<std::string> Path = documentPath(Params))
-    schedule(*Path, 0);
+  std::optional<std::string> Path = documentPath(Params);
+  if (!Path)
+    return;
+  // The saved file, and every open file whose unit read it (a header): whole-unit analyses,
+  // the headers' findings with them.
+  llvm::SmallString<256> Real;
+  if (llvm::sys::fs::real_path(*Path, Real))
+    Real = *Path;
+  std::vector<std::string> Again{*Path};
+  {
+    std::lock_guard<std::mutex> G(M);
+    for (const auto &[File, R] : Results)
+      if (File != *Path && std::binary_search(R.FilesRead.begin(), R.FilesRead.end(), std::string(Real)))
+        Again.push_back(File);
+    for (const std::string &File : Again)
+      if (auto D = Docs.find(File); D != Docs.end())
+        D->second.WholeDue = true;
+  }
+  for (const std::string &File : Again)
+    schedule(File, 0);
+}
+
+void Server::cancelLocked(const std::string &Path) {
+  if (Analyzing == Path)
+    CancelAnalysis = true;
 }
 
 void Server::closed(const Object &Params) {
@@ -212,8 +248,10 @@ void Server::closed(const Object &Params) {
   if (!Path)
     return;
   std::lock_guard<std::mutex> G(M);
+  cancelLocked(*Path);
   Docs.erase(*Path);
   Due.erase(*Path);
+  HeaderFindings.erase(*Path);
   for (const std::string &F : PublishedTo[*Path])
     Out.notify("textDocument/publishDiagnostics", Object{{"uri", uriOfPath(F)}, {"diagnostics", Array{}}});
   PublishedTo.erase(*Path);
@@ -236,9 +274,11 @@ void Server::work() {
     // diagnostics of every open file change with them.
     if (Clock::now() >= NextPoll) {
       std::vector<std::string> Problems;
-      if (Costs.refresh(Problems))
+      if (Costs.refresh(Problems)) {
         for (const auto &[Path, R] : Results)
           publishLocked(Path);
+        refreshInlayHints();
+      }
       for (const std::string &P : Problems) {
         L.unlock();
         showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
@@ -261,12 +301,40 @@ void Server::work() {
     std::uint64_t Generation = Doc->second.Generation;
     AnalysisConfig Config = Options.Analysis;
     Config.Pchs = &Pchs;
+    // An edit: the file's own code, when the headers' findings of a whole analysis are kept.
+    Config.MainFileScope = !Doc->second.WholeDue && HeaderFindings.count(Path);
+    Config.Cancel = &CancelAnalysis;
+    Analyzing = Path;
+    CancelAnalysis = false;
     L.unlock();
     AnalysisResult R = analyzeBuffer(Path, Text, Config);
     L.lock();
+    Analyzing.clear();
     Doc = Docs.find(Path);
-    if (Doc == Docs.end() || Doc->second.Generation != Generation)
+    if (R.Cancelled || Doc == Docs.end() || Doc->second.Generation != Generation)
       continue;  // edited (or closed) meanwhile: stale, and the new text is already due
+    if (R.MainFileOnly) {
+      // The headers' findings are those of the last whole analysis (this one did not walk them).
+      R.Findings.erase(std::remove_if(R.Findings.begin(), R.Findings.end(),
+                                      [&](const Finding &F) { return F.Where.File != Path; }),
+                       R.Findings.end());
+      const std::vector<Finding> &Kept = HeaderFindings[Path];
+      R.Findings.insert(R.Findings.end(), Kept.begin(), Kept.end());
+      // (a parse from the PCH opens fewer of the headers: the whole analysis's list stands)
+      if (auto Old = Results.find(Path); Old != Results.end()) {
+        std::vector<std::string> Read;
+        std::set_union(Old->second.FilesRead.begin(), Old->second.FilesRead.end(), R.FilesRead.begin(),
+                       R.FilesRead.end(), std::back_inserter(Read));
+        R.FilesRead = std::move(Read);
+      }
+    } else if (R.NoCommand.empty() && R.Errors.empty()) {
+      std::vector<Finding> &Kept = HeaderFindings[Path];
+      Kept.clear();
+      for (const Finding &F : R.Findings)
+        if (F.Where.File != Path)
+          Kept.push_back(F);
+      Doc->second.WholeDue = false;
+    }
     if (!R.NoCommand.empty() && Warned.insert(Path).second) {
       L.unlock();
       showMessage(2, "syncwatch-lsp: " + llvm::sys::path::filename(Path).str() + " is not analyzed: " + R.NoCommand);
@@ -430,6 +498,47 @@ Value Server::hover(const Object &Params) {
   if (Md.empty())
     return nullptr;
   return Object{{"contents", Object{{"kind", "markdown"}, {"value", llvm::StringRef(Md).rtrim().str()}}}};
+}
+
+Value Server::inlayHints(const Object &Params) {
+  std::optional<std::string> Path = documentPath(Params);
+  const Object *Range = Params.getObject("range");
+  std::optional<unsigned> First = lineOfPosition(Range ? Range->getObject("start") : nullptr),
+                          Last = lineOfPosition(Range ? Range->getObject("end") : nullptr);
+  if (!Path || !First || !Last)
+    return Array{};
+  std::lock_guard<std::mutex> G(M);
+  std::vector<std::string> Problems;
+  Costs.refresh(Problems);
+  for (const std::string &P : Problems)
+    showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
+  std::string Text = textOfLocked(*Path);
+  Array Hints;
+  // After the line's last character: the measured cost reads as the line's annotation.
+  for (const auto &[Line, Measured] : Costs.in(*Path)) {
+    if (Line < *First || Line > *Last)
+      continue;
+    std::string Label, Tooltip;
+    for (const MeasuredAt &Mt : Measured) {
+      Label += (Label.empty() ? "" : "; ") + Mt.Text;
+      Tooltip += (Tooltip.empty() ? "" : "\n") + Mt.Rule + (Mt.RuntimeFinding ? ": " + Mt.Message : std::string());
+    }
+    llvm::StringRef L = lineOf(Text, Line - 1);
+    Hints.push_back(Object{{"position", position(Line - 1, utf16Column(L, static_cast<unsigned>(L.size()) + 1))},
+                           {"label", Label},
+                           {"paddingLeft", true},
+                           {"tooltip", Tooltip}});
+  }
+  return Hints;
+}
+
+void Server::refreshInlayHints() {
+  // A request of the server's: the client asks for the open files' hints again. Its answer
+  // (null) needs nothing done.
+  if (ClientRefreshesHints)
+    Out.send(Object{{"jsonrpc", "2.0"},
+                    {"id", "syncwatch-" + std::to_string(++NextRequestId)},
+                    {"method", "workspace/inlayHint/refresh"}});
 }
 
 void Server::showMessage(int Type, const std::string &Message) {

@@ -7,8 +7,16 @@
 //   textDocument/hover                 -> the finding, and what the GPU measured at the line
 //                                         (MeasuredCosts.h); runtime-only findings are
 //                                         diagnostics too
-// One analysis runs at a time, on a worker thread; an edit that arrives while one runs makes
-// its result stale: it is dropped, never published, and the new text is analyzed next.
+//   textDocument/inlayHint             -> what the GPU measured, at the end of the line
+//                                         ("confirmed: 118.5 ms over 200 call(s) on GPU-...");
+//                                         workspace/inlayHint/refresh when a new run lands
+// One analysis runs at a time, on a worker thread. An edit that arrives while one runs for
+// the same file cancels it (the parse stops at its next top-level declaration, the checks do
+// not run) and the new text is analyzed next; a result that is stale anyway is never published.
+// Open, save and a changed preamble analyze the whole unit, findings in the file's headers
+// included; an edit analyzes the file's own code after its precompiled preamble (as clangd
+// does) and keeps the headers' findings of the last whole analysis. A save of a header
+// analyzes again, whole, every open file that read it.
 #pragma once
 
 #include "JsonRpc.h"
@@ -17,6 +25,7 @@
 
 #include "../lint/PreludePch.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -46,23 +55,27 @@ private:
     std::string Text;
     std::int64_t Version = 0;
     std::uint64_t Generation = 0;  // bumped by every edit
+    bool WholeDue = true;  // the next analysis covers the whole unit (open, save)
   };
 
   void handle(llvm::json::Object &Msg);
   llvm::json::Value initialize(const llvm::json::Object &Params);
   llvm::json::Value codeActions(const llvm::json::Object &Params);
   llvm::json::Value hover(const llvm::json::Object &Params);
+  llvm::json::Value inlayHints(const llvm::json::Object &Params);
   void opened(const llvm::json::Object &Params);
   void changed(const llvm::json::Object &Params);
   void saved(const llvm::json::Object &Params);
   void closed(const llvm::json::Object &Params);
 
   void schedule(const std::string &Path, unsigned DelayMs);
+  void cancelLocked(const std::string &Path);  // the worker's analysis of Path, if it runs
   void work();
   void publishLocked(const std::string &Path);
   llvm::json::Value diagnostic(const Finding &F, llvm::StringRef Text) const;
   std::string textOfLocked(const std::string &Path) const;  // open buffer, else the disk's
   void showMessage(int Type, const std::string &Message);
+  void refreshInlayHints();
 
   Channel &Out;
   ServerOptions Options;
@@ -76,6 +89,12 @@ private:
   // By analyzed file: its last published analysis, and the files its diagnostics went to.
   std::map<std::string, AnalysisResult> Results;
   std::map<std::string, std::set<std::string>> PublishedTo;
+  // By analyzed file: the findings in its headers from its last whole-unit analysis.
+  std::map<std::string, std::vector<Finding>> HeaderFindings;
+  std::string Analyzing;                 // the file the worker analyzes now, if any
+  std::atomic<bool> CancelAnalysis{false};
+  bool ClientRefreshesHints = false;     // workspace.inlayHint.refreshSupport
+  unsigned NextRequestId = 0;
   std::set<std::string> Warned;  // files told once that they have no compile command
   MeasuredCosts Costs;
   PreludePchCache Pchs;  // the CUDA prelude, parsed once per command (the "preamble")

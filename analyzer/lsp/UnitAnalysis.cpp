@@ -153,7 +153,18 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
   Options.CrossUnit = false;  // one unit, as an editor sees it
   Options.Unsaved = {{Path, Text}};
   Options.KeptPchs = Config.Pchs;
+  Options.MainFileScope = Config.MainFileScope;
+  Options.Cancel = Config.Cancel;
   LintResult L = runLint(Translated, {Path}, Options);
+  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
+  if (L.Cancelled) {
+    R.Cancelled = true;
+    llvm::errs() << "syncwatch-lsp: " << Path << ": cancelled after " << llvm::format("%.2f", R.Seconds)
+                 << " s (edited meanwhile)\n";
+    return R;
+  }
+  R.MainFileOnly = L.MainFileOnly;
+  R.FilesRead = std::move(L.FilesRead);
   R.Findings = std::move(L.Findings);
   if (Config.Profile)
     applyProfile(R.Findings, *Config.Profile);
@@ -161,10 +172,10 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
   if (!ChecksError.empty())
     R.Errors.push_back({Path, ChecksError + "; its Checks and CheckOptions are not used"});
   R.Checks = Options.Checks;
-  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
   // The server's log (editors show a server's stderr): what each analysis took.
   llvm::errs() << "syncwatch-lsp: " << Path << ": " << R.Findings.size() << " finding(s), " << R.Errors.size()
-               << " error(s) in " << llvm::format("%.2f", R.Seconds) << " s (the unit "
+               << " error(s) in " << llvm::format("%.2f", R.Seconds) << " s"
+               << (R.MainFileOnly ? " (the file's own code)" : " (the whole unit)") << " (the unit "
                << llvm::format("%.2f", L.SlowestSeconds) << " s)"
                << (L.PchFallbacks ? " (parsed again without the PCH)" : "") << "\n";
   return R;

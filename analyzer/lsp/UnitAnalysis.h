@@ -8,9 +8,9 @@
 #include "syncwatch/finding.h"
 #include "syncwatch/profile.h"
 
-#include <optional>
-
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,11 +25,19 @@ struct AnalysisConfig {
   PreludePchCache *Pchs = nullptr;  // the CUDA prelude's PCHs, kept for the server's life
   // `syncwatch calibrate`'s profile (--profile): severities from the user's GPU and driver.
   std::optional<CalibrationProfile> Profile;
+  // An edit's analysis: only the file's own code after its precompiled preamble
+  // (LintOptions::MainFileScope); the server keeps the headers' findings of the last whole
+  // analysis (on open, save, or a new preamble).
+  bool MainFileScope = false;
+  const std::atomic<bool> *Cancel = nullptr;  // set by an edit that makes this analysis stale
 };
 
 struct AnalysisResult {
   std::vector<Finding> Findings;  // in the file and the headers it includes
   std::vector<ToolError> Errors;  // a parse error, a crash
+  bool MainFileOnly = false;      // Findings are the file's own only (MainFileScope applied)
+  bool Cancelled = false;         // stopped by Cancel: nothing to publish
+  std::vector<std::string> FilesRead;  // the unit's files (real paths): a save of one re-analyzes it
   std::string NoCommand;          // set when no compile command was found: why
   std::string DatabaseFile;       // the compile_commands.json used
   std::string Checks;             // the glob applied
