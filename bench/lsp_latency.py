@@ -63,9 +63,23 @@ def server_times(command, compare=False):
         same.append(sorted(json.dumps(d, sort_keys=True) for d in m1["params"]["diagnostics"]) ==
                     sorted(json.dumps(d, sort_keys=True) for d in m2["params"]["diagnostics"]))
         counts.append(len(m2["params"]["diagnostics"]))
+        # Typing: four edits 100 ms apart, each arriving while the last one's analysis runs
+        # (debounce 0): each cancels it; the time is from the last edit to its diagnostics.
+        for v in range(3, 7):
+            if v > 3:
+                time.sleep(0.1)
+            t0 = time.perf_counter()
+            c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v},
+                                                "contentChanges": [{"text": text + f"// v{v}\n"}]})
+        c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+               and m["params"].get("version") == 6)
+        burst.append(time.perf_counter() - t0)
     c.request("shutdown")
     c.notify("exit", {})
     c.p.wait(timeout=60)
+    if compare:
+        time.sleep(0.2)  # (the log's last lines)
+        cancelled.append(sum("cancelled after" in l for l in c.log))
     return first, edit
 
 
@@ -76,7 +90,7 @@ def tidy_time():
     return time.perf_counter() - t0
 
 
-same, counts = [], []
+same, counts, burst, cancelled = [], [], [], []
 results = {"sw-first": [], "sw-edit": [], "tidy": [], "clangd-first": [], "clangd-edit": []}
 for r in range(rounds):
     f, e = server_times([lsp, "--debounce-ms=0", f"--compile-commands-dir={work}"], compare=True)
@@ -95,5 +109,7 @@ print(f"syncwatch-lsp re-diagnosis after an edit / full clang-tidy run: {med['sw
 print(f"syncwatch-lsp first diagnostics / full clang-tidy run: {med['sw-first'] / med['tidy']:.2f}x")
 print(f"syncwatch-lsp diagnostics after the edit the same as the whole unit's on open: "
       f"{sum(same)} of {len(same)} rounds ({counts[0] if counts else 0} diagnostics)")
+print(f"syncwatch-lsp after 4 edits 100 ms apart: {statistics.median(burst):.2f} s from the last edit to its diagnostics "
+      f"({statistics.median(cancelled):.0f} analyses cancelled by the next edit, median)")
 print(f"syncwatch-lsp re-diagnosis / clangd re-diagnosis: {med['sw-edit'] / med['clangd-edit']:.2f}x")
 shutil.rmtree(work, ignore_errors=True)

@@ -303,3 +303,44 @@ TEST(Shards, DisjointCompleteAndDeterministic) {
   EXPECT_EQ(selectShard(Files, 1, 3), (std::vector<std::string>{"/a.cu", "/d.cu"}));
   EXPECT_TRUE(selectShard(Files, 4, 3).empty());
 }
+
+// syncwatch-lsp cancels the analysis of a buffer when an edit makes it stale
+// (LintOptions::Cancel): the parse stops at its next top-level declaration and the checks do
+// not run; the result says so and reports nothing - not an empty, clean file.
+TEST(LintRunner, CancelledRunReportsNothing) {
+  namespace fs = std::filesystem;
+  fs::path Dir = fs::temp_directory_path() / ("syncwatch-cancel-" + std::to_string(::getpid()));
+  fs::create_directories(Dir);
+  std::string File = (Dir / "readback.cpp").string();
+  std::ofstream(File) << "typedef struct CUstream_st *cudaStream_t;\n"
+                         "enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };\n"
+                         "extern \"C\" int cudaStreamCreate(cudaStream_t *);\n"
+                         "extern \"C\" int cudaMemcpy(void *, const void *, unsigned long, cudaMemcpyKind);\n"
+                         "extern \"C\" int cudaMemcpyAsync(void *, const void *, unsigned long, cudaMemcpyKind, cudaStream_t);\n"
+                         "void step(float *d, float *h, float *pinned, unsigned long n) {\n"
+                         "  cudaStream_t s;\n"
+                         "  cudaStreamCreate(&s);\n"
+                         "  cudaMemcpyAsync(d, pinned, n, cudaMemcpyHostToDevice, s);\n"
+                         "  cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost);\n"
+                         "}\n";
+  clang::tooling::FixedCompilationDatabase DB(Dir.string(), {"-x", "c++"});
+  LintOptions Options;
+  Options.Jobs = 1;
+  Options.UsePch = false;
+  Options.CrossUnit = false;
+  std::atomic<bool> Cancel{false};
+  Options.Cancel = &Cancel;
+
+  LintResult Whole = runLint(DB, {File}, Options);
+  EXPECT_FALSE(Whole.Cancelled);
+  EXPECT_TRUE(Whole.Errors.empty());
+  EXPECT_TRUE(std::any_of(Whole.Findings.begin(), Whole.Findings.end(),
+                          [](const Finding &F) { return F.Rule == "syncwatch-sync-memcpy" && F.Where.Line == 10; }));
+
+  Cancel = true;
+  LintResult Stopped = runLint(DB, {File}, Options);
+  EXPECT_TRUE(Stopped.Cancelled);
+  EXPECT_TRUE(Stopped.Findings.empty());
+  EXPECT_TRUE(Stopped.Errors.empty());
+  fs::remove_all(Dir);
+}

@@ -68,10 +68,12 @@ with tempfile.TemporaryDirectory() as d:
     c = Client([server], cwd=d, timeout=TIMEOUT)
     r = c.request("textDocument/hover", {"textDocument": {"uri": uri(flow)}, "position": {"line": 0, "character": 0}})
     check("a request before initialize is refused (-32002)", r and r.get("error", {}).get("code") == -32002, r)
-    r = c.request("initialize", {"processId": os.getpid(), "rootUri": uri(project), "capabilities": {}})
+    r = c.request("initialize", {"processId": os.getpid(), "rootUri": uri(project),
+                                 "capabilities": {"workspace": {"inlayHint": {"refreshSupport": True}}}})
     caps = r and r.get("result", {}).get("capabilities", {})
-    check("initialize: full sync, code actions, hover", caps and caps["textDocumentSync"]["change"] == 1
-          and caps.get("hoverProvider") and "quickfix" in caps["codeActionProvider"]["codeActionKinds"], r)
+    check("initialize: full sync, code actions, hover, inlay hints", caps and caps["textDocumentSync"]["change"] == 1
+          and caps.get("hoverProvider") and caps.get("inlayHintProvider")
+          and "quickfix" in caps["codeActionProvider"]["codeActionKinds"], r)
     c.notify("initialized", {})
 
     text = open(flow).read()
@@ -151,6 +153,19 @@ with tempfile.TemporaryDirectory() as d:
     r = c.request("textDocument/hover", {"textDocument": {"uri": uri(probe)}, "position": {"line": 0, "character": 0}})
     check("hover elsewhere: nothing", r and r.get("result") is None, r)
 
+    # Inlay hints: the measured cost at the end of the measured line, only in the range asked.
+    r = c.request("textDocument/inlayHint", {"textDocument": {"uri": uri(probe)},
+                                             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 200, "character": 0}}})
+    hints = (r or {}).get("result") or []
+    line56 = ptext.split("\n")[55]
+    check("inlay hint: the cost at the end of line 56",
+          len(hints) == 1 and hints[0]["position"] == {"line": 55, "character": len(line56)}
+          and hints[0]["label"].startswith("measured: 30.2 ms over 1 call(s) on GPU-74f0895f")
+          and "syncwatch-implicit-sync" in hints[0].get("tooltip", ""), hints)
+    r = c.request("textDocument/inlayHint", {"textDocument": {"uri": uri(probe)},
+                                             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 40, "character": 0}}})
+    check("inlay hint: none outside the range asked", r and r.get("result") == [], r)
+
     # A new run lands in .syncwatch/ (a finding at a line with no static result): the server
     # sees it without being told, and shows it as a runtime-only diagnostic.
     doc = json.load(open(os.path.join(project, ".syncwatch", "syncwatch-891.json")))
@@ -170,6 +185,57 @@ with tempfile.TemporaryDirectory() as d:
     check("a new report: a runtime-only diagnostic at its line, as information",
           runtime_only is not None and runtime_only["severity"] == 3 and runtime_only["code"] == "syncwatch-implicit-sync"
           and "measured: 99.5 ms over 1 call(s)" in runtime_only["message"], runtime_only)
+    m = c.wait(lambda m: m.get("method") == "workspace/inlayHint/refresh")
+    check("a new report: the client is asked to refresh its inlay hints", m is not None and "id" in m, m)
+    if m:
+        c.send({"id": m["id"], "result": None})  # the editor's answer: nothing for the server to do
+    r = c.request("textDocument/inlayHint", {"textDocument": {"uri": uri(probe)},
+                                             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 200, "character": 0}}})
+    check("inlay hints: the new run's line too", len((r or {}).get("result") or []) == 2, r)
+
+    # A file's headers: their findings are published to them; an edit keeps them (it analyzes
+    # the file's own code and the helpers it calls); a saved header is analyzed again.
+    hdir = os.path.join(project, "headers")
+    shutil.copytree(os.path.join(root, "test_inputs", "headers"), hdir)
+    with open(os.path.join(project, "build", "compile_commands.json")) as f:
+        db = json.load(f)
+    blur, helpers = os.path.join(hdir, "blur_pipeline.cu"), os.path.join(hdir, "gpu_helpers.cuh")
+    db.append({"directory": hdir, "command": f"{flags} {blur}", "file": blur})
+    with open(os.path.join(project, "build", "compile_commands.json"), "w") as f:
+        json.dump(db, f)
+    btext = open(blur).read()
+    c.log.clear()
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(blur), "languageId": "cuda", "version": 1, "text": btext}})
+    bdiags = c.diagnostics(uri(blur), 1)
+    hdiags = c.diagnostics(uri(helpers))
+    check("header: the file's blocking stream (the header's helper is the legacy work)",
+          any(x["code"] == "syncwatch-blocking-stream" and x["range"]["start"]["line"] == 20 for x in bdiags or []), bdiags)
+    check("header: its own findings published to it (the default-stream launch at :26, the pageable upload at :35)",
+          sorted((x["range"]["start"]["line"], x["code"]) for x in hdiags or [])
+          == [(25, "syncwatch-default-stream"), (34, "syncwatch-pageable-async-copy")], hdiags)
+    edited = btext.replace("  return 0;\n}", "  return 0;  // done\n}")
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri(blur), "version": 2}, "contentChanges": [{"text": edited}]})
+    bdiags2 = c.diagnostics(uri(blur), 2)
+    hdiags2 = c.diagnostics(uri(helpers))
+    check("header, after an edit of the file: the same diagnostics in both",
+          bdiags2 == bdiags and hdiags2 == hdiags, (bdiags2, hdiags2))
+    check("header, after an edit: the edit was analyzed in the file's own scope",
+          any("blur_pipeline.cu" in l and "(the file's own code)" in l for l in c.log), c.log)
+    # The helper fixed on disk (pinned staging is the caller's job; the launch gets a
+    # stream), then saved: the file is analyzed again, whole.
+    htext = open(helpers).read()
+    with open(helpers, "w") as f:
+        f.write(htext.replace("scale<<<(n + 255) / 256, 256>>>(d_data, n, factor);",
+                              "scale<<<(n + 255) / 256, 256, 0, cudaStreamPerThread>>>(d_data, n, factor);"))
+    c.notify("textDocument/didSave", {"textDocument": {"uri": uri(helpers)}})
+    bdiags3 = c.diagnostics(uri(blur), 2)
+    hdiags3 = c.diagnostics(uri(helpers))
+    check("a saved header: its launch finding is gone, the upload's stays",
+          [(x["range"]["start"]["line"], x["code"]) for x in hdiags3 or []] == [(34, "syncwatch-pageable-async-copy")], hdiags3)
+    blocking = [x for x in bdiags3 or [] if x["code"] == "syncwatch-blocking-stream"]
+    check("a saved header: the file's blocking stream no longer points at the header's launch (the macro's stays)",
+          len(blocking) == 1 and [r["location"]["uri"] for r in blocking[0]["relatedInformation"]] == [uri(blur)] * 2
+          and blocking[0]["relatedInformation"][0]["location"]["range"]["start"]["line"] == 31, blocking)
 
     # No compile command: said once, the server stays up.
     c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(elsewhere), "languageId": "cuda", "version": 1,
