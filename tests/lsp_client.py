@@ -73,6 +73,18 @@ class Client:
             self.seen.append(m)
         return None
 
+    def wait_log(self, pred, timeout=None):
+        """The first line of the server's stderr that pred accepts, waiting for it: the log is
+        read on a thread of its own, and may come after a message the server sent later."""
+        end = time.time() + (timeout or self.timeout)
+        while True:
+            for line in list(self.log):
+                if pred(line):
+                    return line
+            if time.time() >= end:
+                return None
+            time.sleep(0.05)
+
     def diagnostics(self, uri, version=None):
         m = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
                       and (version is None or m["params"].get("version") == version))

@@ -112,7 +112,6 @@ with tempfile.TemporaryDirectory() as work:
     for p in files:
         uri = "file://" + p
         text = open(p).read()
-        c.log.clear()
         c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cuda", "version": 1, "text": text}})
         opened = published(uri, 1)
         c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
@@ -120,9 +119,10 @@ with tempfile.TemporaryDirectory() as work:
         edited = published(uri, 2)
         c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
-        log = "".join(c.log)
-        scoped = "(the file's own code)" in log
-        scoped_files += scoped
+        # The server logs each analysis before it publishes it; the log is read on a thread of
+        # its own: wait for the edit's line.
+        ran = c.wait_log(lambda l: l.startswith(f"syncwatch-lsp: {p}: ") and "(the file's own code)" in l, timeout=30)
+        scoped_files += ran is not None
         name = os.path.relpath(p, root)
         for what, got in (("open", opened), ("edit", edited)):
             if got != expected[p]:

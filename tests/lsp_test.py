@@ -213,6 +213,20 @@ with tempfile.TemporaryDirectory() as d:
     check("header: its own findings published to it (the default-stream launch at :26, the pageable upload at :35)",
           sorted((x["range"]["start"]["line"], x["code"]) for x in hdiags or [])
           == [(25, "syncwatch-default-stream"), (34, "syncwatch-pageable-async-copy")], hdiags)
+    # The header opened itself (analyzed as its own unit, with the nearest file's command):
+    # the file's findings in it stay beside the header's own (the upload is pageable only in
+    # blur_pipeline.cu's unit), and closing it leaves the file's.
+    htext0 = open(helpers).read()
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri(helpers), "languageId": "cuda", "version": 1, "text": htext0}})
+    hopen = c.diagnostics(uri(helpers), 1)
+    check("an open header: the including file's findings in it stay with its own",
+          hopen is not None and (34, "syncwatch-pageable-async-copy") in [(x["range"]["start"]["line"], x["code"]) for x in hopen]
+          and len([x for x in hopen if x["code"] == "syncwatch-default-stream" and x["range"]["start"]["line"] == 25]) == 1, hopen)
+    c.notify("textDocument/didClose", {"textDocument": {"uri": uri(helpers)}})
+    hclosed = c.diagnostics(uri(helpers))
+    check("the header closed: the including file's findings in it are published again",
+          hclosed is not None and sorted((x["range"]["start"]["line"], x["code"]) for x in hclosed)
+          == [(25, "syncwatch-default-stream"), (34, "syncwatch-pageable-async-copy")], hclosed)
     edited = btext.replace("  return 0;\n}", "  return 0;  // done\n}")
     c.notify("textDocument/didChange", {"textDocument": {"uri": uri(blur), "version": 2}, "contentChanges": [{"text": edited}]})
     bdiags2 = c.diagnostics(uri(blur), 2)
@@ -220,7 +234,7 @@ with tempfile.TemporaryDirectory() as d:
     check("header, after an edit of the file: the same diagnostics in both",
           bdiags2 == bdiags and hdiags2 == hdiags, (bdiags2, hdiags2))
     check("header, after an edit: the edit was analyzed in the file's own scope",
-          any("blur_pipeline.cu" in l and "(the file's own code)" in l for l in c.log), c.log)
+          c.wait_log(lambda l: "blur_pipeline.cu" in l and "(the file's own code)" in l, timeout=60) is not None, c.log)
     # The helper fixed on disk (pinned staging is the caller's job; the launch gets a
     # stream), then saved: the file is analyzed again, whole.
     htext = open(helpers).read()

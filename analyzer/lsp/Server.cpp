@@ -10,6 +10,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace syncwatch::lsp {
 namespace {
@@ -252,10 +253,9 @@ void Server::closed(const Object &Params) {
   Docs.erase(*Path);
   Due.erase(*Path);
   HeaderFindings.erase(*Path);
-  for (const std::string &F : PublishedTo[*Path])
-    Out.notify("textDocument/publishDiagnostics", Object{{"uri", uriOfPath(F)}, {"diagnostics", Array{}}});
-  PublishedTo.erase(*Path);
+  // Its diagnostics go, in it and in its headers (what other open files found there stays).
   Results.erase(*Path);
+  publishLocked(*Path);
 }
 
 void Server::schedule(const std::string &Path, unsigned DelayMs) {
@@ -371,55 +371,67 @@ Value Server::diagnostic(const Finding &F, llvm::StringRef Text) const {
 }
 
 void Server::publishLocked(const std::string &Path) {
-  auto It = Results.find(Path);
-  if (It == Results.end())
-    return;
-  const AnalysisResult &R = It->second;
-  std::map<std::string, Array> ByFile;
-  ByFile[Path];  // the file itself, even when clean
-  std::map<std::string, std::string> Texts;
-  auto TextOf = [&](const std::string &F) -> const std::string & {
-    auto T = Texts.find(F);
-    return T != Texts.end() ? T->second : Texts.emplace(F, textOfLocked(F)).first->second;
-  };
-  std::map<std::string, std::set<unsigned>> StaticLines;
-  for (const Finding &F : R.Findings) {
-    if (!F.Where.known())
-      continue;
-    ByFile[F.Where.File].push_back(diagnostic(F, TextOf(F.Where.File)));
-    StaticLines[F.Where.File].insert(F.Where.Line);
-  }
-  for (const ToolError &E : R.Errors)
-    ByFile[Path].push_back(Object{{"range", Object{{"start", position(0, 0)}, {"end", position(0, 1)}}},
-                                  {"severity", 1},
-                                  {"source", "syncwatch"},
-                                  {"message", "syncwatch could not analyze this file: " + E.Message}});
+  // The files this analysis publishes to now, and those it published to before (a header
+  // whose last finding went away gets its list again: empty, or another file's).
+  std::set<std::string> Files = PublishedTo[Path];
+  std::set<std::string> Now{Path};
+  if (auto It = Results.find(Path); It != Results.end())
+    for (const Finding &F : It->second.Findings)
+      if (F.Where.known())
+        Now.insert(F.Where.File);
+  Files.insert(Now.begin(), Now.end());
+  if (Results.count(Path))
+    PublishedTo[Path] = std::move(Now);
+  else
+    PublishedTo.erase(Path);
+  for (const std::string &File : Files)
+    publishFileLocked(File);
+}
+
+void Server::publishFileLocked(const std::string &File) {
+  // A header two open files include gets the findings of both analyses in it, once each
+  // (as syncwatch-lint reports a header's finding once): publishing one file's analysis does
+  // not take away the other's.
+  std::string Text = textOfLocked(File);
+  std::map<std::string, std::string> Texts;  // notes' files
+  Array Diags;
+  std::set<std::string> Seen;
+  std::set<unsigned> StaticLines;
+  for (const auto &[Analyzed, R] : Results)
+    for (const Finding &F : R.Findings) {
+      if (F.Where.File != File)
+        continue;
+      Value D = diagnostic(F, Text);
+      std::string Key;
+      llvm::raw_string_ostream(Key) << D;
+      if (!Seen.insert(Key).second)
+        continue;
+      Diags.push_back(std::move(D));
+      StaticLines.insert(F.Where.Line);
+    }
+  if (auto It = Results.find(File); It != Results.end())
+    for (const ToolError &E : It->second.Errors)
+      Diags.push_back(Object{{"range", Object{{"start", position(0, 0)}, {"end", position(0, 1)}}},
+                             {"severity", 1},
+                             {"source", "syncwatch"},
+                             {"message", "syncwatch could not analyze this file: " + E.Message}});
   // What the GPU measured where no static result is: runtime-only findings, as information.
-  for (auto &[File, Diags] : ByFile)
-    for (const auto &[Line, Measured] : Costs.in(File))
-      for (const MeasuredAt &M : Measured)
-        if (M.RuntimeFinding && !StaticLines[File].count(Line)) {
-          SourceSpan S{File, Line, 0};
-          Object D{{"range", rangeOf(S, TextOf(File))},
-                   {"severity", 3},
-                   {"code", M.Rule},
-                   {"source", "syncwatch (runtime)"},
-                   {"message", M.Text + ": " + M.Message}};
-          Diags.push_back(std::move(D));
-        }
-  std::set<std::string> Now;
-  for (auto &[File, Diags] : ByFile) {
-    Now.insert(File);
-    Object Params{{"uri", uriOfPath(File)}, {"diagnostics", std::move(Diags)}};
-    if (File == Path)
-      if (auto D = Docs.find(Path); D != Docs.end())
-        Params["version"] = D->second.Version;
-    Out.notify("textDocument/publishDiagnostics", std::move(Params));
-  }
-  for (const std::string &Old : PublishedTo[Path])
-    if (!Now.count(Old))
-      Out.notify("textDocument/publishDiagnostics", Object{{"uri", uriOfPath(Old)}, {"diagnostics", Array{}}});
-  PublishedTo[Path] = std::move(Now);
+  bool Reached = Results.count(File) || !Diags.empty();
+  for (const auto &[Line, Measured] : Costs.in(File))
+    for (const MeasuredAt &M : Measured)
+      if (Reached && M.RuntimeFinding && !StaticLines.count(Line)) {
+        SourceSpan S{File, Line, 0};
+        Diags.push_back(Object{{"range", rangeOf(S, Text)},
+                               {"severity", 3},
+                               {"code", M.Rule},
+                               {"source", "syncwatch (runtime)"},
+                               {"message", M.Text + ": " + M.Message}});
+      }
+  Object Params{{"uri", uriOfPath(File)}, {"diagnostics", std::move(Diags)}};
+  if (Results.count(File))
+    if (auto D = Docs.find(File); D != Docs.end())
+      Params["version"] = D->second.Version;
+  Out.notify("textDocument/publishDiagnostics", std::move(Params));
 }
 
 Value Server::codeActions(const Object &Params) {
@@ -432,11 +444,16 @@ Value Server::codeActions(const Object &Params) {
   std::lock_guard<std::mutex> G(M);
   Array Actions;
   std::string Text = textOfLocked(*Path);
+  std::set<std::string> Offered;  // a header's finding that two open files' analyses share
   for (const auto &[Analyzed, R] : Results)
     for (const Finding &F : R.Findings) {
       if (F.Where.File != *Path || F.Where.Line < *First || F.Where.Line > *Last)
         continue;
       Value Diag = diagnostic(F, Text);
+      std::string Key;
+      llvm::raw_string_ostream(Key) << Diag;
+      if (!Offered.insert(Key).second)
+        continue;
       if (!F.Fixes.empty()) {
         Object Changes;
         for (const FixIt &X : F.Fixes) {
@@ -488,9 +505,10 @@ Value Server::hover(const Object &Params) {
   for (const std::string &P : Problems)
     showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
   std::string Md;
+  std::set<std::string> Said;
   for (const auto &[Analyzed, R] : Results)
     for (const Finding &F : R.Findings)
-      if (F.Where.File == *Path && F.Where.Line == *Line)
+      if (F.Where.File == *Path && F.Where.Line == *Line && Said.insert(F.Rule + F.Message).second)
         Md += "**" + F.Rule + "**: " + F.Message + "\n\n";
   std::vector<MeasuredAt> Measured = Costs.at(*Path, *Line);
   for (const MeasuredAt &M : Measured)

@@ -71,7 +71,8 @@ private:
   void schedule(const std::string &Path, unsigned DelayMs);
   void cancelLocked(const std::string &Path);  // the worker's analysis of Path, if it runs
   void work();
-  void publishLocked(const std::string &Path);
+  void publishLocked(const std::string &Path);      // an analysis's files, after it changed
+  void publishFileLocked(const std::string &File);  // one file: every open analysis's findings in it
   llvm::json::Value diagnostic(const Finding &F, llvm::StringRef Text) const;
   std::string textOfLocked(const std::string &Path) const;  // open buffer, else the disk's
   void showMessage(int Type, const std::string &Message);
