@@ -59,6 +59,16 @@ std::optional<unsigned> lineOfPosition(const Object *P) {
   return static_cast<unsigned>(*L + 1);
 }
 
+// The first and last lines (1-based) of a request's range.
+std::optional<std::pair<unsigned, unsigned>> linesOfRange(const Object &Params) {
+  const Object *Range = Params.getObject("range");
+  std::optional<unsigned> First = lineOfPosition(Range ? Range->getObject("start") : nullptr),
+                          Last = lineOfPosition(Range ? Range->getObject("end") : nullptr);
+  if (!First || !Last)
+    return std::nullopt;
+  return std::make_pair(*First, *Last);
+}
+
 } // namespace
 
 int Server::run() {
@@ -436,18 +446,17 @@ void Server::publishFileLocked(const std::string &File) {
 
 Value Server::codeActions(const Object &Params) {
   std::optional<std::string> Path = documentPath(Params);
-  const Object *Range = Params.getObject("range");
-  std::optional<unsigned> First = lineOfPosition(Range ? Range->getObject("start") : nullptr),
-                          Last = lineOfPosition(Range ? Range->getObject("end") : nullptr);
-  if (!Path || !First || !Last)
+  std::optional<std::pair<unsigned, unsigned>> Lines = linesOfRange(Params);
+  if (!Path || !Lines)
     return Array{};
+  auto [First, Last] = *Lines;
   std::lock_guard<std::mutex> G(M);
   Array Actions;
   std::string Text = textOfLocked(*Path);
   std::set<std::string> Offered;  // a header's finding that two open files' analyses share
   for (const auto &[Analyzed, R] : Results)
     for (const Finding &F : R.Findings) {
-      if (F.Where.File != *Path || F.Where.Line < *First || F.Where.Line > *Last)
+      if (F.Where.File != *Path || F.Where.Line < First || F.Where.Line > Last)
         continue;
       Value Diag = diagnostic(F, Text);
       std::string Key;
@@ -500,10 +509,7 @@ Value Server::hover(const Object &Params) {
   if (!Path || !Line)
     return nullptr;
   std::lock_guard<std::mutex> G(M);
-  std::vector<std::string> Problems;  // (a run that landed since the last poll counts now)
-  Costs.refresh(Problems);
-  for (const std::string &P : Problems)
-    showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
+  refreshCostsLocked();
   std::string Md;
   std::set<std::string> Said;
   for (const auto &[Analyzed, R] : Results)
@@ -520,21 +526,17 @@ Value Server::hover(const Object &Params) {
 
 Value Server::inlayHints(const Object &Params) {
   std::optional<std::string> Path = documentPath(Params);
-  const Object *Range = Params.getObject("range");
-  std::optional<unsigned> First = lineOfPosition(Range ? Range->getObject("start") : nullptr),
-                          Last = lineOfPosition(Range ? Range->getObject("end") : nullptr);
-  if (!Path || !First || !Last)
+  std::optional<std::pair<unsigned, unsigned>> Lines = linesOfRange(Params);
+  if (!Path || !Lines)
     return Array{};
+  auto [First, Last] = *Lines;
   std::lock_guard<std::mutex> G(M);
-  std::vector<std::string> Problems;
-  Costs.refresh(Problems);
-  for (const std::string &P : Problems)
-    showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
+  refreshCostsLocked();
   std::string Text = textOfLocked(*Path);
   Array Hints;
   // After the line's last character: the measured cost reads as the line's annotation.
   for (const auto &[Line, Measured] : Costs.in(*Path)) {
-    if (Line < *First || Line > *Last)
+    if (Line < First || Line > Last)
       continue;
     std::string Label, Tooltip;
     for (const MeasuredAt &Mt : Measured) {
@@ -548,6 +550,14 @@ Value Server::inlayHints(const Object &Params) {
                            {"tooltip", Tooltip}});
   }
   return Hints;
+}
+
+void Server::refreshCostsLocked() {
+  // A run that landed since the last poll counts now.
+  std::vector<std::string> Problems;
+  Costs.refresh(Problems);
+  for (const std::string &P : Problems)
+    showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
 }
 
 void Server::refreshInlayHints() {

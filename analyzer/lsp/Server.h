@@ -77,6 +77,7 @@ private:
   std::string textOfLocked(const std::string &Path) const;  // open buffer, else the disk's
   void showMessage(int Type, const std::string &Message);
   void refreshInlayHints();
+  void refreshCostsLocked();  // for a request: the reports as they are now
 
   Channel &Out;
   ServerOptions Options;
