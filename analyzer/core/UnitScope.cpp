@@ -9,26 +9,23 @@ using namespace clang;
 
 namespace syncwatch {
 
-bool hasLimitedScope(const ASTContext &Ctx) {
-  const std::vector<Decl *> &Scope = Ctx.getTraversalScope();
-  return !(Scope.size() == 1 && isa<TranslationUnitDecl>(Scope.front()));
-}
-
 std::vector<Decl *> unitScopeDecls(ASTContext &Ctx) {
-  if (hasLimitedScope(Ctx))
-    return Ctx.getTraversalScope();
+  // A traversal scope narrower than the translation unit is set: its declarations.
+  const std::vector<Decl *> &Scope = Ctx.getTraversalScope();
+  if (!(Scope.size() == 1 && isa<TranslationUnitDecl>(Scope.front())))
+    return Scope;
   const DeclContext *TU = Ctx.getTranslationUnitDecl();
   return std::vector<Decl *>(TU->decls_begin(), TU->decls_end());
 }
 
 namespace {
 
-// The functions a declaration's code calls, constructs, or names (a function passed as a
-// callback, a lambda's operator() through its call).
+// The functions a declaration's code calls, constructs, or names (a call's callee is a
+// DeclRefExpr or a MemberExpr; a function passed as a callback too). Lambda bodies are
+// visited (RecursiveASTVisitor's default).
 class CalleeCollector : public RecursiveASTVisitor<CalleeCollector> {
 public:
   explicit CalleeCollector(std::vector<const FunctionDecl *> &Out) : Out(Out) {}
-  bool shouldVisitLambdaBody() const { return true; }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()))
       Out.push_back(F);
@@ -41,11 +38,6 @@ public:
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
     Out.push_back(E->getConstructor());
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *E) {
-    if (const FunctionDecl *F = E->getDirectCallee())
-      Out.push_back(F);
     return true;
   }
 

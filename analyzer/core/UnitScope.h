@@ -10,9 +10,6 @@
 
 namespace syncwatch {
 
-// True when a traversal scope narrower than the translation unit is set.
-bool hasLimitedScope(const clang::ASTContext &Ctx);
-
 // The scope's declarations, or the translation unit's top-level declarations.
 std::vector<clang::Decl *> unitScopeDecls(clang::ASTContext &Ctx);
 

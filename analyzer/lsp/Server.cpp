@@ -10,7 +10,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace syncwatch::lsp {
 namespace {
@@ -262,7 +261,6 @@ void Server::closed(const Object &Params) {
   cancelLocked(*Path);
   Docs.erase(*Path);
   Due.erase(*Path);
-  HeaderFindings.erase(*Path);
   // Its diagnostics go, in it and in its headers (what other open files found there stays).
   Results.erase(*Path);
   publishLocked(*Path);
@@ -283,16 +281,10 @@ void Server::work() {
     // New runtime reports (a run landed in .syncwatch/): the hovers and runtime-only
     // diagnostics of every open file change with them.
     if (Clock::now() >= NextPoll) {
-      std::vector<std::string> Problems;
-      if (Costs.refresh(Problems)) {
+      if (refreshCostsLocked()) {
         for (const auto &[Path, R] : Results)
           publishLocked(Path);
         refreshInlayHints();
-      }
-      for (const std::string &P : Problems) {
-        L.unlock();
-        showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
-        L.lock();
       }
       NextPoll = Clock::now() + std::chrono::milliseconds(Options.ReportPollMs);
     }
@@ -312,7 +304,7 @@ void Server::work() {
     AnalysisConfig Config = Options.Analysis;
     Config.Pchs = &Pchs;
     // An edit: the file's own code, when the headers' findings of a whole analysis are kept.
-    Config.MainFileScope = !Doc->second.WholeDue && HeaderFindings.count(Path);
+    Config.MainFileScope = !Doc->second.WholeDue && Results.count(Path);
     Config.Cancel = &CancelAnalysis;
     Analyzing = Path;
     CancelAnalysis = false;
@@ -323,26 +315,21 @@ void Server::work() {
     Doc = Docs.find(Path);
     if (R.Cancelled || Doc == Docs.end() || Doc->second.Generation != Generation)
       continue;  // edited (or closed) meanwhile: stale, and the new text is already due
-    if (R.MainFileOnly) {
-      // The headers' findings are those of the last whole analysis (this one did not walk them).
+    if (auto Old = Results.find(Path); R.MainFileOnly && Old != Results.end()) {
+      // The headers' findings are the last result's, which has those of the last whole
+      // analysis (this one did not walk the headers; MainFileScope needs a last result).
       R.Findings.erase(std::remove_if(R.Findings.begin(), R.Findings.end(),
                                       [&](const Finding &F) { return F.Where.File != Path; }),
                        R.Findings.end());
-      const std::vector<Finding> &Kept = HeaderFindings[Path];
-      R.Findings.insert(R.Findings.end(), Kept.begin(), Kept.end());
-      // (a parse from the PCH opens fewer of the headers: the whole analysis's list stands)
-      if (auto Old = Results.find(Path); Old != Results.end()) {
-        std::vector<std::string> Read;
-        std::set_union(Old->second.FilesRead.begin(), Old->second.FilesRead.end(), R.FilesRead.begin(),
-                       R.FilesRead.end(), std::back_inserter(Read));
-        R.FilesRead = std::move(Read);
-      }
-    } else if (R.NoCommand.empty() && R.Errors.empty()) {
-      std::vector<Finding> &Kept = HeaderFindings[Path];
-      Kept.clear();
-      for (const Finding &F : R.Findings)
+      for (const Finding &F : Old->second.Findings)
         if (F.Where.File != Path)
-          Kept.push_back(F);
+          R.Findings.push_back(F);
+      // (a parse from the PCH opens fewer of the headers: the whole analysis's list stands)
+      std::vector<std::string> Read;
+      std::set_union(Old->second.FilesRead.begin(), Old->second.FilesRead.end(), R.FilesRead.begin(),
+                     R.FilesRead.end(), std::back_inserter(Read));
+      R.FilesRead = std::move(Read);
+    } else if (!R.MainFileOnly && R.NoCommand.empty() && R.Errors.empty()) {
       Doc->second.WholeDue = false;
     }
     if (!R.NoCommand.empty() && Warned.insert(Path).second) {
@@ -399,26 +386,14 @@ void Server::publishLocked(const std::string &Path) {
 }
 
 void Server::publishFileLocked(const std::string &File) {
-  // A header two open files include gets the findings of both analyses in it, once each
-  // (as syncwatch-lint reports a header's finding once): publishing one file's analysis does
-  // not take away the other's.
+  // Publishing one file's analysis does not take away another's findings in a shared header.
   std::string Text = textOfLocked(File);
-  std::map<std::string, std::string> Texts;  // notes' files
   Array Diags;
-  std::set<std::string> Seen;
   std::set<unsigned> StaticLines;
-  for (const auto &[Analyzed, R] : Results)
-    for (const Finding &F : R.Findings) {
-      if (F.Where.File != File)
-        continue;
-      Value D = diagnostic(F, Text);
-      std::string Key;
-      llvm::raw_string_ostream(Key) << D;
-      if (!Seen.insert(Key).second)
-        continue;
-      Diags.push_back(std::move(D));
-      StaticLines.insert(F.Where.Line);
-    }
+  for (const Finding &F : findingsInLocked(File)) {
+    Diags.push_back(diagnostic(F, Text));
+    StaticLines.insert(F.Where.Line);
+  }
   if (auto It = Results.find(File); It != Results.end())
     for (const ToolError &E : It->second.Errors)
       Diags.push_back(Object{{"range", Object{{"start", position(0, 0)}, {"end", position(0, 1)}}},
@@ -453,53 +428,47 @@ Value Server::codeActions(const Object &Params) {
   std::lock_guard<std::mutex> G(M);
   Array Actions;
   std::string Text = textOfLocked(*Path);
-  std::set<std::string> Offered;  // a header's finding that two open files' analyses share
-  for (const auto &[Analyzed, R] : Results)
-    for (const Finding &F : R.Findings) {
-      if (F.Where.File != *Path || F.Where.Line < First || F.Where.Line > Last)
-        continue;
-      Value Diag = diagnostic(F, Text);
-      std::string Key;
-      llvm::raw_string_ostream(Key) << Diag;
-      if (!Offered.insert(Key).second)
-        continue;
-      if (!F.Fixes.empty()) {
-        Object Changes;
-        for (const FixIt &X : F.Fixes) {
-          std::string FixText = X.Where.File == *Path ? Text : textOfLocked(X.Where.File);
-          std::string U = uriOfPath(X.Where.File);
-          if (!Changes.getArray(U))
-            Changes[U] = Array{};
-          Changes.getArray(U)->push_back(Object{{"range", rangeOf(X.Where, FixText, /*Edit=*/true)}, {"newText", X.Text}});
-        }
-        Actions.push_back(Object{{"title", "syncwatch: " + F.Rule.substr(10) + ": apply the fix"},
-                                 {"kind", "quickfix"},
-                                 {"isPreferred", true},
-                                 {"diagnostics", Array{Diag}},
-                                 {"edit", Object{{"changes", std::move(Changes)}}}});
+  for (const Finding &F : findingsInLocked(*Path)) {
+    if (F.Where.Line < First || F.Where.Line > Last)
+      continue;
+    Value Diag = diagnostic(F, Text);
+    if (!F.Fixes.empty()) {
+      Object Changes;
+      for (const FixIt &X : F.Fixes) {
+        std::string FixText = X.Where.File == *Path ? Text : textOfLocked(X.Where.File);
+        std::string U = uriOfPath(X.Where.File);
+        if (!Changes.getArray(U))
+          Changes[U] = Array{};
+        Changes.getArray(U)->push_back(Object{{"range", rangeOf(X.Where, FixText, /*Edit=*/true)}, {"newText", X.Text}});
       }
-      // NOLINT(rule) at the line's end; before a macro's line continuation, as a block
-      // comment; added to a NOLINT(...) the line has.
-      llvm::StringRef Line = lineOf(Text, F.Where.Line - 1);
-      unsigned L0 = F.Where.Line - 1;
-      std::string NewText;
-      unsigned At = static_cast<unsigned>(Line.size());
-      if (std::size_t Open = Line.find("NOLINT("); Open != llvm::StringRef::npos && Line.find(')', Open) != llvm::StringRef::npos) {
-        At = static_cast<unsigned>(Line.find(')', Open));
-        NewText = "," + F.Rule;
-      } else if (Line.rtrim().ends_with("\\")) {
-        At = static_cast<unsigned>(Line.rtrim().size() - 1);
-        NewText = "/* NOLINT(" + F.Rule + ") */ ";
-      } else {
-        NewText = "  // NOLINT(" + F.Rule + ")";
-      }
-      Object Edit{{"range", Object{{"start", position(L0, utf16Column(Line, At + 1))}, {"end", position(L0, utf16Column(Line, At + 1))}}},
-                  {"newText", NewText}};
-      Actions.push_back(Object{{"title", "syncwatch: NOLINT(" + F.Rule + ") on this line"},
+      Actions.push_back(Object{{"title", "syncwatch: " + F.Rule.substr(10) + ": apply the fix"},
                                {"kind", "quickfix"},
+                               {"isPreferred", true},
                                {"diagnostics", Array{Diag}},
-                               {"edit", Object{{"changes", Object{{uriOfPath(*Path), Array{std::move(Edit)}}}}}}});
+                               {"edit", Object{{"changes", std::move(Changes)}}}});
     }
+    // NOLINT(rule) at the line's end; before a macro's line continuation, as a block
+    // comment; added to a NOLINT(...) the line has.
+    llvm::StringRef Line = lineOf(Text, F.Where.Line - 1);
+    unsigned L0 = F.Where.Line - 1;
+    std::string NewText;
+    unsigned At = static_cast<unsigned>(Line.size());
+    if (std::size_t Open = Line.find("NOLINT("); Open != llvm::StringRef::npos && Line.find(')', Open) != llvm::StringRef::npos) {
+      At = static_cast<unsigned>(Line.find(')', Open));
+      NewText = "," + F.Rule;
+    } else if (Line.rtrim().ends_with("\\")) {
+      At = static_cast<unsigned>(Line.rtrim().size() - 1);
+      NewText = "/* NOLINT(" + F.Rule + ") */ ";
+    } else {
+      NewText = "  // NOLINT(" + F.Rule + ")";
+    }
+    Object Edit{{"range", Object{{"start", position(L0, utf16Column(Line, At + 1))}, {"end", position(L0, utf16Column(Line, At + 1))}}},
+                {"newText", NewText}};
+    Actions.push_back(Object{{"title", "syncwatch: NOLINT(" + F.Rule + ") on this line"},
+                             {"kind", "quickfix"},
+                             {"diagnostics", Array{Diag}},
+                             {"edit", Object{{"changes", Object{{uriOfPath(*Path), Array{std::move(Edit)}}}}}}});
+  }
   return Actions;
 }
 
@@ -511,11 +480,9 @@ Value Server::hover(const Object &Params) {
   std::lock_guard<std::mutex> G(M);
   refreshCostsLocked();
   std::string Md;
-  std::set<std::string> Said;
-  for (const auto &[Analyzed, R] : Results)
-    for (const Finding &F : R.Findings)
-      if (F.Where.File == *Path && F.Where.Line == *Line && Said.insert(F.Rule + F.Message).second)
-        Md += "**" + F.Rule + "**: " + F.Message + "\n\n";
+  for (const Finding &F : findingsInLocked(*Path))
+    if (F.Where.Line == *Line)
+      Md += "**" + F.Rule + "**: " + F.Message + "\n\n";
   std::vector<MeasuredAt> Measured = Costs.at(*Path, *Line);
   for (const MeasuredAt &M : Measured)
     Md += "*" + M.Text + "* (" + M.Rule + ")" + (M.RuntimeFinding ? ": " + M.Message : std::string()) + "\n\n";
@@ -552,12 +519,24 @@ Value Server::inlayHints(const Object &Params) {
   return Hints;
 }
 
-void Server::refreshCostsLocked() {
-  // A run that landed since the last poll counts now.
+bool Server::refreshCostsLocked() {
   std::vector<std::string> Problems;
-  Costs.refresh(Problems);
+  bool Changed = Costs.refresh(Problems);
   for (const std::string &P : Problems)
     showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
+  return Changed;
+}
+
+std::vector<Finding> Server::findingsInLocked(const std::string &File) const {
+  // A header two open files include has the findings of both analyses in it: each once, as
+  // syncwatch-lint reports a header's finding once (sortFindings).
+  std::vector<Finding> In;
+  for (const auto &[Analyzed, R] : Results)
+    for (const Finding &F : R.Findings)
+      if (F.Where.File == File)
+        In.push_back(F);
+  sortFindings(In);
+  return In;
 }
 
 void Server::refreshInlayHints() {

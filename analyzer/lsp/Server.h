@@ -77,7 +77,8 @@ private:
   std::string textOfLocked(const std::string &Path) const;  // open buffer, else the disk's
   void showMessage(int Type, const std::string &Message);
   void refreshInlayHints();
-  void refreshCostsLocked();  // for a request: the reports as they are now
+  bool refreshCostsLocked();  // the reports as they are now; true when they changed
+  std::vector<Finding> findingsInLocked(const std::string &File) const;  // every open analysis's
 
   Channel &Out;
   ServerOptions Options;
@@ -91,8 +92,6 @@ private:
   // By analyzed file: its last published analysis, and the files its diagnostics went to.
   std::map<std::string, AnalysisResult> Results;
   std::map<std::string, std::set<std::string>> PublishedTo;
-  // By analyzed file: the findings in its headers from its last whole-unit analysis.
-  std::map<std::string, std::vector<Finding>> HeaderFindings;
   std::string Analyzing;                 // the file the worker analyzes now, if any
   std::atomic<bool> CancelAnalysis{false};
   bool ClientRefreshesHints = false;     // workspace.inlayHint.refreshSupport
