@@ -43,7 +43,7 @@ if not sys.argv[2:] and os.path.exists(lint):
                        cwd=root, capture_output=True, timeout=300)
         os.symlink(os.path.join(rt, rec), os.path.join(d, "recording.swrec"))
         dirs.append(d)
-statuses = ("confirmed", "not-observed", "not-exercised", "runtime-only")
+statuses = ("confirmed", "not-observed", "not-measured", "not-exercised", "runtime-only")
 total = collections.Counter()
 cost = 0.0
 print(f"{'program':34s} " + " ".join(f"{s:>13s}" for s in statuses) + "  confirmed cost")

@@ -432,3 +432,54 @@ TEST_F(CallFilterTest, TorchStreamChecksCanBeTurnedOff) {
 }
 
 } // namespace
+
+// Issue 37: what the filter does not record it still counts, and says whether what it read
+// decided the call harmless (judged) or left it untimed. A launch from a new site starts the
+// idle count again, so launch callbacks stay on until every launch site has been seen.
+TEST_F(CallFilterTest, UnrecordedCallsSayWhetherTheyWereJudged) {
+  create(0x7000, NonBlocking, 0);
+  EntryDecision Legacy = launch(0);
+  EXPECT_FALSE(Legacy.Record);
+  EXPECT_FALSE(Legacy.Judged);  // nothing to serialize with yet, but its kernel is untraced
+  EntryDecision Side = launch(0x7000);
+  EXPECT_FALSE(Side.Record);
+  EXPECT_TRUE(Side.Judged);  // a non-blocking stream of the default priority
+  char Pinned[64];
+  PinnedMemory.insert(Pinned);
+  void *Device = reinterpret_cast<void *>(0x7f0000000000ull);
+  EntryDecision Copy = copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0x7000);
+  EXPECT_FALSE(Copy.Record);
+  EXPECT_TRUE(Copy.Judged);  // pinned memory: truly asynchronous
+}
+
+TEST_F(CallFilterTest, ANewLaunchSiteKeepsLaunchCallbacksOn) {
+  unsigned Offs = 0;
+  for (unsigned I = 0; I < 2 * kIdleLaunchesBeforeOff; ++I) {
+    if (I % (kIdleLaunchesBeforeOff / 2) == 0)
+      noteNewLaunchSite();  // a site not seen before, every half of the idle count
+    Offs += launch(0).DisableLaunches;
+  }
+  EXPECT_EQ(Offs, 0u);
+  for (unsigned I = 0; I < kIdleLaunchesBeforeOff; ++I)
+    Offs += launch(0).DisableLaunches;
+  EXPECT_EQ(Offs, 1u);  // all sites seen: off after the idle count
+}
+
+// SYNCWATCH_MEASURE=all: nothing is filtered, every launch's kernel is traced.
+TEST_F(CallFilterTest, MeasureAllRecordsWhatTheFilterWouldSkip) {
+  create(0x7000, NonBlocking, 0);
+  char Pinned[64];
+  PinnedMemory.insert(Pinned);
+  void *Device = reinterpret_cast<void *>(0x7f0000000000ull);
+  setMeasureAll(true);
+  EXPECT_TRUE(launch(0).Record);
+  EXPECT_TRUE(launch(0).TraceKernels);
+  EXPECT_TRUE(launch(0x7000).Record);
+  EXPECT_TRUE(copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0x7000).Record);
+  unsigned Offs = 0;
+  for (unsigned I = 0; I < 2 * kIdleLaunchesBeforeOff; ++I)
+    Offs += launch(0).DisableLaunches;
+  EXPECT_EQ(Offs, 0u);
+  setMeasureAll(false);  // the end of an all:SECONDS window
+  EXPECT_FALSE(launch(0).Record);
+}

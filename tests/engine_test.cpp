@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 using namespace syncwatch;
@@ -835,4 +836,83 @@ TEST(Engine, ASyncInsideAnExtensionOpIsTorchHostSync) {
   for (const Finding &X : F)
     if (X.Where.Line == 60)
       EXPECT_EQ(X.Rule, "syncwatch-sync-in-loop");
+}
+
+// Issue 37: the recording says what ran. Calls the fast path counted without recording them
+// are coverage (each line that ran has a count), split into the calls whose cost the rules
+// could judge and those that ran untimed; launches recorded before kernel records existed
+// ran untimed too; and whether every launch was counted is said in the figures.
+TEST(Engine, CountedCallsAreCoverageWithWhatWasTimed) {
+  Stream S;
+  S.Log.Sites[4] = {"blur", "/src/blur.cu", 31};
+  S.Log.KernelsTracedFrom = 100 * us;
+  S.call(1, "cudaLaunchKernel", 10, 11, 4)     // before kernels were traced: untimed
+      .call(2, "cudaLaunchKernel", 200, 201, 4)  // traced: timed
+      .call(3, "cudaFree", 300, 310, 1);         // a host wait: always timed
+  S.Log.Counted = {{4, "cudaLaunchKernel", 40, 0},   // legacy launches before blocking work
+                   {2, "cudaMemcpyAsync", 7, 7}};    // pinned copies on a non-blocking stream
+  S.Log.CountsAllCalls = true;
+  Engine E;
+  E.consume(S.Log);
+  std::map<std::string, CoveredCall> ByApi;
+  for (const CoveredCall &C : E.coverage())
+    ByApi[C.Api] = C;
+  ASSERT_EQ(ByApi.size(), 3u);
+  EXPECT_EQ(ByApi["cudaLaunchKernel"].Count, 42u);
+  EXPECT_EQ(ByApi["cudaLaunchKernel"].Measured, 1u);
+  EXPECT_EQ(ByApi["cudaLaunchKernel"].Where.Line, 31u);
+  EXPECT_EQ(ByApi["cudaMemcpyAsync"].Count, 7u);
+  EXPECT_EQ(ByApi["cudaMemcpyAsync"].Measured, 7u);
+  EXPECT_EQ(ByApi["cudaFree"].Measured, 1u);
+  EXPECT_EQ(E.callsSeen(), 50u);
+  EXPECT_EQ(E.launchCoverage(), Engine::LaunchCoverage::Complete);
+  auto Figures = E.coverageFigures();
+  EXPECT_NE(std::find(Figures.begin(), Figures.end(), std::make_pair(std::string("coverage.launches"), std::string("complete"))),
+            Figures.end());
+}
+
+TEST(Engine, LaunchesUncountedForAWhileMakeLaunchCoveragePartial) {
+  Stream S;
+  S.call(1, "cudaFree", 0, 1000, 1);
+  S.Log.CountsAllCalls = true;
+  S.Log.LaunchesUnwatched = {{200 * us, 500 * us}, {800 * us, UINT64_MAX}};
+  Engine E;
+  E.consume(S.Log);
+  EXPECT_EQ(E.launchCoverage(), Engine::LaunchCoverage::Partial);
+  std::map<std::string, std::string> F;
+  for (auto &[K, V] : E.coverageFigures())
+    F[K] = V;
+  EXPECT_EQ(F["coverage.launches"], "partial");
+  // 300 us, then from 800 us to the last call's return (1000 us): 0.5 ms.
+  EXPECT_NEAR(std::atof(F["coverage.launchesUnwatchedMs"].c_str()), 0.5, 1e-9);
+
+  Engine Old;  // a recording without the V record: an older recorder's
+  Stream O;
+  O.call(1, "cudaFree", 0, 10, 1);
+  Old.consume(O.Log);
+  EXPECT_EQ(Old.launchCoverage(), Engine::LaunchCoverage::Unknown);
+}
+
+TEST(EventLog, CountsAndUnwatchedLaunchesRoundTrip) {
+  Stream S;
+  S.call(1, "cudaFree", 0, 10, 1);
+  S.Log.Counted = {{3, "cudaLaunchKernel", 12, 2}};
+  S.Log.LaunchesUnwatched = {{5, UINT64_MAX}};
+  S.Log.CountsAllCalls = true;
+  std::stringstream Text;
+  writeEventLog(Text, S.Log);
+  ParseResult P = readEventLog(Text);
+  ASSERT_TRUE(P.Error.empty()) << P.Error;
+  ASSERT_EQ(P.Log.Counted.size(), 1u);
+  EXPECT_EQ(P.Log.Counted[0].Api, "cudaLaunchKernel");
+  EXPECT_EQ(P.Log.Counted[0].Calls, 12u);
+  EXPECT_EQ(P.Log.Counted[0].Judged, 2u);
+  ASSERT_EQ(P.Log.LaunchesUnwatched.size(), 1u);
+  EXPECT_EQ(P.Log.LaunchesUnwatched[0].To, UINT64_MAX);
+  EXPECT_TRUE(P.Log.CountsAllCalls);
+  // More judged calls than calls, or a span that ends before it starts: malformed.
+  std::stringstream Bad("# syncwatch-events 1\nN\t3\tcudaLaunchKernel\t2\t5\n");
+  EXPECT_NE(readEventLog(Bad).Error.find("counted-calls"), std::string::npos);
+  std::stringstream BadSpan("# syncwatch-events 1\nL\t9\t3\n");
+  EXPECT_NE(readEventLog(BadSpan).Error.find("unwatched"), std::string::npos);
 }

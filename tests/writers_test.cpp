@@ -196,7 +196,7 @@ TEST(ReportCodec, SarifRoundTripsEveryFieldByteForByte) {
 
 TEST(ReportCodec, JsonRoundTripsEveryFieldByteForByte) {
   Report R = everyField("libsyncwatch");
-  R.Coverage = {{"cudaStreamSynchronize", {"/src/train.cu", 12, 0, 0, 0}, "/src/ext.cpp", 20, 7, 1.5, 0.5}};
+  R.Coverage = {{"cudaStreamSynchronize", {"/src/train.cu", 12, 0, 0, 0}, "/src/ext.cpp", 20, 7, 1.5, 0.5, 5}};
   R.Process = {{"host", "gpu-node-3"}, {"rank", "1"}};
   R.Figures = {{"hostTimeLostMs", "3.500000"}};
   sortEvidence(R.Findings);

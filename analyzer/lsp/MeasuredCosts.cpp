@@ -77,6 +77,10 @@ bool MeasuredCosts::refresh(std::vector<std::string> &Problems) {
           M.Text = "confirmed: " + formatMs(Ms) + " over " + Count + " call(s)" + Where;
         else if (Status == "not-observed")
           M.Text = "not observed: ran " + Count + " time(s), never stalled" + Where;
+        else if (Status == "not-measured")
+          M.Text = (Count.empty() ? std::string("not measured: launches were not all counted")
+                                  : "not measured: ran " + Count + " time(s), untimed") +
+                   " (SYNCWATCH_MEASURE=all times it)" + Where;
         else
           M.Text = Status + ": " + formatMs(Ms) + Where;
       } else {

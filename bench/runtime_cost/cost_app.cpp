@@ -26,6 +26,8 @@ int swcostStreamSynchronize(cudaStream_t);
 namespace {
 Handler Enter = nullptr, Exit = nullptr;
 const auto Stream = reinterpret_cast<cudaStream_t>(0x1000);
+// A non-blocking stream (the fake driver says so): launches there are filtered, only counted.
+const auto SideStream = reinterpret_cast<cudaStream_t>(0x3000);
 const auto Event = reinterpret_cast<cudaEvent_t>(0x2000);
 char HostBuf[64], DevBuf[64];
 void kernelA() {}
@@ -38,7 +40,8 @@ double threadSeconds() {
   return static_cast<double>(T.tv_sec) + 1e-9 * static_cast<double>(T.tv_nsec);
 }
 
-// Kinds: 0 launch, 1 async copy, 2 event record, 3 stream sync, 4 the mix (per call).
+// Kinds: 0 launch, 1 async copy, 2 event record, 3 stream sync, 4 the mix (per call),
+// 5 a launch the filter does not record (a non-blocking stream: counted at its site only).
 // Returns the calls made.
 __attribute__((noinline)) long loop(int Kind, int Iterations) {
   long Calls = 0;
@@ -58,6 +61,10 @@ __attribute__((noinline)) long loop(int Kind, int Iterations) {
       break;
     case 3:
       swcostStreamSynchronize(Stream);
+      ++Calls;
+      break;
+    case 5:
+      swcostLaunchKernel(reinterpret_cast<const void *>(&kernelB), SideStream);
       ++Calls;
       break;
     default:  // a training step's shape: launches from three lines, a copy, a record, a sync

@@ -43,9 +43,9 @@ static void parts(const char *Label, const syncwatch::runtime::HandlerParts &P, 
 int main(int Argc, char **Argv) {
   const char *Mode = Argc > 1 ? Argv[1] : "cpp";
   int Iterations = Argc > 2 ? std::atoi(Argv[2]) : 200'000;
-  const char *Kinds[] = {"launch", "async-copy", "event-record", "stream-sync", "mix"};
+  const char *Kinds[] = {"launch", "async-copy", "event-record", "stream-sync", "mix", "filtered-launch"};
   if (std::strcmp(Mode, "cpp") == 0) {
-    for (int K = 0; K < 5; ++K) {
+    for (int K = 0; K < 6; ++K) {
       syncwatch::runtime::HandlerParts P;
       double Own = swcost_own_ns(K, K == 4 ? Iterations / 7 : Iterations, 5, &P, nullptr);
       std::printf("cpp %s %.1f\n", Kinds[K], Own);

@@ -6,6 +6,7 @@
 #include "SelfStats.h"
 #include "SiteKeys.h"
 
+#include <atomic>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,10 +15,14 @@ namespace {
 
 HandlerHooks Hooks;
 std::uint64_t SlowTicks = UINT64_MAX;
+// SYNCWATCH_MEASURE=all:SECONDS: the end of the window, in ticks, set at the first recorded
+// call (UINT64_MAX: not yet; 0: no window).
+std::atomic<std::uint64_t> MeasureEndTicks{0};
 
 struct ThreadState {
   int Depth = 0;                // a driver call inside a runtime call is not a second call
-  bool Skip = false;            // this call cannot matter: not recorded at all
+  bool Skip = false;            // this call cannot matter: only counted at its site
+  bool Judged = false;          // (Skip) decided harmless, not left untimed (EntryDecision)
   bool CreatedContext = false;  // CUPTI created a context inside the current call
   bool OffTorchStream = false;  // EntryDecision::OffTorchStream, CurrentStream as CUPTI's id
   std::uint32_t CurrentStream = 0;
@@ -34,7 +39,7 @@ std::uint64_t threadId() {
 
 // The call's site id. Its frame is the base of the learned stack slots, so it is always
 // called from the same place, never inlined, at the same depth under the callback.
-__attribute__((noinline)) std::uint32_t siteOfCall(std::uint32_t Callback, Recorder &Rec) {
+__attribute__((noinline)) std::uint32_t siteOfCall(std::uint32_t Callback) {
   const char *Base = static_cast<const char *>(__builtin_frame_address(0));
   std::uint64_t T0 = Parts ? hostTicks() : 0;
   std::uint64_t Key = fastSiteKey(Callback, Base);
@@ -47,7 +52,7 @@ __attribute__((noinline)) std::uint32_t siteOfCall(std::uint32_t Callback, Recor
   if (!SlowStack)
     SlowStack = new RawStack;
   std::uint64_t Learned = learnSiteKey(Callback, Base, *SlowStack);
-  std::uint32_t Site = Rec.internSite(*SlowStack);
+  std::uint32_t Site = Hooks.TheRecorder().internSite(*SlowStack);
   if (Learned)
     publishSiteKey(Learned, Site);
   if (Parts) {
@@ -57,11 +62,32 @@ __attribute__((noinline)) std::uint32_t siteOfCall(std::uint32_t Callback, Recor
   return Site;
 }
 
+// The highest site id seen so far: site ids are dense, so a higher one is a new site.
+std::atomic<std::uint32_t> NewestSite{0};
+
+// A call the filter did not record, counted at its site (the recording's N records): what
+// tells confirm that the line ran. Costs a site key, no clock read, no lock. (The site is
+// keyed in onApiExit itself: siteOfCall's depth under the callback must not change.)
+void countSkipped(std::uint32_t Site, const CUpti_CallbackData *Cb, const CallbackInfo &Info) {
+  std::string_view Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
+  if (Site > NewestSite.load(std::memory_order_relaxed)) [[unlikely]] {
+    NewestSite.store(Site, std::memory_order_relaxed);  // racy max: a lost update only delays
+    if (Info.Launch)
+      noteNewLaunchSite();  // a new launch site keeps launch callbacks on a while longer
+  }
+  CallRing *Ring = threadRing();
+  if (!Ring || !Ring->Counted.add(Site, Api, Thread.Judged))
+    Hooks.TheRecorder().countSpilled(Site, Api, Thread.Judged);
+  if (Parts)
+    ++Parts->Calls;
+}
+
 } // namespace
 
 void setHandlerHooks(const HandlerHooks &H) {
   Hooks = H;
   SlowTicks = ticksFor(H.ThresholdNs);
+  MeasureEndTicks.store(H.MeasureForNs ? UINT64_MAX : 0);
 }
 
 void measureHandlerParts(HandlerParts *PerThread) { Parts = PerThread; }
@@ -88,6 +114,7 @@ void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Ca
   if (Hooks.AutoKernels && D.TraceKernels)
     Hooks.TraceKernels();
   Thread.Skip = !D.Record;
+  Thread.Judged = D.Judged;
   Thread.CreatedContext = false;
   Thread.OffTorchStream = D.OffTorchStream;
   if (D.OffTorchStream) [[unlikely]]
@@ -98,8 +125,12 @@ void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Ca
 
 void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
                const CallbackInfo &Info) {
-  if (--Thread.Depth > 0 || Thread.Skip)
+  if (--Thread.Depth > 0)
     return;
+  if (Thread.Skip) {
+    countSkipped(siteOfCall(static_cast<std::uint32_t>(Domain) << 16 | Id), Cb, Info);
+    return;
+  }
   std::uint64_t Exit = hostTicks();
   Recorder &Rec = Hooks.TheRecorder();
   CallRecord R;
@@ -111,7 +142,7 @@ void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Cal
   R.CreatedContext = Thread.CreatedContext;
   R.OffTorchStream = Thread.OffTorchStream;
   R.CurrentStream = Thread.CurrentStream;
-  R.Site = siteOfCall(static_cast<std::uint32_t>(Domain) << 16 | Id, Rec);
+  R.Site = siteOfCall(static_cast<std::uint32_t>(Domain) << 16 | Id);
   std::uint64_t T0 = Parts ? hostTicks() : 0;
   CallRing *Ring = threadRing();
   if (!Ring || !Ring->push(R)) {
@@ -124,6 +155,15 @@ void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Cal
   if (Parts) {
     Parts->Record += hostTicks() - T0;
     ++Parts->Calls;
+  }
+  if (std::uint64_t End = MeasureEndTicks.load(std::memory_order_relaxed)) [[unlikely]] {
+    if (End == UINT64_MAX) {
+      std::uint64_t Ends = Exit + ticksFor(Hooks.MeasureForNs);
+      MeasureEndTicks.compare_exchange_strong(End, Ends);
+    } else if (Exit >= End) {
+      setMeasureAll(false);  // the window is over: the fast path filters again
+      MeasureEndTicks.store(0, std::memory_order_relaxed);
+    }
   }
   // A slow cudaMallocHost or first cudaStreamCreate is busy on the host, not waiting for
   // kernels: only calls that can wait turn kernel tracing on.

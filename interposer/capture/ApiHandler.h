@@ -29,6 +29,9 @@ struct HandlerHooks {
   std::uint32_t (*StreamIdOf)(const void *Context, const void *Stream) = nullptr;
   bool AutoKernels = true;                // SYNCWATCH_KERNELS=auto: a stall turns kernels on
   std::uint64_t ThresholdNs = 1'000'000;  // a call this long is slow (SYNCWATCH_THRESHOLD_MS)
+  // SYNCWATCH_MEASURE=all:SECONDS: the filter's measure-all mode ends at the first call that
+  // returns this long after the first recorded one (0: it lasts the whole run, or is off).
+  std::uint64_t MeasureForNs = 0;
 };
 // Once, before the first callback (HostClock must be started).
 void setHandlerHooks(const HandlerHooks &H);

@@ -35,6 +35,7 @@ std::atomic<bool> HighPriorityStreams{false};
 // than the default one, so launches onto default streams are checked against it.
 std::atomic<bool> TorchSideStreams{false};
 bool TorchStreamChecks = true;
+std::atomic<bool> MeasureEverything{false};
 // The launch's device, by its context (cuCtxGetDevice once per context and thread).
 thread_local const void *LastContext = nullptr;
 thread_local int LastDevice = -1;
@@ -217,8 +218,9 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   if (!launchStream(Domain, Id, Cb->functionParams, &S, &PerThreadApi))
     return {true, true};
   // A launch that cannot matter counts towards turning launch callbacks off again.
-  auto Idle = [] {
+  auto Idle = [](bool Judged) {
     EntryDecision D{false, false};
+    D.Judged = Judged;
     if (++IdleLaunches >= IdleLaunchesBeforeOff) {
       IdleLaunches = 0;
       D.DisableLaunches = !BlockingWorkSeen.load(std::memory_order_relaxed) &&
@@ -229,13 +231,13 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   };
   switch (classify(S, PerThreadApi)) {
   case StreamClass::NonBlocking:
-    return Idle();
+    return Idle(true);
   case StreamClass::Legacy: {
     EntryDecision D;
     if (offTorchStream(Cb, false, D))
       return D;
     if (!BlockingWorkSeen.load(std::memory_order_relaxed))
-      return Idle();
+      return Idle(false);  // nothing it could serialize with yet, but its kernel is untraced
     return {true, true};
   }
   case StreamClass::Blocking: {
@@ -352,10 +354,18 @@ EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
     return {true, Info.Launch};
   if (Info.CreatesStream)
     return streamCreationDecision(Domain, Id, Cb->functionParams);
-  if (Info.Launch)
-    return launchDecision(Domain, Id, Cb);
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && copyCannotMatter(Id, Cb->functionParams))
-    return {false, false};
+  if (Info.Launch) {
+    EntryDecision D = launchDecision(Domain, Id, Cb);
+    if (!D.Record && MeasureEverything.load(std::memory_order_relaxed)) [[unlikely]]
+      D = {true, true};
+    return D;
+  }
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && copyCannotMatter(Id, Cb->functionParams) &&
+      !MeasureEverything.load(std::memory_order_relaxed)) {
+    EntryDecision D{false, false};
+    D.Judged = true;  // pinned memory on a non-blocking stream: truly asynchronous
+    return D;
+  }
   // Any other call that sent work to a blocking stream (an async copy, a memset) makes
   // launches matter.
   return {true, false, BlockingWorkSeen.load(std::memory_order_relaxed)};
@@ -372,10 +382,16 @@ void setTorchStreamChecks(bool On) { TorchStreamChecks = On; }
 
 void setIdleLaunchesBeforeOff(unsigned Launches) { IdleLaunchesBeforeOff = Launches ? Launches : 1; }
 
+void noteNewLaunchSite() { IdleLaunches = 0; }
+
+void setMeasureAll(bool On) { MeasureEverything.store(On, std::memory_order_relaxed); }
+bool measuringAll() { return MeasureEverything.load(std::memory_order_relaxed); }
+
 void resetCallFilter() {
   BlockingWorkSeen.store(false);
   HighPriorityStreams.store(false);
   TorchSideStreams.store(false);
+  MeasureEverything.store(false);
   LastContext = nullptr;
   LastDevice = -1;
   IdleLaunches = 0;

@@ -41,7 +41,7 @@ void bindDriver(void *DriverHandle);
 void bindDriverQueries(const DriverQueries &Queries);  // tests bind fakes
 
 struct EntryDecision {
-  bool Record = true;          // false: the call cannot matter, record nothing of it
+  bool Record = true;          // false: the call cannot matter: it is only counted at its site
   bool TraceKernels = false;   // kernel activity is needed from this call on
   bool EnableLaunches = false; // launches can matter from now on: turn their callbacks on
   bool DisableLaunches = false;  // they could not, for a long while: turn them off again
@@ -49,6 +49,10 @@ struct EntryDecision {
   // another (TorchStreams.h): CurrentStream is that stream's handle.
   bool OffTorchStream = false;
   const void *CurrentStream = nullptr;
+  // (Record false) what the filter read decides the call harmless - a non-blocking stream of
+  // the default priority, pinned host memory - rather than leaving it untimed (a launch onto
+  // the legacy stream before any blocking-stream work: its kernel is not traced).
+  bool Judged = false;
 };
 
 // SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream.
@@ -62,7 +66,18 @@ void setTorchStreamChecks(bool On);
 // used after that many launches, until another one is created or a copy goes to it.
 constexpr unsigned kIdleLaunchesBeforeOff = 10'000;
 // SYNCWATCH_IDLE_LAUNCHES overrides it (bench/runtime_overhead.sh measures the trade).
+// Launch callbacks are on from the start, so that every launch site that runs is counted;
+// the count of idle launches starts again at each launch from a site not seen before, so
+// they go off only once a program's launch sites have all been seen for that long (a
+// training loop's first steps), and the recording says when (EventLog's L records).
 void setIdleLaunchesBeforeOff(unsigned Launches);
+// A launch the filter did not record came from a site not seen before.
+void noteNewLaunchSite();
+// SYNCWATCH_MEASURE=all: nothing is filtered - every launch and copy is recorded, and its
+// kernel traced - until it is turned off again (the end of an all:SECONDS window). What a
+// user pays for every line of the run being timed (confirm's not-measured lines decided).
+void setMeasureAll(bool On);
+bool measuringAll();
 
 // The launch entry points whose stream decideAtEntry can read (cudaLaunchKernel,
 // cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx): capture leaves their callbacks off until a call's

@@ -209,14 +209,21 @@ void traceKernels() {
 // Launches are most of a launch-bound program's CUDA calls, and a CUPTI callback costs
 // even when it does nothing (the floor in bench/runtime_overhead.sh). Launches onto the
 // legacy stream and non-blocking streams of the default priority cannot matter to any
-// rule until a blocking or high-priority stream exists (CallFilter.h): their callbacks are
-// off until then, and off again once they have long been of no use (kIdleLaunchesBeforeOff).
+// rule until a blocking or high-priority stream exists (CallFilter.h). Their callbacks are
+// on from the start all the same, counting each launch at its site without recording it
+// (so that confirm knows which launch lines ran), and go off once they have long been of no
+// use: kIdleLaunchesBeforeOff launches in a row that could not matter and came from sites
+// already seen. The Recorder keeps when they were off (the recording's L records): a launch
+// line not seen may have run then, and confirm says so instead of "not exercised".
 std::atomic<bool> LaunchCallbacksOn{false};
+std::uint64_t cuptiNow();
 void enableLaunchCallbacks() {
   if (LaunchCallbacksOn.load(std::memory_order_relaxed) || LaunchCallbacksOn.exchange(true))
     return;
   for (auto [Domain, Id] : Start->DeferredLaunchIds)
     cuptiEnableCallback(1, Start->Subscriber, Domain, Id);
+  if (TheRecorder)  // none yet at start()
+    TheRecorder->launchCallbacks(true, cuptiNow());
   if (selfStatsOn())
     countToggle(Toggle::LaunchesOn);
 }
@@ -225,6 +232,7 @@ void disableLaunchCallbacks() {
     return;
   for (auto [Domain, Id] : Start->DeferredLaunchIds)
     cuptiEnableCallback(0, Start->Subscriber, Domain, Id);
+  recorder().launchCallbacks(false, cuptiNow());
   if (selfStatsOn())
     countToggle(Toggle::LaunchesOff);
 }
@@ -606,7 +614,9 @@ void start() {
   Hooks.StreamIdOf = streamIdOf;
   Hooks.AutoKernels = KernelMode == KernelTrace::Auto;
   Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
+  Hooks.MeasureForNs = Start->Cfg.MeasureAll ? Start->Cfg.MeasureForNs : 0;
   setHandlerHooks(Hooks);
+  setMeasureAll(Start->Cfg.MeasureAll);
   // The floor measures what any CUPTI tool pays: every catalogued callback, launches too.
   bool Defer = !Floor || FloorActivity;
   enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, Start->RuntimeIds, Defer);
@@ -621,8 +631,13 @@ void start() {
   cuptiEnableCallback(1, Start->Subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
   KernelMode = Start->Cfg.Kernels;
   startActivity();
-  if (KernelMode == KernelTrace::Always)
-    enableLaunchCallbacks();
+  enableLaunchCallbacks();  // counted from the first launch (see enableLaunchCallbacks)
+  if (Start->Cfg.MeasureAll && KernelMode != KernelTrace::Off) {
+    // Every launch timed: its kernel's records from the first one on.
+    KernelsOn.store(true);
+    KernelsOnSince.store(0);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  }
   watchForPython(Start->Cfg.Python);  // a no-op where the load-time watch is on
 }
 

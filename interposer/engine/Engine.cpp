@@ -360,6 +360,10 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
     Sites[Id] = F;
   if (Window.KernelsTracedFrom)
     KernelsTracedFrom = *Window.KernelsTracedFrom;
+  CountsAllCalls |= Window.CountsAllCalls;
+  LaunchesUnwatched.insert(LaunchesUnwatched.end(), Window.LaunchesUnwatched.begin(), Window.LaunchesUnwatched.end());
+  for (const CountedCalls &C : Window.Counted)
+    addCounted(C);
   WindowIndex Index(Window, InScope);
   MergedValid = false;
   CallsSeen += Index.InScope;
@@ -370,6 +374,10 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
     if (C.Site) {
       CallCount &K = CallCounts[{C.Api, C.Site}];
       ++K.Count;
+      // A launch is judged by its kernel's records (serialization, priority inversion):
+      // one issued before they were traced ran untimed.
+      const ApiInfo *Info = findApi(C.Api);
+      K.Measured += !(Info && Info->Family == ApiFamily::Launch && C.Enter < KernelsTracedFrom);
       K.TotalNs += C.duration();
       K.MaxNs = std::max(K.MaxNs, C.duration());
     }
@@ -398,6 +406,40 @@ std::string Engine::locationKey(std::uint32_t Site, RuleId Rule) const {
   if (F.Line)
     return F.File + ":" + std::to_string(F.Line);
   return F.File.empty() ? "" : F.File + "!" + F.Function;
+}
+
+void Engine::addCounted(const CountedCalls &C) {
+  if (!C.Site || !C.Calls)
+    return;
+  CallCount &K = CallCounts[{C.Api, C.Site}];
+  K.Count += C.Calls;
+  K.Measured += C.Judged;
+  CallsSeen += C.Calls;
+}
+
+Engine::LaunchCoverage Engine::launchCoverage() const {
+  if (!CountsAllCalls)
+    return LaunchCoverage::Unknown;
+  return LaunchesUnwatched.empty() ? LaunchCoverage::Complete : LaunchCoverage::Partial;
+}
+
+std::vector<std::pair<std::string, std::string>> Engine::coverageFigures() const {
+  std::vector<std::pair<std::string, std::string>> Out;
+  Out.emplace_back("cudaSpanMs", evidenceNumber(runNs() / 1e6));  // first call to last return
+  LaunchCoverage L = launchCoverage();
+  Out.emplace_back("coverage.launches", L == LaunchCoverage::Complete ? "complete"
+                                        : L == LaunchCoverage::Partial ? "partial"
+                                                                       : "not counted");
+  if (L == LaunchCoverage::Partial) {
+    // The unwatched time inside the run (a span open at exit ends with the last call).
+    std::uint64_t Ns = 0;
+    for (const UnwatchedSpan &U : LaunchesUnwatched) {
+      std::uint64_t To = std::min(U.To, std::max(LastExit, U.From));
+      Ns += To > U.From ? To - U.From : 0;
+    }
+    Out.emplace_back("coverage.launchesUnwatchedMs", evidenceNumber(Ns / 1e6));
+  }
+  return Out;
 }
 
 std::vector<std::uint32_t> Engine::coverageSites() const {
@@ -430,6 +472,7 @@ std::vector<CoveredCall> Engine::coverage() const {
     C.NativeLine = S.Line;
     CoveredCall &Into = ByLine.try_emplace({Key.first, C.Where.File, C.Where.Line}, C).first->second;
     Into.Count += K.Count;
+    Into.Measured += K.Measured;
     Into.TotalMs += K.TotalNs / 1e6;
     Into.MaxMs = std::max(Into.MaxMs, K.MaxNs / 1e6);
   }

@@ -102,6 +102,16 @@ public:
   std::vector<CoveredCall> coverage() const;
   // The sites coverage() needs symbolized.
   std::vector<std::uint32_t> coverageSites() const;
+  // Calls the fast path counted without recording them (the recorder at exit; a
+  // recording's N records come through consume()).
+  void addCounted(const CountedCalls &C);
+  // How much of the run's launches the coverage holds: every one (the recorder counted all
+  // and launch callbacks were never off), some (they were off for a while: a launch line
+  // missing from coverage may have run then), or unknown (an older recording).
+  enum class LaunchCoverage { Unknown, Complete, Partial };
+  LaunchCoverage launchCoverage() const;
+  // The run-wide figures that say it: "coverage.launches", "coverage.launchesUnwatchedMs".
+  std::vector<std::pair<std::string, std::string>> coverageFigures() const;
 
   // The aggregates of one (rule, source location), summed in Total.
   struct MergedSite {
@@ -131,7 +141,12 @@ private:
   std::map<std::uint32_t, StreamInfo> Streams;
   struct CallCount {
     std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
+    // Of Count: the calls whose cost the rules could judge (a launch before kernel records
+    // existed, or counted untraced by the fast path, was not).
+    std::uint64_t Measured = 0;
   };
+  bool CountsAllCalls = false;
+  std::vector<UnwatchedSpan> LaunchesUnwatched;
   std::map<std::pair<std::string_view, std::uint32_t>, CallCount> CallCounts;  // (API, site)
   std::uint64_t CallsSeen = 0;
   std::uint64_t FirstEnter = UINT64_MAX, LastExit = 0;

@@ -123,6 +123,12 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
       break;
     }
   }
+  if (Log.CountsAllCalls)
+    Out << "V\tcounts\n";
+  for (const UnwatchedSpan &U : Log.LaunchesUnwatched)
+    Out << "L\t" << U.From << '\t' << U.To << '\n';
+  for (const CountedCalls &N : Log.Counted)
+    Out << "N\t" << N.Site << '\t' << field(N.Api) << '\t' << N.Calls << '\t' << N.Judged << '\n';
   for (const auto &[Id, F] : Log.Sites) {
     Out << "F\t" << Id << '\t' << field(F.Function) << '\t' << field(F.File) << '\t' << F.Line << '\n';
     for (const SourceFrame &P : F.Python)
@@ -262,6 +268,19 @@ ParseResult readEventLog(std::istream &In) {
         W.Async = A != 0;
       }
       R.Log.Work.push_back(W);
+    } else if (T == "V") {
+      R.Log.CountsAllCalls = F.size() >= 2 && F[1] == "counts";
+    } else if (T == "L") {
+      UnwatchedSpan U;
+      if (F.size() < 3 || !toU64(F[1], U.From) || !toU64(F[2], U.To) || U.To < U.From)
+        return Fail("malformed unwatched-launches record");
+      R.Log.LaunchesUnwatched.push_back(U);
+    } else if (T == "N") {
+      CountedCalls C;
+      if (F.size() < 5 || !toU(F[1], C.Site) || !toU64(F[3], C.Calls) || !toU64(F[4], C.Judged) || C.Judged > C.Calls)
+        return Fail("malformed counted-calls record");
+      C.Api = internApiName(unfield(F[2]));
+      R.Log.Counted.push_back(C);
     } else if (T == "F" || T == "P") {
       // site function file line: the site's native frame (F) or one of its Python frames (P)
       std::uint32_t Id;

@@ -14,6 +14,15 @@
 //   P  site  function  file  line                      (its Python frames, innermost first)
 //   T  since_ns        kernel records exist only from this time on (absent: all traced;
 //                      18446744073709551615: none - SYNCWATCH_KERNELS=0 or never needed)
+//   N  site  api  calls  judged
+//                      calls the fast path counted but did not record (CallFilter.h): of
+//                      them, `judged` were decided harmless on what the filter read (a
+//                      non-blocking stream, pinned memory); the rest ran untimed
+//   L  off_ns  on_ns   the deferrable launch callbacks were off from off_ns to on_ns
+//                      (18446744073709551615: to the end): launches then were not counted
+//   V  counts          every call of a catalogued API is in a C or N record, launches
+//                      outside L windows included (absent: an older recorder, which did
+//                      not count what it filtered, nor launches while their callbacks were off)
 //   I  key  value      the process: rank, worldSize, job, host, gpu, pid, commandLine
 //   E  records         the last line: a recording with I records and no E was cut short
 // Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
@@ -73,6 +82,19 @@ struct GpuWork {
   std::string describe() const;  // "kernel 'spin'", "memcpy DtoH 64 MB"
 };
 
+// Calls of one API at one site that the fast path counted without recording them.
+struct CountedCalls {
+  std::uint32_t Site = 0;
+  std::string_view Api;          // canonical catalogue name (internApiName)
+  std::uint64_t Calls = 0;
+  std::uint64_t Judged = 0;      // of Calls: decided harmless at entry (CallFilter.h)
+};
+
+// A time when the deferrable launch callbacks were off (CUPTI ns; To UINT64_MAX: the end).
+struct UnwatchedSpan {
+  std::uint64_t From = 0, To = UINT64_MAX;
+};
+
 struct SourceFrame {
   std::string Function, File;
   unsigned Line = 0;
@@ -94,6 +116,11 @@ struct EventLog {
   std::optional<std::uint64_t> KernelsTracedFrom;
   // Which rank of which job recorded it (recordings made before it have none).
   ProcessIdentity Process;
+  // What the fast path counted but did not record, and when launches went unseen.
+  std::vector<CountedCalls> Counted;
+  std::vector<UnwatchedSpan> LaunchesUnwatched;
+  // The recorder counted every call (V record); false for older recordings.
+  bool CountsAllCalls = false;
 
   const StreamInfo *stream(std::uint32_t Id) const;
 };

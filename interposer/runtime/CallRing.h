@@ -24,6 +24,53 @@ struct CallRecord {
   std::uint32_t CurrentStream = 0;
 };
 
+// Calls the fast path did not record, counted per (site, API) on the thread that made them
+// (issue 37: every call site that ran has a count, traced or not). Only the owning thread
+// writes, with plain relaxed stores; the Recorder reads at exit. An entry is published by
+// its Site (0: free) after its API is written. A thread with more distinct (site, API)
+// pairs than fit spills into the Recorder's own table (SpillCount, under its lock).
+class SiteCounters {
+public:
+  static constexpr std::uint32_t Slots = 1024;  // 32 KiB a thread
+  struct Entry {
+    std::atomic<std::uint32_t> Site{0};
+    const char *Api = nullptr;   // the catalogue's own string (static storage)
+    std::uint32_t ApiSize = 0;
+    std::atomic<std::uint64_t> Calls{0}, Judged{0};
+  };
+  // False when the table is full (the caller spills the call elsewhere).
+  bool add(std::uint32_t Site, std::string_view Api, bool Judged) {
+    std::uint32_t H = (Site * 0x9E3779B1u) ^ static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(Api.data()) >> 3);
+    for (std::uint32_t Probe = 0; Probe < 16; ++Probe) {
+      Entry &E = Table[(H + Probe) % Slots];
+      std::uint32_t S = E.Site.load(std::memory_order_relaxed);
+      if (S == 0) {
+        E.Api = Api.data();
+        E.ApiSize = static_cast<std::uint32_t>(Api.size());
+        E.Site.store(Site, std::memory_order_release);
+        S = Site;
+      }
+      if (S == Site && E.Api == Api.data()) {
+        E.Calls.store(E.Calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        if (Judged)
+          E.Judged.store(E.Judged.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        return true;
+      }
+    }
+    return false;
+  }
+  // The reader (at exit): each published entry's counts so far.
+  template <typename F> void forEach(F &&Each) const {
+    for (const Entry &E : Table)
+      if (std::uint32_t S = E.Site.load(std::memory_order_acquire))
+        Each(S, std::string_view(E.Api, E.ApiSize), E.Calls.load(std::memory_order_relaxed),
+             E.Judged.load(std::memory_order_relaxed));
+  }
+
+private:
+  Entry Table[Slots];
+};
+
 class CallRing {
 public:
   static constexpr std::uint32_t Capacity = 4096;  // 224 KiB a thread
@@ -48,6 +95,8 @@ public:
   }
 
   std::atomic<bool> Owned{false};
+  // The calls this ring's threads made but did not record (see SiteCounters).
+  SiteCounters Counted;
 
 private:
   CallRecord Slots[Capacity];

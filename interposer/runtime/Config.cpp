@@ -69,6 +69,31 @@ KernelTrace parseKernelTrace(const char *Name, KernelTrace Default, std::string 
   return Default;
 }
 
+// auto | all | all:SECONDS
+void parseMeasure(Config &C, std::string &Messages) {
+  const char *V = env("SYNCWATCH_MEASURE");
+  if (!V)
+    return;
+  std::string_view S(V);
+  if (S == "auto")
+    return;
+  if (S == "all") {
+    C.MeasureAll = true;
+    return;
+  }
+  if (S.substr(0, 4) == "all:") {
+    char *End = nullptr;
+    double Seconds = std::strtod(V + 4, &End);
+    if (End != V + 4 && *End == '\0' && Seconds > 0 && Seconds < 1e7) {
+      C.MeasureAll = true;
+      C.MeasureForNs = static_cast<std::uint64_t>(Seconds * 1e9);
+      return;
+    }
+  }
+  Messages += std::string("syncwatch: SYNCWATCH_MEASURE='") + V +
+              "' is not auto, all or all:SECONDS (a positive number); using auto\n";
+}
+
 } // namespace
 
 Config readConfig(std::string &Messages) {
@@ -87,6 +112,7 @@ Config readConfig(std::string &Messages) {
   C.Quiet = parseBool("SYNCWATCH_QUIET", C.Quiet, Messages);
   C.Python = parseBool("SYNCWATCH_PYTHON", C.Python, Messages);
   C.IdleLaunches = parsePositive("SYNCWATCH_IDLE_LAUNCHES", C.IdleLaunches, 1, Messages);
+  parseMeasure(C, Messages);
   C.Stats = parseBool("SYNCWATCH_STATS", C.Stats, Messages);
   C.TorchStreams = parseBool("SYNCWATCH_TORCH_STREAMS", C.TorchStreams, Messages);
   C.Trace = parseBool("SYNCWATCH_TRACE", C.Trace, Messages);

@@ -22,6 +22,11 @@ struct Config {
   bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
   bool Python = true;                 // SYNCWATCH_PYTHON=0: no Python call sites
   std::uint64_t IdleLaunches = 10'000;  // SYNCWATCH_IDLE_LAUNCHES (CallFilter.h)
+  // SYNCWATCH_MEASURE=all: record and time every launch and copy, the fast path's filter off
+  // and kernels traced from the start (CallFilter.h setMeasureAll); all:SECONDS for the first
+  // SECONDS of the run only. MeasureForNs 0: the whole run.
+  bool MeasureAll = false;
+  std::uint64_t MeasureForNs = 0;
   bool TorchStreams = true;           // SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream
   bool Stats = false;                 // SYNCWATCH_STATS=1: syncwatch's own work, on stderr at exit
   bool Trace = false;                 // SYNCWATCH_TRACE=1: write a Chrome/Perfetto trace

@@ -176,6 +176,40 @@ void Recorder::kernelsTracedFrom(std::uint64_t Ns) {
   Window.setKernelsTracedFrom(Ns);
 }
 
+void Recorder::countSpilled(std::uint32_t Site, std::string_view Api, bool Judged) {
+  std::lock_guard<std::mutex> L(M);
+  CountedCalls &C = Spilled[{Site, Api}];
+  C.Site = Site;
+  C.Api = Api;
+  ++C.Calls;
+  C.Judged += Judged;
+}
+
+void Recorder::launchCallbacks(bool On, std::uint64_t Ns) {
+  std::lock_guard<std::mutex> L(M);
+  if (!On)
+    Unwatched.push_back({Ns, UINT64_MAX});
+  else if (!Unwatched.empty() && Unwatched.back().To == UINT64_MAX)
+    Unwatched.back().To = std::max(Ns, Unwatched.back().From);
+}
+
+std::vector<CountedCalls> Recorder::countedLocked() const {
+  std::map<std::pair<std::uint32_t, std::string_view>, CountedCalls> All = Spilled;
+  forEachRing([&](CallRing &Ring) {
+    Ring.Counted.forEach([&](std::uint32_t Site, std::string_view Api, std::uint64_t Calls, std::uint64_t Judged) {
+      CountedCalls &C = All[{Site, Api}];
+      C.Site = Site;
+      C.Api = Api;
+      C.Calls += Calls;
+      C.Judged += Judged;
+    });
+  });
+  std::vector<CountedCalls> Out;
+  for (auto &[Key, C] : All)
+    Out.push_back(C);
+  return Out;
+}
+
 std::string Recorder::processName() {
   std::ifstream Comm("/proc/self/comm");
   std::string Name;
@@ -225,6 +259,17 @@ void Recorder::finish(const char *Why) {
   drainLocked();
   Finished = true;
   Window.flush();
+  // What the fast path counted without recording: coverage, not events to judge.
+  EventLog Counts;
+  Counts.Counted = countedLocked();
+  Counts.LaunchesUnwatched = Unwatched;
+  Counts.CountsAllCalls = true;
+  Analysis.consume(Counts);
+  if (Cfg.Record) {
+    Recorded.Counted = Counts.Counted;
+    Recorded.LaunchesUnwatched = Counts.LaunchesUnwatched;
+    Recorded.CountsAllCalls = true;
+  }
   // Symbolize only the sites that made a finding (and all, when recording).
   EventLog SiteNames;
   for (const auto &[Key, A] : Analysis.aggregates())
@@ -254,6 +299,8 @@ void Recorder::finish(const char *Why) {
   setFingerprints(R);
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
+  for (auto &F : Analysis.coverageFigures())
+    R.Figures.push_back(F);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);
     for (auto &F : calibrationFigures(Profile))

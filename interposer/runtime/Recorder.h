@@ -11,6 +11,7 @@
 #include "CallRing.h"
 #include "Config.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -37,6 +38,11 @@ public:
   void addStream(const StreamInfo &S);
   // Kernel activity records exist from this CUPTI time on (UINT64_MAX: not traced).
   void kernelsTracedFrom(std::uint64_t Ns);
+  // A call the fast path counted whose thread's table was full (SiteCounters).
+  void countSpilled(std::uint32_t Site, std::string_view Api, bool Judged);
+  // The deferrable launch callbacks went off or on again at this CUPTI time: launches in
+  // between are not counted (the report's coverage.launches says "partial").
+  void launchCallbacks(bool On, std::uint64_t Ns);
 
   // The GPU(s) the process's work ran on ("GPU-<uuid>"), found by capture at exit.
   void setGpu(std::string Gpu);
@@ -61,6 +67,10 @@ private:
   CalibrationProfile Profile;  // SYNCWATCH_PROFILE, when it could be read
   std::mutex M;
   EventLog Recorded;            // all events, only with SYNCWATCH_RECORD=1
+  std::map<std::pair<std::uint32_t, std::string_view>, CountedCalls> Spilled;
+  std::vector<UnwatchedSpan> Unwatched;
+  // The counts of calls the fast path did not record: every ring's and the spilled ones.
+  std::vector<CountedCalls> countedLocked() const;
   SiteTable Sites;
   Engine Analysis;
   EventWindow Window;           // bounded: analyzed as it fills

@@ -68,6 +68,21 @@ bool sameApi(const Finding &Static, const Finding &Runtime) {
   return Launch(*A) && Launch(*B);
 }
 
+// The setting that times every call (docs/runtime.md): what a not-measured line needs.
+constexpr const char *kMeasureAll = "SYNCWATCH_MEASURE=all";
+
+bool isLaunchApi(const std::string &Api) {
+  const ApiInfo *I = findApi(Api);
+  return Api == "<<<>>>" || (I && I->Family == ApiFamily::Launch);
+}
+
+// Why the calls of a line ran untimed, as the fast path decides (CallFilter.h).
+std::string untimedWhy(const std::string &Api) {
+  if (isLaunchApi(Api))
+    return "launched while no blocking stream had work, so its kernels were not traced";
+  return "the fast path counted it without timing it";
+}
+
 // A runtime finding or coverage entry, with the static file its path matched.
 struct RuntimeSite {
   std::string File;  // as the runtime wrote it, after --path-map
@@ -227,6 +242,24 @@ int confirmFindings(const ConfirmOptions &Opts) {
     return fail("the runtime reports share no source file with " + Opts.Static +
                 ": reports of another program? (--path-map OLD=NEW where the checkouts' paths differ beyond a common suffix)");
   bool HaveCoverage = std::any_of(Runtime.begin(), Runtime.end(), [](const Report &R) { return !R.Coverage.empty(); });
+  // Whether every launch (and every filtered copy) that ran is in the coverage: reports of a
+  // recorder that counted them all, with launch callbacks never off. Else a launch line with
+  // no coverage may have run untimed, which is not "never ran".
+  std::string LaunchGap;  // why a missing launch line is not known not to have run ("": it is)
+  for (const Report &R : Runtime) {
+    std::string Launches, UnwatchedMs;
+    for (const auto &[K, V] : R.Figures) {
+      if (K == "coverage.launches")
+        Launches = V;
+      if (K == "coverage.launchesUnwatchedMs")
+        UnwatchedMs = V;
+    }
+    if (Launches == "partial" && LaunchGap.empty())
+      LaunchGap = "syncwatch stopped counting launches for " + formatMs(std::atof(UnwatchedMs.c_str())) +
+                  " of the run, after many launches in a row that could not matter";
+    else if (Launches != "complete" && Launches != "partial")
+      LaunchGap = "this recording does not count launches (made before syncwatch counted them)";
+  }
 
   // --- each static result's status --------------------------------------------------------
   std::string Gpu, Host, Driver;
@@ -374,16 +407,37 @@ int confirmFindings(const ConfirmOptions &Opts) {
       for (unsigned L = FirstLine; L <= LastLine && !Calls; ++L)
         if (auto It = Ran.find({S.Where.File, L}); It != Ran.end())
           Calls = &It->second;
-      if (Calls) {
-        Status = "not-observed";
-        std::uint64_t Count = 0;
-        double Total = 0, Max = 0;
+      std::uint64_t Count = 0, Timed = 0;
+      double Total = 0, Max = 0;
+      if (Calls)
         for (const CoveredCall *C : *Calls) {
           Count += C->Count;
+          Timed += C->Measured;
           Total += C->TotalMs;
           Max = std::max(Max, C->MaxMs);
         }
+      const std::string *Api = evidenceOf(S, "api");
+      // (Copies the fast path filters - pinned, on a non-blocking stream - were counted by every
+      // recorder that writes coverage.launches; older ones filtered only those, which a
+      // pageable-copy warning's line would not be: launches are what was left uncounted.)
+      bool Filterable = Api && isLaunchApi(*Api);
+      if (Calls && Timed == 0 && !StaticOnly && !Best) {
+        // It ran, and nothing of it was timed: harmless is not known.
+        Status = "not-measured";
         F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
+        F.Evidence.emplace_back("syncwatch.measured", "0");
+        F.Evidence.emplace_back("syncwatch.measureWith", kMeasureAll);
+        F.Message += " [not measured: ran " + std::to_string(Count) + " time(s), none timed (" +
+                     untimedWhy(Api ? *Api : "") + "); " + kMeasureAll + " times every call]";
+      } else if (!Calls && Filterable && !LaunchGap.empty()) {
+        Status = "not-measured";
+        F.Evidence.emplace_back("syncwatch.measureWith", kMeasureAll);
+        F.Message += " [not measured: not seen, but " + LaunchGap + "; " + kMeasureAll + " counts and times every call]";
+      } else if (Calls) {
+        Status = "not-observed";
+        F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
+        if (Timed < Count)
+          F.Evidence.emplace_back("syncwatch.measured", std::to_string(Timed));
         F.Evidence.emplace_back("syncwatch.totalMs", evidenceNumber(Total));
         F.Evidence.emplace_back("syncwatch.maxMs", evidenceNumber(Max));
         if (StaticOnly) {
@@ -395,8 +449,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
           F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); what it cost, " +
                        formatMs(measuredMs(*Best->F)) + ", is below --min-cost-ms " + evidenceNumber(Opts.MinCostMs) + "]";
         } else {
-          F.Message += " [not observed: ran " + std::to_string(Count) + " time(s), " + formatMs(Total) +
-                       " in all, max " + formatMs(Max) + ", and never stalled on this GPU]";
+          F.Message += " [not observed: ran " + std::to_string(Count) + " time(s)" +
+                       (Timed < Count ? " (" + std::to_string(Timed) + " timed)" : std::string()) + ", " +
+                       formatMs(Total) + " in all, max " + formatMs(Max) + ", and never stalled on this GPU]";
         }
       } else {
         Status = "not-exercised";
@@ -449,7 +504,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
   Out.Findings = std::move(Sorted);
   // Fingerprints: the static ones (code scanning keeps one alert per site); runtime-only
   // results get the runtime's.
-  for (const char *S : {"confirmed", "not-observed", "not-exercised", "runtime-only"})
+  for (const char *S : {"confirmed", "not-observed", "not-measured", "not-exercised", "runtime-only"})
     Out.Figures.emplace_back(std::string("status.") + S, std::to_string(StatusCount[S]));
   if (!Disagree.empty()) {
     std::string Files;
@@ -474,8 +529,9 @@ int confirmFindings(const ConfirmOptions &Opts) {
   if (!writeReportAs(O, Out, Opts.Format, {"syncwatch confirm", Opts.LinkBase})) {
     O << "syncwatch confirm: " << Static.Findings.size() << " static result(s) against " << Runtime.size()
       << " runtime report(s)" << (Gpu.empty() ? "" : " (" + Gpu + ")") << ": " << StatusCount["confirmed"]
-      << " confirmed, " << StatusCount["not-observed"] << " not observed, " << StatusCount["not-exercised"]
-      << " not exercised, " << StatusCount["runtime-only"] << " runtime-only\n";
+      << " confirmed, " << StatusCount["not-observed"] << " not observed, " << StatusCount["not-measured"]
+      << " not measured, " << StatusCount["not-exercised"] << " not exercised, " << StatusCount["runtime-only"]
+      << " runtime-only\n";
     if (!Disagree.empty())
       O << "  (" << Disagree.size() << " source file(s) differ between the lint's checkout and the program's: "
         << "the lines may not match)\n";
@@ -495,6 +551,12 @@ int confirmFindings(const ConfirmOptions &Opts) {
           O << "  ran " << *C << "x, cost " << formatMs(std::atof(B->c_str())) << " < --min-cost-ms";
         else
           O << "  ran " << *C << "x, no stall";
+      } else if (*St == "not-measured") {
+        if (const std::string *C = evidenceOf(F, "syncwatch.count"))
+          O << "  ran " << *C << "x, untimed";
+        else
+          O << "  not counted";
+        O << " (" << kMeasureAll << ")";
       }
       O << "\n";
     }

@@ -79,6 +79,8 @@ bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
   In.R.Figures = utilizationProperties(Use.figures(), In.Analysis->hostTimeLostNs(), In.Analysis->kernelsTracedFrom());
   In.R.Process = In.Process.pairs();
   In.R.Coverage = In.Analysis->coverage();
+  for (auto &F : In.Analysis->coverageFigures())
+    In.R.Figures.push_back(F);
   In.Recording = true;
   return true;
 }
@@ -279,6 +281,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
       auto [It, New] = Covered.try_emplace({C.Api, C.Where.File, C.Where.Line}, C);
       if (!New) {
         It->second.Count += C.Count;
+        It->second.Measured += C.Measured;
         It->second.TotalMs += C.TotalMs;
         It->second.MaxMs = std::max(It->second.MaxMs, C.MaxMs);
       }

@@ -20,6 +20,7 @@
 #include "syncwatch/report.h"
 #include "syncwatch/source_hash.h"
 #include "Confirm.h"
+#include "Verify.h"
 #include "Merge.h"
 #include "PathMaps.h"
 #include "ToolFiles.h"
@@ -67,13 +68,21 @@ const char *const ConfirmUsage =
     "                         [--fail-on confirmed|warning|runtime] [--min-cost-ms N (1)] [--path-map OLD=NEW]...\n"
     "                         [--source-root DIR] [--link-base URL]\n"
     "  each static warning confirmed, not observed or not exercised by what the runtime measured at its line\n";
+const char *const VerifyUsage =
+    "usage: syncwatch verify --before DIR --after DIR [options]\n"
+    "       syncwatch verify [--runs N (5)] [--out DIR] --before-cmd 'OLD CMD' --after-cmd 'NEW CMD' [options]\n"
+    "       syncwatch verify [--runs N (5)] [--out DIR] --before-env K=V... --after-env K=V... [options] -- cmd args...\n"
+    "  options: [--format text|json|markdown|sarif] [--output FILE] [--min-effect-ms N (0.05)] [--threshold-ms N]\n"
+    "           [--path-map OLD=NEW]...\n"
+    "  did a fix save time: each call site's blocked time, the wall time and the GPU idle time before and after,\n"
+    "  with 95% intervals from the repeats (runs interleaved); exit 1 when the after is slower beyond the noise\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
     "  measures which CUDA calls block on this GPU and driver; prints the table, writes the profile\n";
 
 std::string usageText() {
   return std::string("syncwatch ") + SYNCWATCH_VERSION + ": the runtime half of syncwatch (docs/runtime.md)\n" + RunUsage +
-         ReplayUsage + MergeUsage + ConfirmUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
+         ReplayUsage + MergeUsage + ConfirmUsage + VerifyUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
 }
 
 // Wrong arguments: one line naming what was wrong, the way to get help, exit 2.
@@ -600,6 +609,94 @@ int confirm(const std::vector<std::string> &Args) {
   return confirmFindings(O);
 }
 
+int verify(const std::vector<std::string> &Args) {
+  ParsedArgs P0 = parseArgs(Args, {{"before", true}, {"after", true}, {"before-cmd", true}, {"after-cmd", true},
+                                   {"before-env", true}, {"after-env", true}, {"runs", true}, {"out", true},
+                                   {"format", true}, {"output", true}, {"min-effect-ms", true},
+                                   {"threshold-ms", true}, {"path-map", true}});
+  if (P0.Help) {
+    std::cout << VerifyUsage;
+    return 0;
+  }
+  if (!P0.Error.empty())
+    return badArguments("verify", P0.Error);
+  if (!P0.Positional.empty())
+    return badArguments("verify", "unexpected argument '" + P0.Positional.front() + "'");
+  VerifyOptions O;
+  O.Format = P0.get("format", "text");
+  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif" && O.Format != "markdown")
+    return badArguments("verify", "unknown --format '" + O.Format + "' (expected text, json, markdown or sarif)");
+  O.Output = P0.get("output");
+  std::string Error;
+  if (!numberOption(P0, "min-effect-ms", O.MinEffectMs, Error))
+    return badArguments("verify", Error);
+  for (const std::string &M : P0.all("path-map")) {
+    auto Eq = M.find('=');
+    if (Eq == std::string::npos || Eq == 0)
+      return badArguments("verify", "--path-map takes OLD=NEW");
+    O.PathMaps.push_back({M.substr(0, Eq), M.substr(Eq + 1)});
+  }
+  bool FromDirs = P0.has("before") || P0.has("after");
+  bool FromCmds = P0.has("before-cmd") || P0.has("after-cmd") || P0.has("before-env") || P0.has("after-env") ||
+                  !P0.AfterDoubleDash.empty();
+  if (FromDirs && FromCmds)
+    return badArguments("verify", "either --before/--after DIR (reports already made) or commands to run, not both");
+  if (FromDirs) {
+    if (!P0.has("before") || !P0.has("after"))
+      return badArguments("verify", "--before DIR and --after DIR go together");
+    if (!runsInDirectory(P0.get("before"), O.Before, Error) || !runsInDirectory(P0.get("after"), O.After, Error)) {
+      std::cerr << "syncwatch verify: error: " << Error << "\n";
+      return 2;
+    }
+    return verifyRuns(O);
+  }
+  VerifyCommands C;
+  double Runs = 5;
+  if (!numberOption(P0, "runs", Runs, Error) || Runs < 2 || Runs > 1000 || Runs != static_cast<unsigned>(Runs))
+    return badArguments("verify", Error.empty() ? "--runs takes a whole number from 2 to 1000 (an interval needs 2)" : Error);
+  C.Runs = static_cast<unsigned>(Runs);
+  if (!numberOption(P0, "threshold-ms", C.ThresholdMs, Error))
+    return badArguments("verify", Error);
+  auto Env = [&](const char *Name, std::vector<std::pair<std::string, std::string>> &Into) {
+    for (const std::string &E : P0.all(Name)) {
+      auto Eq = E.find('=');
+      if (Eq == std::string::npos || Eq == 0)
+        return false;
+      Into.push_back({E.substr(0, Eq), E.substr(Eq + 1)});
+    }
+    return true;
+  };
+  if (!Env("before-env", C.BeforeEnv) || !Env("after-env", C.AfterEnv))
+    return badArguments("verify", "--before-env and --after-env take NAME=VALUE");
+  if (P0.has("before-cmd") || P0.has("after-cmd")) {
+    if (!P0.has("before-cmd") || !P0.has("after-cmd"))
+      return badArguments("verify", "--before-cmd and --after-cmd go together");
+    if (!P0.AfterDoubleDash.empty())
+      return badArguments("verify", "with --before-cmd/--after-cmd there is no command after '--'");
+    C.Before = {"/bin/sh", "-c", P0.get("before-cmd")};
+    C.After = {"/bin/sh", "-c", P0.get("after-cmd")};
+  } else {
+    if (P0.AfterDoubleDash.empty())
+      return badArguments("verify", "nothing to compare: --before/--after DIR, --before-cmd/--after-cmd, or "
+                                    "--before-env/--after-env with -- cmd args...");
+    if (C.BeforeEnv.empty() && C.AfterEnv.empty())
+      return badArguments("verify", "one command needs two environments: --before-env K=V and/or --after-env K=V");
+    C.Before = C.After = P0.AfterDoubleDash;
+  }
+  C.OutDir = P0.get("out", "syncwatch-verify");
+  char Self[PATH_MAX];
+  ssize_t N = readlink("/proc/self/exe", Self, sizeof Self - 1);
+  if (N <= 0)
+    return badArguments("verify", "cannot find the syncwatch executable (/proc/self/exe)");
+  C.Self.assign(Self, static_cast<std::size_t>(N));
+  std::cerr << "syncwatch verify: " << C.Runs << " runs each, interleaved, into " << C.OutDir << "/{before,after}\n";
+  if (!runInterleaved(C, O, Error)) {
+    std::cerr << "syncwatch verify: error: " << Error << "\n";
+    return 2;
+  }
+  return verifyRuns(O);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::cerr << usageText();
@@ -626,6 +723,8 @@ int main(int argc, char **argv) {
     return merge(Args);
   if (Cmd == "confirm")
     return confirm(Args);
+  if (Cmd == "verify")
+    return verify(Args);
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
     std::cout << usageText();
     return 0;
@@ -635,5 +734,5 @@ int main(int argc, char **argv) {
     return 0;
   }
   return badArguments("", (Cmd[0] == '-' ? "unknown option '" : "unknown command '") + Cmd +
-                              "' (commands: run, replay, merge, confirm, calibrate)");
+                              "' (commands: run, replay, merge, confirm, verify, calibrate)");
 }

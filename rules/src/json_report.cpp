@@ -31,7 +31,7 @@ void writeCoverage(JsonWriter &J, const std::vector<CoveredCall> &Coverage) {
     J.field("api", C.Api).field("file", C.Where.File).field("line", C.Where.Line);
     if (!C.NativeFile.empty())
       J.field("nativeFile", C.NativeFile).field("nativeLine", C.NativeLine);
-    J.field("count", C.Count).field("totalMs", C.TotalMs).field("maxMs", C.MaxMs);
+    J.field("count", C.Count).field("measured", C.Measured).field("totalMs", C.TotalMs).field("maxMs", C.MaxMs);
     J.endObject();
   }
   J.endArray();

@@ -43,6 +43,7 @@ std::vector<CoveredCall> readCoverage(const JsonValue &V) {
     X.NativeFile = C["nativeFile"].string();
     X.NativeLine = C["nativeLine"].whole<unsigned>();
     X.Count = C["count"].whole<std::uint64_t>();
+    X.Measured = C["measured"].whole<std::uint64_t>(X.Count);  // older reports: all measured
     X.TotalMs = C["totalMs"].number();
     X.MaxMs = C["maxMs"].number();
     Out.push_back(std::move(X));

@@ -132,7 +132,7 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
   Head << "### " << cell(Title, 200) << ": ";
   if (Joined) {
     Head << Statuses["confirmed"] << " confirmed, " << Statuses["not-observed"] << " not observed, "
-         << Statuses["not-exercised"] << " not exercised, " << Statuses["runtime-only"] << " runtime-only";
+         << Statuses["not-measured"] << " not measured, " << Statuses["not-exercised"] << " not exercised, " << Statuses["runtime-only"] << " runtime-only";
     if (!R.Findings.empty())
       if (const std::string *Gpu = evidenceOf(R.Findings.front(), "syncwatch.gpu"))
         Head << " (" << cell(*Gpu, 200) << ")";

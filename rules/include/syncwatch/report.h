@@ -23,6 +23,10 @@ struct CoveredCall {
   unsigned NativeLine = 0;
   std::uint64_t Count = 0;
   double TotalMs = 0, MaxMs = 0;
+  // Of Count: the calls whose cost the runtime could judge. The others ran untimed: launches
+  // before kernel activity was traced, and calls the fast path counted without timing them
+  // (a legacy-stream launch while no blocking stream had work). Older reports: all of them.
+  std::uint64_t Measured = 0;
 };
 
 // A file the analyzer read (SARIF run.artifacts): what lets `syncwatch confirm` tell a file
