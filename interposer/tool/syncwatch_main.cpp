@@ -69,11 +69,11 @@ const char *const ConfirmUsage =
     "                         [--source-root DIR] [--link-base URL]\n"
     "  each static warning confirmed, not observed or not exercised by what the runtime measured at its line\n";
 const char *const VerifyUsage =
-    "usage: syncwatch verify --before DIR --after DIR [options]\n"
-    "       syncwatch verify [--runs N (5)] [--out DIR] --before-cmd 'OLD CMD' --after-cmd 'NEW CMD' [options]\n"
-    "       syncwatch verify [--runs N (5)] [--out DIR] --before-env K=V... --after-env K=V... [options] -- cmd args...\n"
-    "  options: [--format text|json|markdown|sarif] [--output FILE] [--min-effect-ms N (0.05)] [--threshold-ms N]\n"
-    "           [--path-map OLD=NEW]...\n"
+    "usage: syncwatch verify --before DIR --after DIR [--format text|json|markdown|sarif] [--output FILE]\n"
+    "                        [--min-effect-ms N (0.05)] [--path-map OLD=NEW]...\n"
+    "usage: syncwatch verify [--runs N (5)] [--out DIR] [--threshold-ms N] --before-cmd 'OLD CMD' --after-cmd 'NEW CMD'\n"
+    "                        [--format ...] [--output FILE] [--min-effect-ms N] [--path-map OLD=NEW]...\n"
+    "usage: syncwatch verify [--runs N (5)] [--out DIR] [--before-env K=V]... [--after-env K=V]... -- cmd args...\n"
     "  did a fix save time: each call site's blocked time, the wall time and the GPU idle time before and after,\n"
     "  with 95% intervals from the repeats (runs interleaved); exit 1 when the after is slower beyond the noise\n";
 const char *const CalibrateUsage =
