@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # issue 37 on the H200: the new recorder (counts, launch spans) against the old one.
+# Needs .gpu-old/: a copy of the previous main's sources (git archive), the "old" side of the comparison.
 set -u
 exec > >(tee "$OUT/log.txt") 2>&1
 root=$PWD
