@@ -130,7 +130,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # Formats: markdown for a CI job summary, SARIF that validates as JSON with a result a site.
     md = run("verify", "--before", before, "--after", fixed, "--format", "markdown")
     check("markdown: a table with the whole run and the sites",
-          md.returncode == 0 and md.stdout.startswith("### syncwatch verify: saved") and "| **wall time** |" in md.stdout
+          md.returncode == 0 and md.stdout.startswith("### syncwatch verify: saved") and "| **CUDA span (first call to last return)** |" in md.stdout
           and "| saved |" in md.stdout, md.stdout[:400])
     sarif = run("verify", "--before", before, "--after", slow, "--format", "sarif", "--output", os.path.join(tmp, "v.sarif"))
     s = json.load(open(os.path.join(tmp, "v.sarif"))) if os.path.exists(os.path.join(tmp, "v.sarif")) else {}

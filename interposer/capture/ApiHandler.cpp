@@ -62,6 +62,11 @@ __attribute__((noinline)) std::uint32_t siteOfCall(std::uint32_t Callback) {
   return Site;
 }
 
+// The call's API as the catalogue names it (static storage: CallRecord and SiteCounters keep it).
+std::string_view apiOf(const CUpti_CallbackData *Cb, const CallbackInfo &Info) {
+  return !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
+}
+
 // The highest site id seen so far: site ids are dense, so a higher one is a new site.
 std::atomic<std::uint32_t> NewestSite{0};
 
@@ -69,7 +74,7 @@ std::atomic<std::uint32_t> NewestSite{0};
 // tells confirm that the line ran. Costs a site key, no clock read, no lock. (The site is
 // keyed in onApiExit itself: siteOfCall's depth under the callback must not change.)
 void countSkipped(std::uint32_t Site, const CUpti_CallbackData *Cb, const CallbackInfo &Info) {
-  std::string_view Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
+  std::string_view Api = apiOf(Cb, Info);
   if (Site > NewestSite.load(std::memory_order_relaxed)) [[unlikely]] {
     NewestSite.store(Site, std::memory_order_relaxed);  // racy max: a lost update only delays
     if (Info.Launch)
@@ -137,7 +142,7 @@ void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Cal
   R.Enter = Thread.Enter;
   R.Exit = Exit;
   R.Thread = threadId();
-  R.Api = !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
+  R.Api = apiOf(Cb, Info);
   R.Correlation = Cb->correlationId;
   R.CreatedContext = Thread.CreatedContext;
   R.OffTorchStream = Thread.OffTorchStream;

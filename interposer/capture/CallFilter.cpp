@@ -385,7 +385,6 @@ void setIdleLaunchesBeforeOff(unsigned Launches) { IdleLaunchesBeforeOff = Launc
 void noteNewLaunchSite() { IdleLaunches = 0; }
 
 void setMeasureAll(bool On) { MeasureEverything.store(On, std::memory_order_relaxed); }
-bool measuringAll() { return MeasureEverything.load(std::memory_order_relaxed); }
 
 void resetCallFilter() {
   BlockingWorkSeen.store(false);

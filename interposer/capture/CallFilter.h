@@ -77,7 +77,6 @@ void noteNewLaunchSite();
 // kernel traced - until it is turned off again (the end of an all:SECONDS window). What a
 // user pays for every line of the run being timed (confirm's not-measured lines decided).
 void setMeasureAll(bool On);
-bool measuringAll();
 
 // The launch entry points whose stream decideAtEntry can read (cudaLaunchKernel,
 // cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx): capture leaves their callbacks off until a call's

@@ -28,7 +28,7 @@ struct CallRecord {
 // (issue 37: every call site that ran has a count, traced or not). Only the owning thread
 // writes, with plain relaxed stores; the Recorder reads at exit. An entry is published by
 // its Site (0: free) after its API is written. A thread with more distinct (site, API)
-// pairs than fit spills into the Recorder's own table (SpillCount, under its lock).
+// pairs than fit spills into the Recorder's own table (Recorder::countSpilled, under its lock).
 class SiteCounters {
 public:
   static constexpr std::uint32_t Slots = 1024;  // 32 KiB a thread
@@ -39,7 +39,7 @@ public:
     std::atomic<std::uint64_t> Calls{0}, Judged{0};
   };
   // False when the table is full (the caller spills the call elsewhere).
-  bool add(std::uint32_t Site, std::string_view Api, bool Judged) {
+  bool add(std::uint32_t Site, std::string_view Api, bool Judged) {  // Api: static storage
     std::uint32_t H = (Site * 0x9E3779B1u) ^ static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(Api.data()) >> 3);
     for (std::uint32_t Probe = 0; Probe < 16; ++Probe) {
       Entry &E = Table[(H + Probe) % Slots];
