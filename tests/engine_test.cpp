@@ -886,6 +886,18 @@ TEST(Engine, LaunchesUncountedForAWhileMakeLaunchCoveragePartial) {
   // 300 us, then from 800 us to the last call's return (1000 us): 0.5 ms.
   EXPECT_NEAR(std::atof(F["coverage.launchesUnwatchedMs"].c_str()), 0.5, 1e-9);
 
+  // Deferred from the start (a Python process: the span begins at 0, CUPTI's clock is not):
+  // counted from the first call's entry only.
+  Stream D;
+  D.call(1, "cudaFree", 5'000'000, 5'001'000, 1);
+  D.Log.CountsAllCalls = true;
+  D.Log.LaunchesUnwatched = {{0, 5'000'400 * us}};
+  Engine Deferred;
+  Deferred.consume(D.Log);
+  for (auto &[K, V] : Deferred.coverageFigures())
+    if (K == "coverage.launchesUnwatchedMs")
+      EXPECT_NEAR(std::atof(V.c_str()), 0.4, 1e-9);
+
   Engine Old;  // a recording without the V record: an older recorder's
   Stream O;
   O.call(1, "cudaFree", 0, 10, 1);

@@ -431,11 +431,12 @@ std::vector<std::pair<std::string, std::string>> Engine::coverageFigures() const
                                         : L == LaunchCoverage::Partial ? "partial"
                                                                        : "not counted");
   if (L == LaunchCoverage::Partial) {
-    // The unwatched time inside the run (a span open at exit ends with the last call).
+    // The unwatched time inside the run, from the first call's entry (a span deferred from
+    // the start begins at 0) to the last call's return (a span open at exit).
     std::uint64_t Ns = 0;
     for (const UnwatchedSpan &U : LaunchesUnwatched) {
-      std::uint64_t To = std::min(U.To, std::max(LastExit, U.From));
-      Ns += To > U.From ? To - U.From : 0;
+      std::uint64_t From = std::max(U.From, FirstEnter), To = std::min(U.To, LastExit);
+      Ns += To > From ? To - From : 0;
     }
     Out.emplace_back("coverage.launchesUnwatchedMs", evidenceNumber(Ns / 1e6));
   }
