@@ -79,7 +79,7 @@ BUILD = os.path.abspath(sys.argv[1])
 ROOT = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
 LINT = os.path.join(BUILD, "analyzer", "syncwatch-lint")
 SW = os.path.join(BUILD, "interposer", "syncwatch")
-SUBCOMMANDS = ("run", "replay", "merge", "confirm", "verify", "calibrate")
+SUBCOMMANDS = ("run", "replay", "merge", "confirm", "verify", "gate", "calibrate")
 BLOCK_TIMEOUT_S = 300
 
 # LLVM's cl:: library gives every tool these; they are not syncwatch's options, so they need

@@ -92,6 +92,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the whole run's blocked time is saved", doc.get("run", {}).get("blockedMs", {}).get("verdict") == "saved", doc.get("run"))
     check("the other sites did not change beyond the noise",
           all(s["blockedMs"]["verdict"] == "no change" for s in doc.get("sites", []) if s is not site), doc.get("sites"))
+    # The runs docs/ci.md's sample is made of (ci/gen_doc_samples.py) are these very runs.
+    committed = os.path.join(root, "test_inputs", "runtime", "verify")
+    same_runs = all(open(os.path.join(committed, side, n)).read() == open(os.path.join(d, n)).read()
+                    for side, d in (("before", before), ("after", fixed)) for n in sorted(os.listdir(d)))
+    check("test_inputs/runtime/verify/ holds these runs (the docs' sample)",
+          same_runs and sorted(os.listdir(os.path.join(committed, "before"))) == sorted(os.listdir(before)))
     text = run("verify", "--before", before, "--after", fixed)
     check("text names the site and says saved with its interval",
           text.returncode == 0 and re.search(r"^  saved +\S*tests/gpu/runtime_probe.cu:37 ", text.stdout, re.M)

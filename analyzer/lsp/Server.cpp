@@ -281,12 +281,14 @@ void Server::work() {
     // New runtime reports (a run landed in .syncwatch/): the hovers and runtime-only
     // diagnostics of every open file change with them.
     if (Clock::now() >= NextPoll) {
-      if (refreshCostsLocked()) {
-        for (const auto &[Path, R] : Results)
-          publishLocked(Path);
-        refreshInlayHints();
-      }
+      refreshCostsLocked();
       NextPoll = Clock::now() + std::chrono::milliseconds(Options.ReportPollMs);
+    }
+    if (CostsChanged) {
+      CostsChanged = false;
+      for (const auto &[Path, R] : Results)
+        publishLocked(Path);
+      refreshInlayHints();
     }
     auto Next = std::min_element(Due.begin(), Due.end(), [](auto &A, auto &B) { return A.second < B.second; });
     Clock::time_point Until = Next == Due.end() ? NextPoll : std::min(NextPoll, Next->second);
@@ -300,6 +302,7 @@ void Server::work() {
     if (Doc == Docs.end())
       continue;  // closed (a save of a file not open is not analyzed)
     std::string Text = Doc->second.Text;
+    std::int64_t Version = Doc->second.Version;
     std::uint64_t Generation = Doc->second.Generation;
     AnalysisConfig Config = Options.Analysis;
     Config.Pchs = &Pchs;
@@ -338,6 +341,8 @@ void Server::work() {
       L.lock();
     }
     Results[Path] = std::move(R);
+    Doc->second.AnalyzedText = std::move(Text);
+    Doc->second.AnalyzedVersion = Version;
     publishLocked(Path);
   }
 }
@@ -387,7 +392,12 @@ void Server::publishLocked(const std::string &Path) {
 
 void Server::publishFileLocked(const std::string &File) {
   // Publishing one file's analysis does not take away another's findings in a shared header.
-  std::string Text = textOfLocked(File);
+  // A file's own analysis is of the text it read: its ranges are of that text, and the
+  // version is that text's (LSP: the version the diagnostics were computed for), so a
+  // client drops a republish that an edit has overtaken instead of showing it a line off.
+  auto Doc = Docs.find(File);
+  bool Own = Results.count(File) && Doc != Docs.end();
+  std::string Text = Own ? Doc->second.AnalyzedText : textOfLocked(File);
   Array Diags;
   std::set<unsigned> StaticLines;
   for (const Finding &F : findingsInLocked(File)) {
@@ -413,9 +423,8 @@ void Server::publishFileLocked(const std::string &File) {
                                {"message", M.Text + ": " + M.Message}});
       }
   Object Params{{"uri", uriOfPath(File)}, {"diagnostics", std::move(Diags)}};
-  if (Results.count(File))
-    if (auto D = Docs.find(File); D != Docs.end())
-      Params["version"] = D->second.Version;
+  if (Own)
+    Params["version"] = Doc->second.AnalyzedVersion;
   Out.notify("textDocument/publishDiagnostics", std::move(Params));
 }
 
@@ -427,6 +436,11 @@ Value Server::codeActions(const Object &Params) {
   auto [First, Last] = *Lines;
   std::lock_guard<std::mutex> G(M);
   Array Actions;
+  // An edit not analyzed yet: the findings' offsets are of the older text, and an edit made
+  // from them would land in the wrong place of the buffer. None until the new analysis (the
+  // editor asks again when its diagnostics arrive).
+  if (auto D = Docs.find(*Path); D != Docs.end() && Results.count(*Path) && D->second.Text != D->second.AnalyzedText)
+    return Actions;
   std::string Text = textOfLocked(*Path);
   for (const Finding &F : findingsInLocked(*Path)) {
     if (F.Where.Line < First || F.Where.Line > Last)
@@ -519,12 +533,14 @@ Value Server::inlayHints(const Object &Params) {
   return Hints;
 }
 
-bool Server::refreshCostsLocked() {
+void Server::refreshCostsLocked() {
   std::vector<std::string> Problems;
-  bool Changed = Costs.refresh(Problems);
+  if (Costs.refresh(Problems)) {
+    CostsChanged = true;
+    Wake.notify_all();
+  }
   for (const std::string &P : Problems)
     showMessage(2, "syncwatch-lsp: a runtime report could not be read: " + P);
-  return Changed;
 }
 
 std::vector<Finding> Server::findingsInLocked(const std::string &File) const {

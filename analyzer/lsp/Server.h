@@ -56,6 +56,10 @@ private:
     std::int64_t Version = 0;
     std::uint64_t Generation = 0;  // bumped by every edit
     bool WholeDue = true;  // the next analysis covers the whole unit (open, save)
+    // The text and version its last published analysis read: a republish (a new runtime
+    // report) while an edit waits is of that text, its ranges and version, not the buffer's.
+    std::string AnalyzedText;
+    std::int64_t AnalyzedVersion = 0;
   };
 
   void handle(llvm::json::Object &Msg);
@@ -77,7 +81,10 @@ private:
   std::string textOfLocked(const std::string &Path) const;  // open buffer, else the disk's
   void showMessage(int Type, const std::string &Message);
   void refreshInlayHints();
-  bool refreshCostsLocked();  // the reports as they are now; true when they changed
+  // The reports as they are now; when they changed, every analysis is published again by
+  // the worker (CostsChanged), whichever of the worker's poll, a hover or an inlay-hint
+  // request read them first.
+  void refreshCostsLocked();
   std::vector<Finding> findingsInLocked(const std::string &File) const;  // every open analysis's
 
   Channel &Out;
@@ -94,6 +101,7 @@ private:
   std::map<std::string, std::set<std::string>> PublishedTo;
   std::string Analyzing;                 // the file the worker analyzes now, if any
   std::atomic<bool> CancelAnalysis{false};
+  bool CostsChanged = false;             // the worker publishes again, and asks for new hints
   bool ClientRefreshesHints = false;     // workspace.inlayHint.refreshSupport
   unsigned NextRequestId = 0;
   std::set<std::string> Warned;  // files told once that they have no compile command

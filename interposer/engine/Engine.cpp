@@ -1,6 +1,7 @@
 #include "Engine.h"
 
 #include "syncwatch/catalogue.h"
+#include "syncwatch/thread_costs.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +21,7 @@ SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Co
   ++A.Count;
   A.OwnWorkOnly += OwnWorkOnly;
   A.TotalNs += Cost;
+  A.NsByThread[Call.Thread] += Cost;
   if (Cost >= A.MaxNs) {
     A.MaxNs = Cost;
     A.Example = Cause;
@@ -358,6 +360,10 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
     Streams[S.Stream] = S;
   for (const auto &[Id, F] : Window.Sites)
     Sites[Id] = F;
+  for (const auto &[Tid, Name] : Window.ThreadNames)
+    ThreadNames[Tid] = Name;
+  if (Window.Process.Pid)
+    MainThread = Window.Process.Pid;
   if (Window.KernelsTracedFrom)
     KernelsTracedFrom = *Window.KernelsTracedFrom;
   CountsAllCalls |= Window.CountsAllCalls;
@@ -519,6 +525,8 @@ const std::vector<Engine::MergedSite> &Engine::merged() const {
       M.Total.TotalNs += A.TotalNs;
       M.Total.FollowedBySync += A.FollowedBySync;
       M.Total.OwnWorkOnly += A.OwnWorkOnly;
+      for (const auto &[Tid, Ns] : A.NsByThread)
+        M.Total.NsByThread[Tid] += Ns;
       if (A.Unordered && !M.Total.Unordered)
         M.Total.Example = A.Example;  // a seen race (offTorchStream)
       M.Total.Unordered += A.Unordered;
@@ -560,6 +568,24 @@ std::uint64_t Engine::hostTimeLostNs() const {
     if (isReported(M))
       Ns += M.Total.TotalNs;
   return Ns;
+}
+
+std::string Engine::threadLabel(std::uint64_t Tid) const {
+  if (MainThread && Tid == MainThread)
+    return "main";
+  auto It = ThreadNames.find(Tid);
+  std::string Name = It == ThreadNames.end() ? "" : It->second;
+  for (char &C : Name)  // the separators of the threads evidence
+    if (C == ';' || C == '=')
+      C = '_';
+  return Name.empty() ? "tid " + std::to_string(Tid) : Name + " (tid " + std::to_string(Tid) + ")";
+}
+
+std::string Engine::threadCosts(const std::map<std::uint64_t, std::uint64_t> &NsByThread) const {
+  ThreadCosts C;
+  for (const auto &[Tid, Ns] : NsByThread)
+    C.emplace_back(threadLabel(Tid), Ns / 1e6);
+  return formatThreadCosts(std::move(C));
 }
 
 std::vector<Finding> Engine::findings() const {
@@ -691,6 +717,8 @@ std::vector<Finding> Engine::findings() const {
       if (PythonStack.empty() && !NativeSite.empty())
         F.Evidence.push_back({"nativeSite", NativeSite});
     }
+    // Who paid: "main=120.5; pt_autograd_0 (tid 812)=3.25" (ms, costliest first).
+    F.Evidence.push_back({"threads", threadCosts(A->NsByThread)});
     // Stacks that end at the same line: one finding, each stack's share as evidence.
     if (MS->Parts.size() > 1) {
       std::string Variants;

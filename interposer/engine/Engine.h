@@ -57,6 +57,9 @@ struct SiteAggregate {
   // kernels went to.
   std::uint64_t Unordered = 0;
   std::optional<std::uint32_t> CurrentStream, LaunchStream;
+  // The cost by the thread that paid it (thread id): `syncwatch gate`'s allowlist scopes a
+  // site by thread (a loader thread's pinned copies, not the training thread's).
+  std::map<std::uint64_t, std::uint64_t> NsByThread;
 };
 
 // One judged occurrence (before aggregation), for the trace: the call, the GPU work it
@@ -139,6 +142,10 @@ private:
   std::map<std::tuple<RuleId, std::uint32_t>, SiteAggregate> Aggregates;
   std::map<std::uint32_t, SiteFrame> Sites;
   std::map<std::uint32_t, StreamInfo> Streams;
+  std::map<std::uint64_t, std::string> ThreadNames;  // H records
+  std::uint64_t MainThread = 0;                      // the pid: the main thread's id
+  std::string threadLabel(std::uint64_t Tid) const;  // "main", "<name> (tid N)", "tid N"
+  std::string threadCosts(const std::map<std::uint64_t, std::uint64_t> &NsByThread) const;
   struct CallCount {
     std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
     // Of Count: the calls whose cost the rules could judge (a launch before kernel records

@@ -129,6 +129,8 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
     Out << "L\t" << U.From << '\t' << U.To << '\n';
   for (const CountedCalls &N : Log.Counted)
     Out << "N\t" << N.Site << '\t' << field(N.Api) << '\t' << N.Calls << '\t' << N.Judged << '\n';
+  for (const auto &[Tid, Name] : Log.ThreadNames)
+    Out << "H\t" << Tid << '\t' << field(Name) << '\n';
   for (const auto &[Id, F] : Log.Sites) {
     Out << "F\t" << Id << '\t' << field(F.Function) << '\t' << field(F.File) << '\t' << F.Line << '\n';
     for (const SourceFrame &P : F.Python)
@@ -275,6 +277,11 @@ ParseResult readEventLog(std::istream &In) {
       if (F.size() < 3 || !toU64(F[1], U.From) || !toU64(F[2], U.To) || U.To < U.From)
         return Fail("malformed unwatched-launches record");
       R.Log.LaunchesUnwatched.push_back(U);
+    } else if (T == "H") {
+      std::uint64_t Tid = 0;
+      if (F.size() < 3 || !toU64(F[1], Tid))
+        return Fail("malformed thread-name record");
+      R.Log.ThreadNames[Tid] = unfield(F[2]);
     } else if (T == "N") {
       CountedCalls C;
       if (F.size() < 5 || !toU(F[1], C.Site) || !toU64(F[3], C.Calls) || !toU64(F[4], C.Judged) || C.Judged > C.Calls)

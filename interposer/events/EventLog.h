@@ -23,6 +23,8 @@
 //   V  counts          every call of a catalogued API is in a C or N record, launches
 //                      outside L windows included (absent: an older recorder, which did
 //                      not count what it filtered, nor launches while their callbacks were off)
+//   H  thread  name    a thread's name (/proc/self/task/<tid>/comm at exit, threads still
+//                      alive then); the process's main thread is the one whose id is the pid
 //   I  key  value      the process: rank, worldSize, job, host, gpu, pid, commandLine
 //   E  records         the last line: a recording with I records and no E was cut short
 // Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
@@ -121,6 +123,8 @@ struct EventLog {
   std::vector<UnwatchedSpan> LaunchesUnwatched;
   // The recorder counted every call (V record); false for older recordings.
   bool CountsAllCalls = false;
+  // Threads' names (H records), by the thread id of C records.
+  std::map<std::uint64_t, std::string> ThreadNames;
 
   const StreamInfo *stream(std::uint32_t Id) const;
 };

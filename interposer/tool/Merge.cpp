@@ -1,5 +1,7 @@
 #include "Merge.h"
 
+#include "syncwatch/thread_costs.h"
+
 #include "syncwatch/file_output.h"
 
 #include "PathMaps.h"
@@ -238,7 +240,11 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     const Finding *Base = G.Hits.front().second;
     Severity Level = Base->Level;
     std::vector<std::string> Labels;
+    std::map<std::string, double> ByThread;  // "main" over every rank, a named thread over those it ran on
     for (auto [I, F] : G.Hits) {
+      if (const std::string *T = evidenceOf(*F, "threads"))
+        for (const auto &[Label, Ms] : parseThreadCosts(*T))
+          ByThread[Label] += Ms;
       double T = measuredMs(*F);
       Cost[I] += T;
       Total += T;
@@ -270,6 +276,8 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     setEvidence(M, "ranks", Ranks);
     setEvidence(M, "costPerRank", "min " + formatMs(Lo) + ", median " + formatMs(Mid) + ", max " + formatMs(Hi));
     setEvidence(M, "worstRank", Inputs[Worst].label());
+    if (!ByThread.empty())
+      setEvidence(M, "threads", formatThreadCosts(ThreadCosts(ByThread.begin(), ByThread.end())));
     Merged.Findings.push_back(std::move(M));
     CostByRank[Key] = std::move(Cost);
   }

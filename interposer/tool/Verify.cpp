@@ -1,6 +1,7 @@
 #include "Verify.h"
 
 #include "Merge.h"
+#include "RunSites.h"
 
 #include "syncwatch/file_output.h"
 #include "syncwatch/finding.h"
@@ -9,6 +10,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,103 +63,6 @@ double tCritical(double Df) {
     return T[0];
   int D = static_cast<int>(std::floor(Df));  // rounded down: the wider interval
   return D <= 30 ? T[D - 1] : 1.96;
-}
-
-// One call site, as a run's reports name it.
-struct SiteId {
-  std::string Rule, File, Function, Api, Fingerprint;
-  unsigned Line = 0;
-  std::string label() const {
-    std::string Where = File.empty() ? Function : File + ":" + std::to_string(Line);
-    return Where + " " + Rule + (Api.empty() ? "" : " (" + Api + ")");
-  }
-};
-
-// The runs of one side, loaded: per run the blocked ms per site and the run's figures.
-struct Side {
-  std::vector<SiteId> Sites;                                // index = site number
-  std::vector<std::map<std::size_t, double>> BlockedMs;     // per run: site -> ms
-  std::vector<double> WallMs, GpuIdleMs, HostLostMs;        // per run
-  bool HaveWall = true;      // every run has a wall time or, failing that, a CUDA span
-  bool MeasuredWall = true;  // every run's is a wall time verify measured (not the span)
-};
-
-std::string figure(const Report &R, const std::string &Key) {
-  for (const auto &[K, V] : R.Figures)
-    if (K == Key)
-      return V;
-  return "";
-}
-
-SiteId siteOf(const Finding &F) {
-  SiteId S;
-  S.Rule = F.Rule;
-  S.File = F.Where.File;
-  S.Line = F.Where.Line;
-  S.Fingerprint = F.Fingerprint;
-  if (const std::string *Fn = evidenceOf(F, "function"))
-    S.Function = qualifiedFunctionName(*Fn);
-  else
-    S.Function = qualifiedFunctionName(F.Function);
-  if (const std::string *A = evidenceOf(F, "api"))
-    S.Api = *A;
-  return S;
-}
-
-bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error) {
-  std::map<std::string, std::size_t> ByKey;  // rule + file + line + function + api -> site
-  for (const VerifyRun &Run : Runs) {
-    std::map<std::size_t, double> Blocked;
-    double Idle = 0, Lost = 0, Span = 0;
-    for (const std::string &File : Run.Files) {
-      Report R;
-      std::string Why;
-      if (!loadRuntimeReport(File, R, Why)) {
-        Error = File + ": " + Why;
-        return false;
-      }
-      for (const Finding &F : R.Findings) {
-        if (!F.Measured || F.Rule == "syncwatch-torch-current-stream")  // a count, not a time
-          continue;
-        SiteId S = siteOf(F);
-        std::string Key = S.Rule + "\t" + S.File + "\t" + std::to_string(S.Line) + "\t" + S.Function + "\t" + S.Api;
-        auto [It, New] = ByKey.try_emplace(Key, Out.Sites.size());
-        if (New)
-          Out.Sites.push_back(S);
-        Blocked[It->second] += F.Measured->TotalMs;
-      }
-      Idle += std::atof(figure(R, "gpuIdleMs").c_str());
-      Lost += std::atof(figure(R, "hostTimeLostMs").c_str());
-      Span = std::max(Span, std::atof(figure(R, "cudaSpanMs").c_str()));
-    }
-    Out.BlockedMs.push_back(std::move(Blocked));
-    Out.GpuIdleMs.push_back(Idle);
-    Out.HostLostMs.push_back(Lost);
-    // Wall time: measured by verify when it ran the command; else the CUDA span the report has.
-    Out.WallMs.push_back(Run.WallMs >= 0 ? Run.WallMs : Span);
-    Out.HaveWall &= Run.WallMs >= 0 || Span > 0;
-    Out.MeasuredWall &= Run.WallMs >= 0;
-  }
-  return true;
-}
-
-// Before's site for each of After's, as confirm joins: fingerprint, then file and line,
-// then function and API (the same rule throughout).
-std::vector<long> matchSites(const Side &B, const Side &A) {
-  std::vector<long> Match(A.Sites.size(), -1);
-  std::vector<bool> Taken(B.Sites.size(), false);
-  auto Pass = [&](auto Same) {
-    for (std::size_t I = 0; I < A.Sites.size(); ++I)
-      for (std::size_t J = 0; Match[I] < 0 && J < B.Sites.size(); ++J)
-        if (!Taken[J] && A.Sites[I].Rule == B.Sites[J].Rule && Same(A.Sites[I], B.Sites[J])) {
-          Match[I] = static_cast<long>(J);
-          Taken[J] = true;
-        }
-  };
-  Pass([](const SiteId &X, const SiteId &Y) { return !X.Fingerprint.empty() && X.Fingerprint == Y.Fingerprint; });
-  Pass([](const SiteId &X, const SiteId &Y) { return !X.File.empty() && X.File == Y.File && X.Line == Y.Line; });
-  Pass([](const SiteId &X, const SiteId &Y) { return !X.Function.empty() && X.Function == Y.Function && X.Api == Y.Api; });
-  return Match;
 }
 
 struct SiteResult {
@@ -291,12 +196,21 @@ bool runInterleaved(const VerifyCommands &C, VerifyOptions &Opts, std::string &E
     }
     return true;
   };
-  if (!MakeDir(C.OutDir) || !MakeDir(C.OutDir + "/before") || !MakeDir(C.OutDir + "/after"))
+  if (!MakeDir(C.OutDir))
+    return false;
+  // Absolute: a side may run in another folder (--apply-fixes' worktree).
+  char Real[PATH_MAX];
+  if (!::realpath(C.OutDir.c_str(), Real)) {
+    Error = "cannot resolve '" + C.OutDir + "': " + std::strerror(errno);
+    return false;
+  }
+  const std::string Out = Real;
+  if (!MakeDir(Out + "/before") || !MakeDir(Out + "/after"))
     return false;
   for (unsigned K = 1; K <= C.Runs; ++K)
     for (int Which = 0; Which < 2; ++Which) {
       const char *Name = Which == 0 ? "before" : "after";
-      std::string Dir = C.OutDir + "/" + Name + "/run-" + std::to_string(K);
+      std::string Dir = Out + "/" + Name + "/run-" + std::to_string(K);
       if (!MakeDir(Dir))
         return false;
       std::vector<std::string> Argv = {C.Self, "run", "--out", Dir};
@@ -314,6 +228,9 @@ bool runInterleaved(const VerifyCommands &C, VerifyOptions &Opts, std::string &E
         return false;
       }
       if (Pid == 0) {
+        const std::string &Where = Which == 0 ? C.BeforeDir : C.AfterDir;
+        if (!Where.empty() && ::chdir(Where.c_str()) != 0)
+          ::_exit(126);
         for (const auto &[Key, Value] : Env)
           ::setenv(Key.c_str(), Value.c_str(), 1);
         int Fd = ::open(Log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -342,7 +259,7 @@ bool runInterleaved(const VerifyCommands &C, VerifyOptions &Opts, std::string &E
       std::ofstream(Dir + "/wall-ms.txt") << WallMs << "\n";
     }
   std::string Why;
-  if (!runsInDirectory(C.OutDir + "/before", Opts.Before, Why) || !runsInDirectory(C.OutDir + "/after", Opts.After, Why)) {
+  if (!runsInDirectory(Out + "/before", Opts.Before, Why) || !runsInDirectory(Out + "/after", Opts.After, Why)) {
     Error = Why + " (did the program make CUDA calls? a process that makes none writes no report)";
     return false;
   }
@@ -364,13 +281,7 @@ int verifyRuns(const VerifyOptions &Opts) {
   std::string Error;
   if (!loadSide(Opts.Before, B, Error) || !loadSide(Opts.After, A, Error))
     return fail(Error);
-  // --path-map: the after build's paths as the before build's (another checkout).
-  for (SiteId &S : A.Sites)
-    for (const auto &[From, To] : Opts.PathMaps)
-      if (S.File.rfind(From, 0) == 0) {
-        S.File = To + S.File.substr(From.size());
-        break;
-      }
+  mapSitePaths(A, Opts.PathMaps);  // the after build's paths as the before build's (another checkout)
 
   std::vector<long> Match = matchSites(B, A);
   std::vector<SiteResult> Results;

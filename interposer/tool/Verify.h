@@ -6,18 +6,13 @@
 // fingerprint, then file and line, then function and API, since a fix moves lines.
 #pragma once
 
+#include "RunSites.h"
+
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace syncwatch::runtime {
-
-// One run: the reports (JSON) or recordings its processes wrote, and its wall time when
-// verify ran it itself (< 0: unknown).
-struct VerifyRun {
-  std::vector<std::string> Files;
-  double WallMs = -1;
-};
 
 struct VerifyOptions {
   std::vector<VerifyRun> Before, After;
@@ -46,6 +41,7 @@ bool runsInDirectory(const std::string &Dir, std::vector<VerifyRun> &Runs, std::
 struct VerifyCommands {
   std::vector<std::string> Before, After;                            // argv of each
   std::vector<std::pair<std::string, std::string>> BeforeEnv, AfterEnv;
+  std::string BeforeDir, AfterDir;  // where each side runs (empty: here)
   unsigned Runs = 5;
   std::string OutDir;
   std::string Self;        // the syncwatch executable

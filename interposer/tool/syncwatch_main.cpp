@@ -20,6 +20,8 @@
 #include "syncwatch/report.h"
 #include "syncwatch/source_hash.h"
 #include "Confirm.h"
+#include "ApplyFixes.h"
+#include "Gate.h"
 #include "Verify.h"
 #include "Merge.h"
 #include "PathMaps.h"
@@ -74,15 +76,25 @@ const char *const VerifyUsage =
     "usage: syncwatch verify [--runs N (5)] [--out DIR] [--threshold-ms N] --before-cmd 'OLD CMD' --after-cmd 'NEW CMD'\n"
     "                        [--format ...] [--output FILE] [--min-effect-ms N] [--path-map OLD=NEW]...\n"
     "usage: syncwatch verify [--runs N (5)] [--out DIR] [--before-env K=V]... [--after-env K=V]... -- cmd args...\n"
+    "usage: syncwatch verify --apply-fixes -p BUILD --build-cmd 'CMD' (--run-cmd 'CMD' | --no-run) [--runs N] [--out DIR]\n"
+    "                        [--lint SYNCWATCH-LINT] [--checks GLOBS]\n"
+    "  (the lint's fix-its applied in a scratch git worktree OUT/worktree, built there, then before and after run)\n"
     "  did a fix save time: each call site's blocked time, the wall time and the GPU idle time before and after,\n"
     "  with 95% intervals from the repeats (runs interleaved); exit 1 when the after is slower beyond the noise\n";
+const char *const GateUsage =
+    "usage: syncwatch gate REPORT|RECORDING... [--budget-ms N] [--allowlist FILE] [--baseline FILE]...\n"
+    "                      [--write-baseline FILE] [--grow-ms N (1)] [--grow-pct P (10)] [--min-cost-ms N (1)]\n"
+    "                      [--fail-on note|warning|error (warning)] [--format text|json|markdown|sarif] [--output FILE]\n"
+    "                      [--path-map OLD=NEW]...\n"
+    "  a CI gate on one run's measured cost: a budget of blocked time, an allowlist of accepted sites with\n"
+    "  reasons (by file, function or thread), and only new or grown costs failing against a baseline run\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
     "  measures which CUDA calls block on this GPU and driver; prints the table, writes the profile\n";
 
 std::string usageText() {
   return std::string("syncwatch ") + SYNCWATCH_VERSION + ": the runtime half of syncwatch (docs/runtime.md)\n" + RunUsage +
-         ReplayUsage + MergeUsage + ConfirmUsage + VerifyUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
+         ReplayUsage + MergeUsage + ConfirmUsage + VerifyUsage + GateUsage + CalibrateUsage + "usage: syncwatch --version | --help\n";
 }
 
 // Wrong arguments: one line naming what was wrong, the way to get help, exit 2.
@@ -166,6 +178,8 @@ void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, s
   }
   EventLog Sites;
   Sites.Sites = Log.Sites;
+  Sites.ThreadNames = Log.ThreadNames;
+  Sites.Process = Log.Process;  // the pid: which thread is the main one
   W.flush();
   E.consume(Sites);
 }
@@ -609,11 +623,54 @@ int confirm(const std::vector<std::string> &Args) {
   return confirmFindings(O);
 }
 
+int gate(const std::vector<std::string> &Args) {
+  ParsedArgs P0 = parseArgs(Args, {{"budget-ms", true}, {"allowlist", true}, {"baseline", true}, {"write-baseline", true},
+                                   {"grow-ms", true}, {"grow-pct", true}, {"min-cost-ms", true}, {"fail-on", true},
+                                   {"format", true}, {"output", true}, {"path-map", true}});
+  if (P0.Help) {
+    std::cout << GateUsage;
+    return 0;
+  }
+  if (!P0.Error.empty())
+    return badArguments("gate", P0.Error);
+  if (!P0.AfterDoubleDash.empty())
+    return badArguments("gate", "gate reads reports; run the program with 'syncwatch run' first");
+  GateOptions O;
+  O.Inputs = P0.Positional;
+  if (O.Inputs.empty())
+    return badArguments("gate", "no report: give the run's reports (.json) or recordings (.swrec)");
+  O.Baseline = P0.all("baseline");
+  O.WriteBaseline = P0.get("write-baseline");
+  O.Allowlist = P0.get("allowlist");
+  O.Format = P0.get("format", "text");
+  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif" && O.Format != "markdown")
+    return badArguments("gate", "unknown --format '" + O.Format + "' (expected text, json, markdown or sarif)");
+  O.FailOn = P0.get("fail-on", "warning");
+  if (O.FailOn != "note" && O.FailOn != "warning" && O.FailOn != "error")
+    return badArguments("gate", "unknown --fail-on '" + O.FailOn + "' (expected note, warning or error)");
+  O.Output = P0.get("output");
+  std::string Error;
+  if (!numberOption(P0, "budget-ms", O.BudgetMs, Error) || !numberOption(P0, "grow-ms", O.GrowMs, Error) ||
+      !numberOption(P0, "grow-pct", O.GrowPct, Error) || !numberOption(P0, "min-cost-ms", O.MinCostMs, Error))
+    return badArguments("gate", Error);
+  for (const std::string &M : P0.all("path-map")) {
+    auto Eq = M.find('=');
+    if (Eq == std::string::npos || Eq == 0)
+      return badArguments("gate", "--path-map takes OLD=NEW");
+    O.PathMaps.push_back({M.substr(0, Eq), M.substr(Eq + 1)});
+  }
+  if (!O.WriteBaseline.empty() && !O.Baseline.empty())
+    return badArguments("gate", "--write-baseline records this run; it does not take --baseline");
+  return gateRun(O);
+}
+
 int verify(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"before", true}, {"after", true}, {"before-cmd", true}, {"after-cmd", true},
                                    {"before-env", true}, {"after-env", true}, {"runs", true}, {"out", true},
                                    {"format", true}, {"output", true}, {"min-effect-ms", true},
-                                   {"threshold-ms", true}, {"path-map", true}});
+                                   {"threshold-ms", true}, {"path-map", true}, {"apply-fixes", false}, {"p", true},
+                                   {"build-cmd", true}, {"run-cmd", true}, {"no-run", false}, {"lint", true},
+                                   {"checks", true}});
   if (P0.Help) {
     std::cout << VerifyUsage;
     return 0;
@@ -639,6 +696,13 @@ int verify(const std::vector<std::string> &Args) {
   bool FromDirs = P0.has("before") || P0.has("after");
   bool FromCmds = P0.has("before-cmd") || P0.has("after-cmd") || P0.has("before-env") || P0.has("after-env") ||
                   !P0.AfterDoubleDash.empty();
+  bool Fixing = P0.has("apply-fixes");
+  if (!Fixing)
+    for (const char *Only : {"p", "build-cmd", "run-cmd", "no-run", "lint", "checks"})
+      if (P0.has(Only))
+        return badArguments("verify", std::string(Only[1] ? "--" : "-") + Only + " goes with --apply-fixes");
+  if (Fixing && (FromDirs || FromCmds))
+    return badArguments("verify", "--apply-fixes makes the after side itself: no --before/--after, commands or '--'");
   if (FromDirs && FromCmds)
     return badArguments("verify", "either --before/--after DIR (reports already made) or commands to run, not both");
   if (FromDirs) {
@@ -651,6 +715,41 @@ int verify(const std::vector<std::string> &Args) {
     return verifyRuns(O);
   }
   VerifyCommands C;
+  FixedTree Fixed;
+  if (Fixing) {
+    ApplyFixesOptions A;
+    A.Database = P0.get("p");
+    A.BuildCmd = P0.get("build-cmd");
+    if (A.Database.empty() || A.BuildCmd.empty())
+      return badArguments("verify", "--apply-fixes needs -p BUILD (the compile database) and --build-cmd 'CMD' (run in the worktree)");
+    if (!P0.has("no-run") && P0.get("run-cmd").empty())
+      return badArguments("verify", "--apply-fixes needs --run-cmd 'CMD' (run in both trees), or --no-run");
+    A.OutDir = P0.get("out", "syncwatch-verify");
+    A.Checks = P0.get("checks");
+    A.Lint = P0.get("lint");
+    if (A.Lint.empty()) {  // beside this tool (an install), or in the build tree's analyzer/; else PATH's
+      A.Lint = ownFile("syncwatch-lint", "../analyzer");
+      if (access(A.Lint.c_str(), X_OK) != 0)
+        A.Lint = "syncwatch-lint";
+    }
+    std::string Error;
+    if (!prepareFixedTree(A, Fixed, Error)) {
+      std::cerr << "syncwatch verify: error: " << Error << "\n";
+      return 2;
+    }
+    std::cerr << Fixed.Summary;
+    if (!Fixed.FilesChanged) {
+      std::cerr << "syncwatch verify: no fix-it changed a file: nothing to verify\n";
+      return 0;
+    }
+    if (P0.has("no-run")) {
+      std::cerr << "syncwatch verify: --no-run: stopped before the runs; the fixed build is in " << Fixed.Worktree << "\n";
+      return 0;
+    }
+    C.Before = C.After = {"/bin/sh", "-c", P0.get("run-cmd")};
+    C.BeforeDir = Fixed.Checkout;
+    C.AfterDir = Fixed.Worktree;
+  }
   double Runs = 5;
   if (!numberOption(P0, "runs", Runs, Error) || Runs < 2 || Runs > 1000 || Runs != static_cast<unsigned>(Runs))
     return badArguments("verify", Error.empty() ? "--runs takes a whole number from 2 to 1000 (an interval needs 2)" : Error);
@@ -668,7 +767,9 @@ int verify(const std::vector<std::string> &Args) {
   };
   if (!Env("before-env", C.BeforeEnv) || !Env("after-env", C.AfterEnv))
     return badArguments("verify", "--before-env and --after-env take NAME=VALUE");
-  if (P0.has("before-cmd") || P0.has("after-cmd")) {
+  if (Fixing) {
+    // the run command, in each tree (above)
+  } else if (P0.has("before-cmd") || P0.has("after-cmd")) {
     if (!P0.has("before-cmd") || !P0.has("after-cmd"))
       return badArguments("verify", "--before-cmd and --after-cmd go together");
     if (!P0.AfterDoubleDash.empty())
@@ -725,6 +826,8 @@ int main(int argc, char **argv) {
     return confirm(Args);
   if (Cmd == "verify")
     return verify(Args);
+  if (Cmd == "gate")
+    return gate(Args);
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
     std::cout << usageText();
     return 0;
@@ -734,5 +837,5 @@ int main(int argc, char **argv) {
     return 0;
   }
   return badArguments("", (Cmd[0] == '-' ? "unknown option '" : "unknown command '") + Cmd +
-                              "' (commands: run, replay, merge, confirm, verify, calibrate)");
+                              "' (commands: run, replay, merge, confirm, verify, gate, calibrate)");
 }

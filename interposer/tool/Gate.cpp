@@ -1,0 +1,485 @@
+#include "Gate.h"
+
+#include "RunSites.h"
+
+#include "syncwatch/catalogue.h"
+#include "syncwatch/file_output.h"
+#include "syncwatch/json_value.h"
+#include "syncwatch/json_writer.h"
+#include "syncwatch/report.h"
+#include "syncwatch/thread_costs.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace syncwatch::runtime {
+
+namespace {
+
+int fail(const std::string &Why) {
+  std::cerr << "syncwatch gate: error: " << Why << "\n";
+  return 2;
+}
+
+std::string ms(double V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%.2f ms", V);
+  return Buf;
+}
+
+bool readWhole(const std::string &Path, std::string &Text, std::string &Error) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In) {
+    Error = "cannot read '" + Path + "'";
+    return false;
+  }
+  std::ostringstream S;
+  S << In.rdbuf();
+  Text = S.str();
+  return true;
+}
+
+// One allowlist entry: the sites it covers and why they are accepted.
+struct AllowEntry {
+  unsigned Number = 0;  // 1-based, as the file lists them
+  std::string File, Function, Thread, Rule, Api, Reason;
+  unsigned Line = 0;
+  double MaxMs = -1;  // >= 0: allowed up to this much a run; more fails
+  bool Used = false;
+  std::string scope() const {
+    std::string S;
+    if (!File.empty())
+      S += "file '" + File + (Line ? ":" + std::to_string(Line) : "") + "'";
+    if (!Function.empty())
+      S += (S.empty() ? "" : ", ") + std::string("function '") + Function + "'";
+    if (!Thread.empty())
+      S += (S.empty() ? "" : ", ") + std::string("thread '") + Thread + "'";
+    if (!Rule.empty())
+      S += ", rule " + Rule;
+    if (!Api.empty())
+      S += ", api " + Api;
+    return S;
+  }
+};
+
+const char *const AllowKeys[] = {"file", "line", "function", "thread", "rule", "api", "reason", "maxMs"};
+
+bool readAllowlist(const std::string &Path, std::vector<AllowEntry> &Out, std::string &Error) {
+  std::string Text;
+  if (!readWhole(Path, Text, Error))
+    return false;
+  JsonValue Doc;
+  std::string Why;
+  if (!JsonValue::parse(Text, Doc, Why)) {
+    Error = Path + ": is not JSON: " + Why;
+    return false;
+  }
+  if (Doc["allow"].kind() != JsonValue::Kind::Array) {
+    Error = Path + ": an allowlist is {\"allow\": [...]} (docs/ci.md, \"A gate on measured cost\")";
+    return false;
+  }
+  unsigned N = 0;
+  for (const JsonValue &E : Doc["allow"].array()) {
+    ++N;
+    std::string Where = Path + ": allow[" + std::to_string(N - 1) + "]";
+    if (!E.isObject()) {
+      Error = Where + " is not an object";
+      return false;
+    }
+    // A misspelt key would widen an entry silently ("fucntion" dropped, the file's every
+    // site allowed): refused.
+    for (const auto &[K, V] : E.members())
+      if (std::find(std::begin(AllowKeys), std::end(AllowKeys), K) == std::end(AllowKeys)) {
+        Error = Where + " has '" + K + "', which an allowlist entry does not take (file, line, function, thread, rule, api, reason, maxMs)";
+        return false;
+      }
+    AllowEntry A;
+    A.Number = N;
+    auto Str = [&](const char *K, std::string &Into) {
+      const JsonValue &V = E[K];
+      if (V.kind() == JsonValue::Kind::Null)
+        return true;
+      if (V.kind() != JsonValue::Kind::String)
+        return false;
+      Into = V.string();
+      return true;
+    };
+    if (!Str("file", A.File) || !Str("function", A.Function) || !Str("thread", A.Thread) || !Str("rule", A.Rule) ||
+        !Str("api", A.Api) || !Str("reason", A.Reason)) {
+      Error = Where + ": file, function, thread, rule, api and reason are strings";
+      return false;
+    }
+    if (E["line"].kind() != JsonValue::Kind::Null) {
+      A.Line = E["line"].whole<unsigned>(0);
+      if (!A.Line || A.File.empty()) {
+        Error = Where + ": line is a line number (1 or more) of the entry's file";
+        return false;
+      }
+    }
+    if (E["maxMs"].kind() != JsonValue::Kind::Null) {
+      A.MaxMs = E["maxMs"].number(-1);
+      if (E["maxMs"].kind() != JsonValue::Kind::Number || A.MaxMs < 0) {
+        Error = Where + ": maxMs is a number of milliseconds (0 or more)";
+        return false;
+      }
+    }
+    if (A.File.empty() && A.Function.empty() && A.Thread.empty()) {
+      Error = Where + " names no scope: give a file, a function or a thread";
+      return false;
+    }
+    if (A.Reason.find_first_not_of(" \t") == std::string::npos) {
+      Error = Where + " has no reason: say why the cost is accepted (the next reader needs it)";
+      return false;
+    }
+    if (!A.Rule.empty() && !findRule(A.Rule)) {
+      Error = Where + ": '" + A.Rule + "' is not a syncwatch rule";
+      return false;
+    }
+    Out.push_back(std::move(A));
+  }
+  return true;
+}
+
+bool glob(const std::string &Pattern, const std::string &Text) { return fnmatch(Pattern.c_str(), Text.c_str(), 0) == 0; }
+
+// A file pattern: the path itself, a suffix of it at a '/' ("src/train.cu" matches
+// "/home/ci/repo/src/train.cu"), or a glob of either.
+bool fileMatches(const std::string &Pattern, const std::string &File) {
+  if (File == Pattern || glob(Pattern, File) || glob("*/" + Pattern, File))
+    return true;
+  return File.size() > Pattern.size() && File.compare(File.size() - Pattern.size(), Pattern.size(), Pattern) == 0 &&
+         File[File.size() - Pattern.size() - 1] == '/';
+}
+
+bool siteMatches(const AllowEntry &A, const SiteId &S) {
+  if (!A.Rule.empty() && A.Rule != S.Rule)
+    return false;
+  if (!A.Api.empty() && !glob(A.Api, S.Api))
+    return false;
+  if (!A.File.empty() && (!fileMatches(A.File, S.File) || (A.Line && A.Line != S.Line)))
+    return false;
+  if (!A.Function.empty() && !glob(A.Function, S.Function))
+    return false;
+  return true;
+}
+
+// The baseline written by --write-baseline: this run's sites and what each cost.
+const char *const BaselineTool = "syncwatch gate baseline";
+
+bool isGateBaseline(const std::string &Path) {
+  std::string Text, Error;
+  JsonValue Doc;
+  return readWhole(Path, Text, Error) && JsonValue::parse(Text, Doc, Error) && Doc["tool"].kind() == JsonValue::Kind::String &&
+         Doc["tool"].string() == BaselineTool;
+}
+
+bool readGateBaseline(const std::string &Path, Side &Out, std::string &Error) {
+  std::string Text;
+  JsonValue Doc;
+  if (!readWhole(Path, Text, Error) || !JsonValue::parse(Text, Doc, Error))
+    return false;
+  if (Doc["sites"].kind() != JsonValue::Kind::Array) {
+    Error = Path + ": a gate baseline has \"sites\": [...]";
+    return false;
+  }
+  Out.BlockedMs.emplace_back();
+  for (const JsonValue &E : Doc["sites"].array()) {
+    SiteId S;
+    S.Rule = E["rule"].kind() == JsonValue::Kind::String ? E["rule"].string() : "";
+    S.File = E["file"].kind() == JsonValue::Kind::String ? E["file"].string() : "";
+    S.Function = E["function"].kind() == JsonValue::Kind::String ? E["function"].string() : "";
+    S.Api = E["api"].kind() == JsonValue::Kind::String ? E["api"].string() : "";
+    S.Fingerprint = E["fingerprint"].kind() == JsonValue::Kind::String ? E["fingerprint"].string() : "";
+    S.Line = E["line"].whole<unsigned>(0);
+    if (S.Rule.empty() || E["ms"].kind() != JsonValue::Kind::Number) {
+      Error = Path + ": sites[" + std::to_string(Out.Sites.size()) + "] needs a rule and ms";
+      return false;
+    }
+    Out.BlockedMs.back()[Out.Sites.size()] = E["ms"].number();
+    Out.Sites.push_back(S);
+    Out.Levels.push_back(Severity::Warning);
+    Out.ThreadMs.emplace_back();
+  }
+  return true;
+}
+
+// What the gate says of one site.
+struct SiteVerdict {
+  std::size_t Site = 0;
+  double Ms = 0, AllowedMs = 0, BaselineMs = -1;  // BaselineMs < 0: not in the baseline (or none)
+  std::string Status;  // new | grown | known | measured | allowed | over-allowance | below-min
+  bool Fails = false;
+  std::vector<const AllowEntry *> Allowances;
+  double remaining() const { return Ms - AllowedMs; }
+};
+
+int severityRank(const std::string &S) { return S == "note" ? 0 : S == "warning" ? 1 : 2; }
+int severityRank(Severity S) { return S == Severity::Note ? 0 : S == Severity::Warning ? 1 : 2; }
+
+std::string sentence(const SiteVerdict &V, const Side &Run) {
+  std::string Level(severityName(Run.Levels[V.Site]));
+  std::string S = ms(V.Ms) + " blocked, " + Level;
+  if (V.AllowedMs > 0 && V.Status != "allowed")
+    S += " (" + ms(V.AllowedMs) + " of it allowed)";
+  if (V.Status == "new")
+    return S + "; not in the baseline";
+  if (V.Status == "grown")
+    return S + "; the baseline had " + ms(V.BaselineMs) + " (+" + ms(V.remaining() - V.BaselineMs) + ")";
+  if (V.Status == "known")
+    return S + "; the baseline had " + ms(V.BaselineMs);
+  if (V.Status == "over-allowance") {
+    const AllowEntry *A = V.Allowances.front();
+    return S + "; allowlist entry " + std::to_string(A->Number) + " allows " + ms(A->MaxMs) + " (" + A->Reason + ")";
+  }
+  if (V.Status == "allowed") {
+    std::string Why;
+    for (const AllowEntry *A : V.Allowances)
+      Why += (Why.empty() ? "" : "; ") + std::string("entry ") + std::to_string(A->Number) + ": " + A->Reason;
+    return S + "; allowed (" + Why + ")";
+  }
+  if (V.Status == "below-min")
+    return S + "; under --min-cost-ms";
+  return S;
+}
+
+} // namespace
+
+int gateRun(const GateOptions &Opts) {
+  if (Opts.Inputs.empty())
+    return fail("no report: give the run's reports (.json) or recordings (.swrec)");
+  {
+    std::vector<std::string> In = Opts.Inputs;
+    In.insert(In.end(), Opts.Baseline.begin(), Opts.Baseline.end());
+    if (!Opts.Allowlist.empty())
+      In.push_back(Opts.Allowlist);
+    for (const std::string *Out : {&Opts.Output, &Opts.WriteBaseline})
+      if (std::string Same = outputThatIsAnInput(*Out, In); !Same.empty())
+        return fail("the output '" + *Out + "' is the input '" + Same + "': refusing to overwrite it");
+  }
+  std::string Error;
+  Side Run;
+  if (!loadSide({VerifyRun{Opts.Inputs, -1}}, Run, Error))
+    return fail(Error);
+  std::vector<AllowEntry> Allow;
+  if (!Opts.Allowlist.empty() && !readAllowlist(Opts.Allowlist, Allow, Error))
+    return fail(Error);
+  bool HaveBaseline = !Opts.Baseline.empty();
+  Side Base;
+  if (HaveBaseline) {
+    bool Own = Opts.Baseline.size() == 1 && isGateBaseline(Opts.Baseline.front());
+    if (Own ? !readGateBaseline(Opts.Baseline.front(), Base, Error) : !loadSide({VerifyRun{Opts.Baseline, -1}}, Base, Error))
+      return fail("the baseline: " + Error);
+    // The baseline's paths as this run's (another checkout): matchSites compares the two.
+    mapSitePaths(Base, Opts.PathMaps);
+  }
+
+  // Each site: what its allowlist entries accept, then what is left of it against the
+  // baseline, or alone.
+  std::vector<long> Known = HaveBaseline ? matchSites(Base, Run) : std::vector<long>(Run.Sites.size(), -1);
+  std::vector<SiteVerdict> Sites;
+  double Blocked = 0, Allowed = 0;
+  for (std::size_t I = 0; I < Run.Sites.size(); ++I) {
+    SiteVerdict V;
+    V.Site = I;
+    auto It = Run.BlockedMs[0].find(I);
+    V.Ms = It == Run.BlockedMs[0].end() ? 0 : It->second;
+    bool OverAllowance = false;
+    for (AllowEntry &A : Allow) {
+      if (!siteMatches(A, Run.Sites[I]))
+        continue;
+      double Share = V.Ms;
+      if (!A.Thread.empty()) {  // only what the named threads paid
+        Share = 0;
+        for (const auto &[Label, TMs] : Run.ThreadMs[I])
+          if (glob(A.Thread, threadName(Label)) || glob(A.Thread, Label))
+            Share += TMs;
+        if (Share <= 0)
+          continue;
+      }
+      A.Used = true;
+      V.Allowances.push_back(&A);
+      if (A.MaxMs >= 0 && Share > A.MaxMs) {
+        OverAllowance = true;
+        V.Allowances.erase(V.Allowances.end() - 1);
+        V.Allowances.insert(V.Allowances.begin(), &A);  // the one that failed, first
+        continue;
+      }
+      V.AllowedMs = std::min(V.Ms, V.AllowedMs + Share);
+    }
+    if (HaveBaseline && Known[I] >= 0) {
+      auto B = Base.BlockedMs[0].find(static_cast<std::size_t>(Known[I]));
+      V.BaselineMs = B == Base.BlockedMs[0].end() ? 0 : B->second;
+    }
+    bool Judged = severityRank(Run.Levels[I]) >= severityRank(Opts.FailOn);
+    if (OverAllowance) {
+      V.Status = "over-allowance";
+      V.Fails = true;
+    } else if (V.remaining() < Opts.MinCostMs) {
+      V.Status = V.AllowedMs > 0 ? "allowed" : "below-min";
+    } else if (!HaveBaseline) {
+      V.Status = "measured";
+      V.Fails = Judged;
+    } else if (V.BaselineMs < 0) {
+      V.Status = "new";
+      V.Fails = Judged;
+    } else {
+      double Growth = V.remaining() - V.BaselineMs;
+      bool Grown = Growth > Opts.GrowMs && Growth > Opts.GrowPct / 100 * V.BaselineMs;
+      V.Status = Grown ? "grown" : "known";
+      V.Fails = Grown && Judged;
+    }
+    Blocked += V.Ms;
+    Allowed += V.AllowedMs;
+    Sites.push_back(std::move(V));
+  }
+  // Failing first, then the costliest.
+  std::stable_sort(Sites.begin(), Sites.end(), [](const SiteVerdict &A, const SiteVerdict &B) {
+    return A.Fails != B.Fails ? A.Fails : A.Ms > B.Ms;
+  });
+  double Counted = Blocked - Allowed;
+  bool OverBudget = Opts.BudgetMs >= 0 && Counted > Opts.BudgetMs;
+  std::map<std::string, unsigned> Counts;
+  unsigned Failing = 0;
+  for (const SiteVerdict &V : Sites) {
+    ++Counts[V.Status];
+    Failing += V.Fails;
+  }
+  bool Fails = OverBudget || Failing;
+  std::vector<const AllowEntry *> Unused;
+  for (const AllowEntry &A : Allow)
+    if (!A.Used)
+      Unused.push_back(&A);
+
+  if (!Opts.WriteBaseline.empty()) {
+    std::ostringstream B;
+    JsonWriter J(B);
+    J.beginObject();
+    J.field("tool", BaselineTool).field("version", SYNCWATCH_VERSION);
+    J.key("sites").beginArray();
+    for (const SiteVerdict &V : Sites) {
+      const SiteId &S = Run.Sites[V.Site];
+      J.beginObject();
+      J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function);
+      J.field("api", S.Api).field("fingerprint", S.Fingerprint).field("ms", V.remaining());
+      J.endObject();
+    }
+    J.endArray();
+    J.endObject();
+    B << "\n";
+    std::string Why;
+    if (!writeFileAtomically(Opts.WriteBaseline, B.str(), Why))
+      return fail("cannot write '" + Opts.WriteBaseline + "': " + Why + " (any old file is untouched)");
+    std::cerr << "syncwatch gate: wrote " << Sites.size() << " site(s) to " << Opts.WriteBaseline
+              << " as the baseline\n";
+    return 0;
+  }
+
+  std::string Budget = Opts.BudgetMs < 0 ? "" : OverBudget ? "over the budget of " + ms(Opts.BudgetMs) + " by " + ms(Counted - Opts.BudgetMs)
+                                                           : "within the budget of " + ms(Opts.BudgetMs);
+  std::ostringstream O;
+  if (Opts.Format == "json") {
+    JsonWriter J(O);
+    J.beginObject();
+    J.field("tool", "syncwatch gate").field("version", SYNCWATCH_VERSION);
+    J.field("verdict", Fails ? "fails" : "passes").field("failOn", Opts.FailOn);
+    J.field("blockedMs", Blocked).field("allowedMs", Allowed).field("countedMs", Counted);
+    if (Opts.BudgetMs >= 0)
+      J.field("budgetMs", Opts.BudgetMs).field("overBudget", OverBudget);
+    J.key("sites").beginArray();
+    for (const SiteVerdict &V : Sites) {
+      const SiteId &S = Run.Sites[V.Site];
+      J.beginObject();
+      J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function).field("api", S.Api);
+      J.field("level", std::string(severityName(Run.Levels[V.Site]))).field("ms", V.Ms).field("allowedMs", V.AllowedMs);
+      if (V.BaselineMs >= 0)
+        J.field("baselineMs", V.BaselineMs);
+      J.field("status", V.Status).field("fails", V.Fails);
+      if (!V.Allowances.empty()) {
+        J.key("allowlist").beginArray();
+        for (const AllowEntry *A : V.Allowances)
+          J.beginObject().field("entry", A->Number).field("reason", A->Reason).endObject();
+        J.endArray();
+      }
+      J.endObject();
+    }
+    J.endArray();
+    J.key("unusedAllowlist").beginArray();
+    for (const AllowEntry *A : Unused)
+      J.beginObject().field("entry", A->Number).field("scope", A->scope()).endObject();
+    J.endArray();
+    J.endObject();
+    O << "\n";
+  } else if (Opts.Format == "markdown") {
+    O << "### syncwatch gate: " << (Fails ? "fails" : "passes") << "\n\n";
+    O << ms(Blocked) << " blocked at " << Sites.size() << " call site(s), " << ms(Allowed) << " of it allowed"
+      << (Budget.empty() ? "" : "; " + Budget) << ".\n\n";
+    O << "| site | blocked | baseline | status | |\n|---|---|---|---|---|\n";
+    for (const SiteVerdict &V : Sites)
+      O << "| `" << Run.Sites[V.Site].label() << "` | " << ms(V.Ms) << " | " << (V.BaselineMs >= 0 ? ms(V.BaselineMs) : "-")
+        << " | " << V.Status << " | " << (V.Fails ? "**fails**" : "") << " |\n";
+    for (const AllowEntry *A : Unused)
+      O << "\nAllowlist entry " << A->Number << " (" << A->scope() << ") matched no site.\n";
+  } else if (Opts.Format == "sarif") {
+    Report Out;
+    Out.ToolName = "syncwatch gate";
+    Out.ToolVersion = SYNCWATCH_VERSION;
+    std::set<std::string> Rules;
+    for (const SiteVerdict &V : Sites) {
+      const SiteId &S = Run.Sites[V.Site];
+      Finding F;
+      F.Rule = S.Rule;
+      F.Where.File = S.File;
+      F.Where.Line = S.Line;
+      F.Where.Column = S.Line ? 1 : 0;
+      F.Function = S.Function;
+      F.Fingerprint = S.Fingerprint;
+      F.Level = V.Status == "over-allowance" ? Severity::Error : V.Fails ? Run.Levels[V.Site] : Severity::Note;
+      F.Message = "'" + (S.Api.empty() ? std::string("the call") : S.Api) + "': " + sentence(V, Run) + " [gate: " + V.Status + "]";
+      F.Evidence = {{"syncwatch.gate", V.Status},
+                    {"syncwatch.blockedMs", evidenceNumber(V.Ms)},
+                    {"syncwatch.allowedMs", evidenceNumber(V.AllowedMs)}};
+      if (V.BaselineMs >= 0)
+        F.Evidence.push_back({"syncwatch.baselineMs", evidenceNumber(V.BaselineMs)});
+      Out.Findings.push_back(std::move(F));
+      Rules.insert(S.Rule);
+    }
+    for (const std::string &Id : Rules)
+      if (const RuleInfo *I = findRule(Id))
+        Out.RulesRun.push_back(I->Rule);
+    Out.Figures = {{"verdict", Fails ? "fails" : "passes"}, {"blockedMs", evidenceNumber(Blocked)},
+                   {"allowedMs", evidenceNumber(Allowed)}};
+    if (Opts.BudgetMs >= 0) {
+      Out.Figures.push_back({"budgetMs", evidenceNumber(Opts.BudgetMs)});
+      Out.Figures.push_back({"overBudget", OverBudget ? "true" : "false"});
+    }
+    writeSarif(O, Out);
+  } else {
+    O << "syncwatch gate: " << ms(Blocked) << " blocked at " << Sites.size() << " call site(s), " << ms(Allowed)
+      << " of it allowed" << (Budget.empty() ? "" : "; " + Budget) << "\n";
+    for (const SiteVerdict &V : Sites)
+      O << "  " << V.Status << std::string(15 - std::min<std::size_t>(14, V.Status.size()), ' ')
+        << Run.Sites[V.Site].label() << ": " << sentence(V, Run) << (V.Fails ? "  <- fails" : "") << "\n";
+    for (const AllowEntry *A : Unused)
+      O << "syncwatch gate: allowlist entry " << A->Number << " (" << A->scope() << ") matched no site: remove it?\n";
+    O << "syncwatch gate: " << (Fails ? "fails" : "passes") << ": " << Failing << " site(s) fail at --fail-on="
+      << Opts.FailOn;
+    if (HaveBaseline)
+      O << " (" << Counts["new"] << " new, " << Counts["grown"] << " grown, " << Counts["known"] << " known)";
+    if (OverBudget)
+      O << "; the run is over its budget";
+    O << "\n";
+  }
+  std::string Why;
+  if (Opts.Output.empty() ? !writeStdout(O.str(), Why) : !writeFileAtomically(Opts.Output, O.str(), Why))
+    return fail(Opts.Output.empty() ? Why : "cannot write '" + Opts.Output + "': " + Why + " (any old file is untouched)");
+  return Fails ? 1 : 0;
+}
+
+} // namespace syncwatch::runtime
