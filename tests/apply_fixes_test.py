@@ -6,7 +6,8 @@ that becomes cudaMemcpyAsync on the stream in scope) and an uncommitted edit,
     `git status` in the checkout says what it said before;
   - the worktree has the uncommitted edit and the fix-it; fixes.diff is the fix-it alone;
   - the build command ran in the worktree (its object file is there, not in the checkout);
-and the errors: not a git checkout, no compile database, a failing build (its log named), an
+the same with the fix-its of a lint SARIF made beforehand (--fixes: a GPU runner has no LLVM),
+and the errors: not a git checkout, a report of another commit, no compile database, a failing build (its log named), an
 --out whose worktree exists, missing options. tests/gpu/apply_fixes_check.sh runs the rest
 (the runs before and after) on the GPU.
   apply_fixes_test.py SYNCWATCH SYNCWATCH-LINT REPO_ROOT"""
@@ -97,7 +98,32 @@ with tempfile.TemporaryDirectory() as d:
     check("neither --run-cmd nor --no-run: exit 2", r.returncode == 2 and "--run-cmd" in r.stderr, r.stderr)
     r = verify("--build-cmd", build_cmd)
     check("--build-cmd without --apply-fixes: exit 2", r.returncode == 2 and "goes with --apply-fixes" in r.stderr, r.stderr)
-    git(repo, "worktree", "remove", "--force", wt)
+
+    # The fix-its from a lint report made elsewhere (a GPU runner has no LLVM): the same tree.
+    sarif = os.path.join(d, "lint.sarif")
+    subprocess.run([lint, "-p", "build", "--format=sarif", "--output=" + sarif], cwd=repo, capture_output=True, timeout=600)
+    out2 = os.path.join(d, "sv-sarif")
+    r = verify("--apply-fixes", "--fixes", sarif, "--build-cmd", build_cmd, "--no-run", "--out", out2)
+    wtext2 = open(os.path.join(out2, "worktree", "src", "flow.cu")).read() if r.returncode == 0 else ""
+    check("--fixes lint.sarif: the same fixed file as the lint's own --fix", r.returncode == 0 and wtext2 == wtext
+          and "of " + sarif in r.stderr, r.stderr)
+    check("--fixes: the user's file still untouched", open(flow).read() == before_text)
+    doc = json.load(open(sarif))
+    for res in doc["runs"][0]["results"]:
+        for fx in res.get("fixes", []):
+            for ch in fx["artifactChanges"]:
+                for rep in ch["replacements"]:
+                    rep["deletedRegion"]["startLine"] = rep["deletedRegion"]["endLine"] = 999
+    stale = os.path.join(d, "stale.sarif")
+    json.dump(doc, open(stale, "w"))
+    r = verify("--apply-fixes", "--fixes", stale, "--build-cmd", build_cmd, "--no-run", "--out", os.path.join(d, "sv-stale"))
+    check("--fixes of another commit (a fix-it past the file's end): exit 2, says so",
+          r.returncode == 2 and "a report of another commit?" in r.stderr, r.stderr)
+    r = verify("--apply-fixes", "--fixes", sarif, "-p", "build", "--build-cmd", build_cmd, "--no-run")
+    check("-p and --fixes together: exit 2", r.returncode == 2 and "one of the two" in r.stderr, r.stderr)
+    for w in (wt, os.path.join(out2, "worktree"), os.path.join(d, "sv-stale", "worktree")):
+        if os.path.exists(w):
+            git(repo, "worktree", "remove", "--force", w)
 
 print("failures:", fails)
 sys.exit(1 if fails else 0)

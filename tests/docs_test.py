@@ -127,8 +127,8 @@ def syncwatch_usage_flags(text):
         elif not line.lstrip().startswith("["):
             sub = None if not line.startswith(" ") else sub
             continue
-        if sub:
-            out.setdefault(sub, set()).update(re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", line))
+        if sub:  # long options, and short ones (verify's -p)
+            out.setdefault(sub, set()).update(re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", line))
     return out
 
 

@@ -1,6 +1,8 @@
 #include "ApplyFixes.h"
 
 #include "syncwatch/file_output.h"
+#include "syncwatch/json_report_reader.h"
+#include "syncwatch/sarif_reader.h"
 #include "syncwatch/json_value.h"
 #include "syncwatch/json_writer.h"
 
@@ -12,7 +14,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -109,72 +113,119 @@ std::string moved(const std::string &S, const std::string &From, const std::stri
   return Out + S.substr(At);
 }
 
-} // namespace
-
-bool prepareFixedTree(const ApplyFixesOptions &O, FixedTree &Out, std::string &Error) {
-  // The checkout: the git top level of the working directory.
-  std::string Top;
-  if (runIn({"git", "rev-parse", "--show-toplevel"}, ".", "", &Top) != 0 || trimmed(Top).empty()) {
-    Error = "--apply-fixes needs a git checkout (the fix-its go into a scratch worktree of it): "
-            "'git rev-parse --show-toplevel' failed here";
+// The certain fix-its of a lint report, applied to the files under Tree (the report's paths
+// under its source root moved there). A file's edits are made in memory, checked (in range,
+// not overlapping), then the file is replaced whole. Sets Applied and Files.
+bool applyReportFixes(const std::string &ReportPath, const std::string &Tree, unsigned &Applied, unsigned &Files,
+                      std::string &Error) {
+  std::ifstream In(ReportPath, std::ios::binary);
+  if (!In) {
+    Error = "cannot read the fix-its' report '" + ReportPath + "'";
     return false;
   }
-  Out.Checkout = trimmed(Top);
-  char Real[PATH_MAX];
-  if (::mkdir(O.OutDir.c_str(), 0755) != 0 && errno != EEXIST) {
-    Error = "cannot make '" + O.OutDir + "': " + std::strerror(errno);
-    return false;
-  }
-  if (!::realpath(O.OutDir.c_str(), Real)) {
-    Error = "cannot resolve '" + O.OutDir + "': " + std::strerror(errno);
-    return false;
-  }
-  std::string OutDir = Real;
-  Out.Worktree = OutDir + "/worktree";
-  std::string GitLog = OutDir + "/git.log", LintLog = OutDir + "/lint.log", BuildLog = OutDir + "/build.log";
-  struct stat St;
-  if (::stat(Out.Worktree.c_str(), &St) == 0) {
-    Error = "'" + Out.Worktree + "' exists (an earlier --apply-fixes): remove it with 'git worktree remove --force " +
-            Out.Worktree + "', or give another --out";
-    return false;
-  }
-
-  // The compile database, read before anything is made.
-  std::string DbPath = O.Database;
-  if (::stat(DbPath.c_str(), &St) == 0 && S_ISDIR(St.st_mode))
-    DbPath += "/compile_commands.json";
-  std::ifstream DbIn(DbPath);
-  if (!DbIn) {
-    Error = "no compile database at '" + DbPath + "' (-p names the build folder or its compile_commands.json)";
-    return false;
-  }
-  std::stringstream DbText;
-  DbText << DbIn.rdbuf();
-  JsonValue Db;
+  std::stringstream Text;
+  Text << In.rdbuf();
+  Report R;
   std::string Why;
-  if (!JsonValue::parse(DbText.str(), Db, Why) || Db.kind() != JsonValue::Kind::Array) {
-    Error = DbPath + ": not a compile database (" + (Why.empty() ? "not a JSON array" : Why) + ")";
+  bool Sarif = Text.str().find("\"$schema\"") != std::string::npos || Text.str().find("\"runs\"") != std::string::npos;
+  if (!(Sarif ? readSarifReport(Text.str(), R, Why) : readJsonReport(Text.str(), R, Why))) {
+    Error = ReportPath + ": not a syncwatch-lint report (SARIF or JSON): " + Why;
     return false;
   }
+  std::map<std::string, std::vector<FixIt>> ByFile;
+  for (const Finding &F : R.Findings)
+    for (const FixIt &X : F.Fixes) {
+      std::string File = X.Where.File;
+      if (!R.SourceRoot.empty() && isUnder(File, R.SourceRoot))
+        File = Tree + File.substr(R.SourceRoot.size());
+      else if (!File.empty() && File[0] != '/')
+        File = Tree + "/" + File;
+      if (!isUnder(File, Tree))
+        continue;  // outside the checkout (a system header's path): not this tree's to edit
+      FixIt Moved = X;
+      Moved.Where.File = File;
+      ByFile[File].push_back(Moved);
+    }
+  Applied = Files = 0;
+  for (auto &[File, Fixes] : ByFile) {
+    std::ifstream Src(File, std::ios::binary);
+    if (!Src) {
+      Error = ReportPath + " edits '" + File + "', which this commit does not have (a report of another commit?)";
+      return false;
+    }
+    std::stringstream Buf;
+    Buf << Src.rdbuf();
+    std::string Code = Buf.str();
+    std::vector<std::size_t> LineStart{0};
+    for (std::size_t I = 0; I < Code.size(); ++I)
+      if (Code[I] == '\n')
+        LineStart.push_back(I + 1);
+    auto Offset = [&](unsigned Line, unsigned Column, std::size_t &At) {
+      if (!Line || !Column || Line > LineStart.size())
+        return false;
+      At = LineStart[Line - 1] + Column - 1;
+      std::size_t End = Line < LineStart.size() ? LineStart[Line] : Code.size() + 1;
+      return At < End && At <= Code.size();
+    };
+    struct Edit {
+      std::size_t From, To;
+      std::string Text;
+      bool operator==(const Edit &O) const { return From == O.From && To == O.To && Text == O.Text; }
+    };
+    std::vector<Edit> Edits;
+    for (const FixIt &X : Fixes) {
+      Edit E;
+      if (!Offset(X.Where.Line, X.Where.Column, E.From) || !Offset(X.Where.EndLine, X.Where.EndColumn, E.To) || E.To < E.From) {
+        Error = ReportPath + ": a fix-it outside '" + File + "' (line " + std::to_string(X.Where.Line) +
+                "): a report of another commit?";
+        return false;
+      }
+      E.Text = X.Text;
+      Edits.push_back(std::move(E));
+    }
+    std::sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) { return A.From != B.From ? A.From > B.From : A.To > B.To; });
+    Edits.erase(std::unique(Edits.begin(), Edits.end()), Edits.end());  // one header's fix, reported by two units
+    for (std::size_t I = 1; I < Edits.size(); ++I)
+      if (Edits[I].To > Edits[I - 1].From) {
+        Error = ReportPath + ": two fix-its overlap in '" + File + "': none of that file's is applied";
+        return false;
+      }
+    for (const Edit &E : Edits)
+      Code.replace(E.From, E.To - E.From, E.Text);
+    if (!writeFileAtomically(File, Code, Why)) {
+      Error = "cannot write '" + File + "': " + Why;
+      return false;
+    }
+    Applied += static_cast<unsigned>(Edits.size());
+    ++Files;
+  }
+  return true;
+}
 
-  // 1. The worktree, with the user's uncommitted changes to tracked files.
-  if (runIn({"git", "-C", Out.Checkout, "worktree", "add", "--detach", Out.Worktree, "HEAD"}, ".", GitLog, nullptr) != 0) {
-    Error = "'git worktree add' failed: " + GitLog + tail(GitLog, 5);
+// The compile database: the entries of a build folder's compile_commands.json.
+bool readDatabase(std::string Path, JsonValue &Db, std::string &Error) {
+  struct stat St;
+  if (::stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode))
+    Path += "/compile_commands.json";
+  std::ifstream In(Path);
+  if (!In) {
+    Error = "no compile database at '" + Path + "' (-p names the build folder or its compile_commands.json)";
     return false;
   }
-  std::string Uncommitted;
-  if (runIn({"git", "-C", Out.Checkout, "diff", "--binary", "HEAD"}, ".", GitLog, &Uncommitted) != 0) {
-    Error = "'git diff HEAD' failed: " + GitLog + tail(GitLog, 5);
+  std::stringstream Text;
+  Text << In.rdbuf();
+  std::string Why;
+  if (!JsonValue::parse(Text.str(), Db, Why) || Db.kind() != JsonValue::Kind::Array) {
+    Error = Path + ": not a compile database (" + (Why.empty() ? "not a JSON array" : Why) + ")";
     return false;
   }
-  if (!Uncommitted.empty() &&
-      runIn({"git", "-C", Out.Worktree, "apply", "--whitespace=nowarn", "-"}, ".", GitLog, nullptr, Uncommitted) != 0) {
-    Error = "your uncommitted changes did not apply in the worktree: " + GitLog + tail(GitLog, 5);
-    return false;
-  }
-  runIn({"git", "-C", Out.Worktree, "add", "-A"}, ".", GitLog, nullptr);  // its own index: git diff = the fix-its
+  return true;
+}
 
-  // 2. The database in the worktree, and the fix-its.
+// The lint's --fix over the database's files in the worktree: the database is moved there
+// first (OutDir/fix-db), so that the lint parses the worktree's files with the same flags.
+bool lintFixes(const ApplyFixesOptions &O, const JsonValue &Db, const FixedTree &Out, const std::string &OutDir,
+               std::string &Applied, std::string &Error) {
   std::ostringstream Moved;
   JsonWriter J(Moved);
   J.beginArray();
@@ -197,28 +248,97 @@ bool prepareFixedTree(const ApplyFixesOptions &O, FixedTree &Out, std::string &E
     if (!File.empty() && File[0] != '/')
       File = Dir + "/" + File;
     File = moved(File, Out.Checkout, Out.Worktree);
-    struct stat FileSt;  // a generated file of the build folder is not in the worktree
-    if (isUnder(File, Out.Worktree) && ::stat(File.c_str(), &FileSt) == 0)
+    struct stat St;  // a generated file of the build folder is not in the worktree
+    if (isUnder(File, Out.Worktree) && ::stat(File.c_str(), &St) == 0)
       Files.push_back(File);
   }
   J.endArray();
-  std::string FixDb = OutDir + "/fix-db";
+  std::string FixDb = OutDir + "/fix-db", Why;
   if ((::mkdir(FixDb.c_str(), 0755) != 0 && errno != EEXIST) ||
       !writeFileAtomically(FixDb + "/compile_commands.json", Moved.str() + "\n", Why)) {
     Error = "cannot write '" + FixDb + "/compile_commands.json': " + Why;
     return false;
   }
   if (Files.empty()) {
-    Error = DbPath + " has no file inside " + Out.Checkout + ": nothing to fix";
+    Error = "the compile database has no file inside " + Out.Checkout + ": nothing to fix";
     return false;
   }
+  std::string LintLog = OutDir + "/lint.log";
   std::vector<std::string> Lint = {O.Lint, "-p", FixDb, "--fix", "--format=json", "--output=" + OutDir + "/lint.json"};
   if (!O.Checks.empty())
     Lint.push_back("--checks=" + O.Checks);
   Lint.insert(Lint.end(), Files.begin(), Files.end());
-  int LintCode = runIn(Lint, Out.Worktree, LintLog, nullptr);
-  if (LintCode != 0 && LintCode != 1) {
-    Error = "syncwatch-lint --fix failed in the worktree (exit " + std::to_string(LintCode) + "): " + LintLog + tail(LintLog, 5);
+  int Code = runIn(Lint, Out.Worktree, LintLog, nullptr);
+  if (Code != 0 && Code != 1) {
+    Error = "syncwatch-lint --fix failed in the worktree (exit " + std::to_string(Code) + "): " + LintLog + tail(LintLog, 5);
+    return false;
+  }
+  std::ifstream Log(LintLog);
+  for (std::string L; std::getline(Log, L);)
+    if (L.rfind("syncwatch-lint: applied", 0) == 0)
+      Applied = L.substr(std::strlen("syncwatch-lint: "));
+  return true;
+}
+
+} // namespace
+
+bool prepareFixedTree(const ApplyFixesOptions &O, FixedTree &Out, std::string &Error) {
+  // The checkout: the git top level of the working directory.
+  std::string Top;
+  if (runIn({"git", "rev-parse", "--show-toplevel"}, ".", "", &Top) != 0 || trimmed(Top).empty()) {
+    Error = "--apply-fixes needs a git checkout (the fix-its go into a scratch worktree of it): "
+            "'git rev-parse --show-toplevel' failed here";
+    return false;
+  }
+  Out.Checkout = trimmed(Top);
+  char Real[PATH_MAX];
+  if (::mkdir(O.OutDir.c_str(), 0755) != 0 && errno != EEXIST) {
+    Error = "cannot make '" + O.OutDir + "': " + std::strerror(errno);
+    return false;
+  }
+  if (!::realpath(O.OutDir.c_str(), Real)) {
+    Error = "cannot resolve '" + O.OutDir + "': " + std::strerror(errno);
+    return false;
+  }
+  std::string OutDir = Real;
+  Out.Worktree = OutDir + "/worktree";
+  std::string GitLog = OutDir + "/git.log", BuildLog = OutDir + "/build.log", Why;
+  struct stat St;
+  if (::stat(Out.Worktree.c_str(), &St) == 0) {
+    Error = "'" + Out.Worktree + "' exists (an earlier --apply-fixes): remove it with 'git worktree remove --force " +
+            Out.Worktree + "', or give another --out";
+    return false;
+  }
+  JsonValue Db;  // read before anything is made (a report's fix-its need none)
+  if (O.FixesReport.empty() && !readDatabase(O.Database, Db, Error))
+    return false;
+
+  // 1. The worktree, with the user's uncommitted changes to tracked files.
+  if (runIn({"git", "-C", Out.Checkout, "worktree", "add", "--detach", Out.Worktree, "HEAD"}, ".", GitLog, nullptr) != 0) {
+    Error = "'git worktree add' failed: " + GitLog + tail(GitLog, 5);
+    return false;
+  }
+  std::string Uncommitted;
+  if (runIn({"git", "-C", Out.Checkout, "diff", "--binary", "HEAD"}, ".", GitLog, &Uncommitted) != 0) {
+    Error = "'git diff HEAD' failed: " + GitLog + tail(GitLog, 5);
+    return false;
+  }
+  if (!Uncommitted.empty() &&
+      runIn({"git", "-C", Out.Worktree, "apply", "--whitespace=nowarn", "-"}, ".", GitLog, nullptr, Uncommitted) != 0) {
+    Error = "your uncommitted changes did not apply in the worktree: " + GitLog + tail(GitLog, 5);
+    return false;
+  }
+  runIn({"git", "-C", Out.Worktree, "add", "-A"}, ".", GitLog, nullptr);  // its own index: git diff = the fix-its
+
+  // 2. The fix-its: a report's, or the lint's.
+  std::string Applied;
+  if (!O.FixesReport.empty()) {
+    unsigned Edits = 0, Files = 0;
+    if (!applyReportFixes(O.FixesReport, Out.Worktree, Edits, Files, Error))
+      return false;
+    if (Edits)
+      Applied = "applied " + std::to_string(Edits) + " edit(s) in " + std::to_string(Files) + " file(s) of " + O.FixesReport;
+  } else if (!lintFixes(O, Db, Out, OutDir, Applied, Error)) {
     return false;
   }
   std::string Diff, Names;
@@ -231,13 +351,6 @@ bool prepareFixedTree(const ApplyFixesOptions &O, FixedTree &Out, std::string &E
   std::istringstream NameLines(Names);
   for (std::string L; std::getline(NameLines, L);)
     Out.FilesChanged += !L.empty();
-  std::string Applied;
-  {
-    std::ifstream In(LintLog);
-    for (std::string L; std::getline(In, L);)
-      if (L.rfind("syncwatch-lint: applied", 0) == 0)
-        Applied = L.substr(std::strlen("syncwatch-lint: "));
-  }
   Out.Summary = "syncwatch verify: the fix-its in a scratch worktree, " + Out.Worktree + " (your tree is untouched): " +
                 (Applied.empty() ? "none to apply" : Applied) + "; the diff is " + OutDir + "/fixes.diff\n";
   if (!Out.FilesChanged)

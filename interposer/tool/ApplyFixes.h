@@ -9,6 +9,8 @@
 //      database's files inside the worktree only (a generated file in the user's build folder
 //      is not edited);
 //   3. the build command, run in the worktree (OUT/build.log).
+// With FixesReport instead of a database, step 2 applies that report's certain fix-its (its
+// paths under its source root, moved to the worktree's) and runs no lint.
 // Untracked files are not in the worktree: the build command builds the worktree from
 // scratch (cmake -S . -B build-fixed && cmake --build build-fixed).
 #pragma once
@@ -19,6 +21,9 @@ namespace syncwatch::runtime {
 
 struct ApplyFixesOptions {
   std::string Database;  // -p: the user's build folder or its compile_commands.json
+  // Or: a lint report (SARIF or JSON) of this commit made elsewhere - a CI runner with LLVM
+  // - whose certain fix-its are applied as they are (a GPU runner needs no syncwatch-lint).
+  std::string FixesReport;
   std::string BuildCmd;  // run with /bin/sh -c in the worktree
   std::string OutDir;    // OUT: the worktree, the rewritten database, the logs
   std::string Lint;      // the syncwatch-lint to run

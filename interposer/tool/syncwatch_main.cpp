@@ -76,8 +76,8 @@ const char *const VerifyUsage =
     "usage: syncwatch verify [--runs N (5)] [--out DIR] [--threshold-ms N] --before-cmd 'OLD CMD' --after-cmd 'NEW CMD'\n"
     "                        [--format ...] [--output FILE] [--min-effect-ms N] [--path-map OLD=NEW]...\n"
     "usage: syncwatch verify [--runs N (5)] [--out DIR] [--before-env K=V]... [--after-env K=V]... -- cmd args...\n"
-    "usage: syncwatch verify --apply-fixes -p BUILD --build-cmd 'CMD' (--run-cmd 'CMD' | --no-run) [--runs N] [--out DIR]\n"
-    "                        [--lint SYNCWATCH-LINT] [--checks GLOBS]\n"
+    "usage: syncwatch verify --apply-fixes (-p BUILD | --fixes LINT.sarif) --build-cmd 'CMD' (--run-cmd 'CMD' | --no-run)\n"
+    "                        [--runs N] [--out DIR] [--lint SYNCWATCH-LINT] [--checks GLOBS]\n"
     "  (the lint's fix-its applied in a scratch git worktree OUT/worktree, built there, then before and after run)\n"
     "  did a fix save time: each call site's blocked time, the wall time and the GPU idle time before and after,\n"
     "  with 95% intervals from the repeats (runs interleaved); exit 1 when the after is slower beyond the noise\n";
@@ -670,7 +670,7 @@ int verify(const std::vector<std::string> &Args) {
                                    {"format", true}, {"output", true}, {"min-effect-ms", true},
                                    {"threshold-ms", true}, {"path-map", true}, {"apply-fixes", false}, {"p", true},
                                    {"build-cmd", true}, {"run-cmd", true}, {"no-run", false}, {"lint", true},
-                                   {"checks", true}});
+                                   {"checks", true}, {"fixes", true}});
   if (P0.Help) {
     std::cout << VerifyUsage;
     return 0;
@@ -698,7 +698,7 @@ int verify(const std::vector<std::string> &Args) {
                   !P0.AfterDoubleDash.empty();
   bool Fixing = P0.has("apply-fixes");
   if (!Fixing)
-    for (const char *Only : {"p", "build-cmd", "run-cmd", "no-run", "lint", "checks"})
+    for (const char *Only : {"p", "build-cmd", "run-cmd", "no-run", "lint", "checks", "fixes"})
       if (P0.has(Only))
         return badArguments("verify", std::string(Only[1] ? "--" : "-") + Only + " goes with --apply-fixes");
   if (Fixing && (FromDirs || FromCmds))
@@ -719,9 +719,13 @@ int verify(const std::vector<std::string> &Args) {
   if (Fixing) {
     ApplyFixesOptions A;
     A.Database = P0.get("p");
+    A.FixesReport = P0.get("fixes");
     A.BuildCmd = P0.get("build-cmd");
-    if (A.Database.empty() || A.BuildCmd.empty())
-      return badArguments("verify", "--apply-fixes needs -p BUILD (the compile database) and --build-cmd 'CMD' (run in the worktree)");
+    if (A.Database.empty() == A.FixesReport.empty())
+      return badArguments("verify", "--apply-fixes takes the fix-its from -p BUILD (syncwatch-lint --fix over its compile "
+                                    "database) or from --fixes LINT.sarif (a lint report of this commit), one of the two");
+    if (A.BuildCmd.empty())
+      return badArguments("verify", "--apply-fixes needs --build-cmd 'CMD' (run in the worktree)");
     if (!P0.has("no-run") && P0.get("run-cmd").empty())
       return badArguments("verify", "--apply-fixes needs --run-cmd 'CMD' (run in both trees), or --no-run");
     A.OutDir = P0.get("out", "syncwatch-verify");
