@@ -80,7 +80,7 @@ def main():
     edits = {}  # path -> new text; written only once every edit is known to apply
 
     edits[path("rules", "rules.def")] = rules_def.rstrip("\n") + "\n\n" + \
-        f'SYNCWATCH_RULE({enum}, "{rid}", {a.severity}, "{a.prefix}", {"true" if a.runtime else "false"},\n' + \
+        f'SYNCWATCH_RULE({enum}, "{rid}", {a.severity}, "{a.prefix}", {"true" if a.runtime else "false"}, None, Time,\n' + \
         c_string(a.summary) + ",\n" + c_string(a.help_text) + ")\n"
 
     registry = open(path("analyzer", "checks", "CheckRegistry.cpp")).read()

@@ -1,5 +1,7 @@
 #include "Profile.h"
 
+#include "syncwatch/catalogue.h"
+
 namespace syncwatch {
 
 namespace {
@@ -18,20 +20,21 @@ unsigned applyProfile(std::vector<Finding> &Findings, const CalibrationProfile &
   unsigned Changed = 0;
   for (Finding &F : Findings) {
     const std::string *Api = evidenceOf(F, "api");
-    if (F.Rule == "syncwatch-default-stream" || F.Rule == "syncwatch-blocking-stream") {
+    CalibrationUse Use = calibrationUse(F.Rule);  // rules.def's Calibration column
+    if (Use == CalibrationUse::LegacyWait) {
       Changed += setLevel(F, P.LegacyWaitsForBlockingStream ? Severity::Warning : Severity::Note,
                           std::string("legacy-stream work ") +
                               (P.LegacyWaitsForBlockingStream ? "waited" : "did not wait") +
                               " for a blocking stream on " + P.Device);
       continue;
     }
-    if (!Api || (F.Rule != "syncwatch-implicit-sync" && F.Rule != "syncwatch-sync-memcpy"))
+    if (!Api || Use == CalibrationUse::None)
       continue;
     auto Measured = P.Calls.find(*Api);
     if (Measured == P.Calls.end())
       continue;  // not measured: the catalogue's judgement stands
     bool Blocks = Measured->second.BlocksDevice;
-    if (F.Rule == "syncwatch-sync-memcpy")
+    if (Use == CalibrationUse::HostBlockBehindStreams)
       Blocks = Blocks || Measured->second.BlocksBehindBlockingStreams;
     Changed += setLevel(F, Blocks ? Severity::Warning : Severity::Note,
                         *Api + (Blocks ? " blocked the host" : " did not block the host") + " on " + P.Device);

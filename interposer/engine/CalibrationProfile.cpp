@@ -1,5 +1,7 @@
 #include "CalibrationProfile.h"
 
+#include "syncwatch/catalogue.h"
+
 #include <cstdio>
 
 namespace syncwatch::runtime {
@@ -14,7 +16,7 @@ std::string millis(double Ms) {
 
 void annotateWithCalibration(std::vector<Finding> &Findings, const CalibrationProfile &P) {
   for (Finding &F : Findings) {
-    if (F.Rule == "syncwatch-default-stream" || F.Rule == "syncwatch-blocking-stream") {
+    if (calibrationUse(F.Rule) == CalibrationUse::LegacyWait) {  // rules.def's Calibration column
       F.Evidence.push_back({"calibration", std::string("legacy-stream work ") +
                                                (P.LegacyWaitsForBlockingStream ? "waited" : "did not wait") +
                                                " for a blocking stream in calibration on " + P.Device});

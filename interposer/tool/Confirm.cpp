@@ -7,6 +7,7 @@
 
 #include "../engine/Engine.h"
 
+#include "syncwatch/catalogue.h"
 #include "syncwatch/finding.h"
 #include "syncwatch/path_suffix.h"
 #include "syncwatch/report.h"
@@ -59,7 +60,7 @@ bool sameApi(const Finding &Static, const Finding &Runtime) {
     return true;
   // A tensor sync inside an op (item, cpu, nonzero...) is the CUDA wait it makes: the
   // runtime's torch-host-sync is that rule's whatever the API.
-  if (Static.Rule == Runtime.Rule && Static.Rule == "syncwatch-torch-host-sync")
+  if (Static.Rule == Runtime.Rule && confirmUse(Static.Rule) == ConfirmUse::AnyApi)
     return true;
   auto Launch = [](const std::string &Api) {
     const ApiInfo *I = findApi(Api);
@@ -308,7 +309,7 @@ int confirmFindings(const ConfirmOptions &Opts) {
     for (unsigned L = FirstLine; L <= LastLine; ++L)
       Collect(S.Where.File, L);
     bool Causal = false;
-    if (Hits.empty() && S.Rule == "syncwatch-blocking-stream") {
+    if (Hits.empty() && confirmUse(S.Rule) == ConfirmUse::Notes) {
       for (const FindingNote &N : S.Notes)
         if (N.Where.Line != S.Where.Line)
           Collect(N.Where.File, N.Where.Line);

@@ -2,6 +2,7 @@
 
 #include "Merge.h"
 
+#include "syncwatch/catalogue.h"
 #include "syncwatch/report.h"
 #include "syncwatch/thread_costs.h"
 
@@ -49,7 +50,7 @@ bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error)
         return false;
       }
       for (const Finding &F : R.Findings) {
-        if (!F.Measured || F.Rule == "syncwatch-torch-current-stream")  // a count, not a time
+        if (!F.Measured || confirmUse(F.Rule) == ConfirmUse::Count)  // a count, not a time
           continue;
         SiteId S = siteOf(F);
         std::string Key = S.Rule + "\t" + S.File + "\t" + std::to_string(S.Line) + "\t" + S.Function + "\t" + S.Api;

@@ -9,8 +9,8 @@ namespace syncwatch {
 namespace {
 
 constexpr RuleInfo kRules[] = {
-#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Summary, Help) \
-  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix, Runtime},
+#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Calibration, Confirm, Summary, Help) \
+  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix, Runtime, CalibrationUse::Calibration, ConfirmUse::Confirm},
 #include "../rules.def"
 #undef SYNCWATCH_RULE
 };
@@ -77,6 +77,16 @@ const RuleInfo *findRule(std::string_view Id) {
     if (R.Id == Id)
       return &R;
   return nullptr;
+}
+
+CalibrationUse calibrationUse(std::string_view Id) {
+  const RuleInfo *R = findRule(Id);
+  return R ? R->Calibration : CalibrationUse::None;
+}
+
+ConfirmUse confirmUse(std::string_view Id) {
+  const RuleInfo *R = findRule(Id);
+  return R ? R->Confirm : ConfirmUse::Time;
 }
 
 std::span<const ApiInfo> allApis() { return kApis; }

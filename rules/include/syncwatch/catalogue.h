@@ -14,10 +14,16 @@ std::string_view severityName(Severity S);  // "note" / "warning" / "error"
 std::optional<Severity> parseSeverity(std::string_view Name);
 
 enum class RuleId : std::uint8_t {
-#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Summary, Help) Enum,
+#define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Calibration, Confirm, Summary, Help) Enum,
 #include "../../rules.def"
 #undef SYNCWATCH_RULE
 };
+
+// What a calibration profile decides of a rule's findings (rules.def's Calibration column).
+enum class CalibrationUse : std::uint8_t { None, LegacyWait, HostBlock, HostBlockBehindStreams };
+// How the runtime's findings of a rule are read against static results and across runs
+// (rules.def's Confirm column).
+enum class ConfirmUse : std::uint8_t { Time, Count, AnyApi, Notes };
 
 struct RuleInfo {
   RuleId Rule;
@@ -27,11 +33,16 @@ struct RuleInfo {
   std::string_view Help;
   std::string_view TestPrefix;  // test_inputs/static/<prefix>_{pos,neg}_*.cu; "" runtime only
   bool RuntimeReports = true;   // libsyncwatch reports it, with what it cost
+  CalibrationUse Calibration = CalibrationUse::None;
+  ConfirmUse Confirm = ConfirmUse::Time;
 };
 
 std::span<const RuleInfo> allRules();
 const RuleInfo &ruleInfo(RuleId Rule);
 const RuleInfo *findRule(std::string_view Id);
+// The rule's catalogue columns by id, for a finding (an unknown id: the defaults).
+CalibrationUse calibrationUse(std::string_view Id);
+ConfirmUse confirmUse(std::string_view Id);
 
 enum class ApiLayer : std::uint8_t { Runtime, Driver };
 
