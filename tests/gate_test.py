@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derived_runs  # noqa: E402
+
 tool, root = sys.argv[1:3]
 rec = os.path.join(root, "test_inputs", "runtime", "h200_runtime_probe.swrec")
 lines = open(rec).read().splitlines()
@@ -44,30 +47,17 @@ free_site, loop_site = site_of(37), site_of(74)
 main_tid = next(l.split("\t")[2] for l in lines if l.startswith("C\t"))
 
 
-t0 = min(int(l.split("\t")[4]) for l in lines if l.startswith("C\t"))
-
-
 def derived(scale=1.0, drop_loop=False, free_thread=None):
     """The recording with every time stretched by scale from the first call (the program
     run slower), its sync loop's calls dropped, or its cudaFree made on another thread,
     named by an H record; the pid recorded, so the main thread is known."""
-    def s(v):
-        v = int(v)
-        return str(v if v == 2**64 - 1 else t0 + int((v - t0) * scale))
-    out = []
-    for l in lines:
-        f = l.split("\t")
-        if f[0] == "C":
-            f[4], f[5] = s(f[4]), s(f[5])
-        elif f[0] in ("K", "M", "Z"):
-            f[3], f[4] = s(f[3]), s(f[4])
-        elif f[0] == "T":
-            f[1] = s(f[1])
-        if f[0] == "C" and f[6] == loop_site and drop_loop:
-            continue
-        if f[0] == "C" and f[6] == free_site and f[3] == "cudaFree" and free_thread:
-            f[2] = "9001"
-        out.append("\t".join(f))
+    out = derived_runs.stretched(lines, scale, lambda f: drop_loop and f[0] == "C" and f[6] == loop_site)
+    if free_thread:
+        for i, l in enumerate(out):
+            f = l.split("\t")
+            if f[0] == "C" and f[6] == free_site and f[3] == "cudaFree":
+                f[2] = "9001"
+                out[i] = "\t".join(f)
     out.append(f"I\tpid\t{main_tid}")
     if free_thread:
         out.append(f"H\t9001\t{free_thread}")

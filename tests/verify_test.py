@@ -20,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derived_runs  # noqa: E402
+
 tool, root = sys.argv[1:3]
 rec = os.path.join(root, "test_inputs", "runtime", "h200_runtime_probe.swrec")
 lines = open(rec).read().splitlines()
@@ -40,30 +43,14 @@ def run(*args):
     return subprocess.run([tool, *args], capture_output=True, text=True, timeout=300, cwd=scratch)
 
 
-# The first call's entry: times are stretched from there.
-t0 = min(int(l.split("\t")[4]) for l in lines if l.startswith("C\t"))
 # The cudaFree that blocked 50 ms at runtime_probe.cu:37: its site id, from the F records.
 free_site = next(l.split("\t")[1] for l in lines if l.startswith("F\t") and l.split("\t")[3].endswith("runtime_probe.cu")
                  and l.split("\t")[4] == "37")
 
 
 def stretched(factor, drop_free=False):
-    out = []
-    def s(v):
-        v = int(v)
-        return str(v if v == 2**64 - 1 else t0 + int((v - t0) * factor))
-    for l in lines:
-        f = l.split("\t")
-        if f[0] == "C":
-            if drop_free and f[3] == "cudaFree" and f[6] == free_site:
-                continue
-            f[4], f[5] = s(f[4]), s(f[5])
-        elif f[0] in ("K", "M", "Z"):
-            f[3], f[4] = s(f[3]), s(f[4])
-        elif f[0] == "T":
-            f[1] = s(f[1])
-        out.append("\t".join(f))
-    return "\n".join(out) + "\n"
+    drop = (lambda f: f[0] == "C" and f[3] == "cudaFree" and f[6] == free_site) if drop_free else (lambda f: False)
+    return "\n".join(derived_runs.stretched(lines, factor, drop)) + "\n"
 
 
 def runs(d, seed, spread, n=5, scale=1.0, drop_free=False):

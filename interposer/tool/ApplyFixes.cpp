@@ -1,5 +1,7 @@
 #include "ApplyFixes.h"
 
+#include "ToolFiles.h"
+
 #include "syncwatch/file_output.h"
 #include "syncwatch/json_report_reader.h"
 #include "syncwatch/sarif_reader.h"
@@ -118,17 +120,15 @@ std::string moved(const std::string &S, const std::string &From, const std::stri
 // not overlapping), then the file is replaced whole. Sets Applied and Files.
 bool applyReportFixes(const std::string &ReportPath, const std::string &Tree, unsigned &Applied, unsigned &Files,
                       std::string &Error) {
-  std::ifstream In(ReportPath, std::ios::binary);
-  if (!In) {
+  std::string Text;
+  if (!readWholeFile(ReportPath, Text)) {
     Error = "cannot read the fix-its' report '" + ReportPath + "'";
     return false;
   }
-  std::stringstream Text;
-  Text << In.rdbuf();
   Report R;
   std::string Why;
-  bool Sarif = Text.str().find("\"$schema\"") != std::string::npos || Text.str().find("\"runs\"") != std::string::npos;
-  if (!(Sarif ? readSarifReport(Text.str(), R, Why) : readJsonReport(Text.str(), R, Why))) {
+  bool Sarif = Text.find("\"$schema\"") != std::string::npos || Text.find("\"runs\"") != std::string::npos;
+  if (!(Sarif ? readSarifReport(Text, R, Why) : readJsonReport(Text, R, Why))) {
     Error = ReportPath + ": not a syncwatch-lint report (SARIF or JSON): " + Why;
     return false;
   }
@@ -148,14 +148,11 @@ bool applyReportFixes(const std::string &ReportPath, const std::string &Tree, un
     }
   Applied = Files = 0;
   for (auto &[File, Fixes] : ByFile) {
-    std::ifstream Src(File, std::ios::binary);
-    if (!Src) {
+    std::string Code;
+    if (!readWholeFile(File, Code)) {
       Error = ReportPath + " edits '" + File + "', which this commit does not have (a report of another commit?)";
       return false;
     }
-    std::stringstream Buf;
-    Buf << Src.rdbuf();
-    std::string Code = Buf.str();
     std::vector<std::size_t> LineStart{0};
     for (std::size_t I = 0; I < Code.size(); ++I)
       if (Code[I] == '\n')
@@ -207,15 +204,12 @@ bool readDatabase(std::string Path, JsonValue &Db, std::string &Error) {
   struct stat St;
   if (::stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode))
     Path += "/compile_commands.json";
-  std::ifstream In(Path);
-  if (!In) {
+  std::string Text, Why;
+  if (!readWholeFile(Path, Text)) {
     Error = "no compile database at '" + Path + "' (-p names the build folder or its compile_commands.json)";
     return false;
   }
-  std::stringstream Text;
-  Text << In.rdbuf();
-  std::string Why;
-  if (!JsonValue::parse(Text.str(), Db, Why) || Db.kind() != JsonValue::Kind::Array) {
+  if (!JsonValue::parse(Text, Db, Why) || Db.kind() != JsonValue::Kind::Array) {
     Error = Path + ": not a compile database (" + (Why.empty() ? "not a JSON array" : Why) + ")";
     return false;
   }

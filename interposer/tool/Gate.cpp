@@ -1,6 +1,7 @@
 #include "Gate.h"
 
 #include "RunSites.h"
+#include "ToolFiles.h"
 
 #include "syncwatch/catalogue.h"
 #include "syncwatch/file_output.h"
@@ -13,7 +14,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -32,18 +32,6 @@ std::string ms(double V) {
   char Buf[32];
   std::snprintf(Buf, sizeof Buf, "%.2f ms", V);
   return Buf;
-}
-
-bool readWhole(const std::string &Path, std::string &Text, std::string &Error) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    Error = "cannot read '" + Path + "'";
-    return false;
-  }
-  std::ostringstream S;
-  S << In.rdbuf();
-  Text = S.str();
-  return true;
 }
 
 // One allowlist entry: the sites it covers and why they are accepted.
@@ -73,8 +61,10 @@ const char *const AllowKeys[] = {"file", "line", "function", "thread", "rule", "
 
 bool readAllowlist(const std::string &Path, std::vector<AllowEntry> &Out, std::string &Error) {
   std::string Text;
-  if (!readWhole(Path, Text, Error))
+  if (!readWholeFile(Path, Text)) {
+    Error = "cannot read '" + Path + "'";
     return false;
+  }
   JsonValue Doc;
   std::string Why;
   if (!JsonValue::parse(Text, Doc, Why)) {
@@ -173,18 +163,14 @@ bool siteMatches(const AllowEntry &A, const SiteId &S) {
 // The baseline written by --write-baseline: this run's sites and what each cost.
 const char *const BaselineTool = "syncwatch gate baseline";
 
-bool isGateBaseline(const std::string &Path) {
-  std::string Text, Error;
+// 1: Path is a gate baseline, read into Out; 0: it is not one (an earlier run's report or
+// recording, for loadSide); -1: it is one, damaged (Error says how).
+int readGateBaseline(const std::string &Path, Side &Out, std::string &Error) {
+  std::string Text, Why;
   JsonValue Doc;
-  return readWhole(Path, Text, Error) && JsonValue::parse(Text, Doc, Error) && Doc["tool"].kind() == JsonValue::Kind::String &&
-         Doc["tool"].string() == BaselineTool;
-}
-
-bool readGateBaseline(const std::string &Path, Side &Out, std::string &Error) {
-  std::string Text;
-  JsonValue Doc;
-  if (!readWhole(Path, Text, Error) || !JsonValue::parse(Text, Doc, Error))
-    return false;
+  if (!readWholeFile(Path, Text) || !JsonValue::parse(Text, Doc, Why) || Doc["tool"].kind() != JsonValue::Kind::String ||
+      Doc["tool"].string() != BaselineTool)
+    return 0;
   if (Doc["sites"].kind() != JsonValue::Kind::Array) {
     Error = Path + ": a gate baseline has \"sites\": [...]";
     return false;
@@ -200,14 +186,14 @@ bool readGateBaseline(const std::string &Path, Side &Out, std::string &Error) {
     S.Line = E["line"].whole<unsigned>(0);
     if (S.Rule.empty() || E["ms"].kind() != JsonValue::Kind::Number) {
       Error = Path + ": sites[" + std::to_string(Out.Sites.size()) + "] needs a rule and ms";
-      return false;
+      return -1;
     }
     Out.BlockedMs.back()[Out.Sites.size()] = E["ms"].number();
     Out.Sites.push_back(S);
     Out.Levels.push_back(Severity::Warning);
     Out.ThreadMs.emplace_back();
   }
-  return true;
+  return 1;
 }
 
 // What the gate says of one site.
@@ -273,8 +259,8 @@ int gateRun(const GateOptions &Opts) {
   bool HaveBaseline = !Opts.Baseline.empty();
   Side Base;
   if (HaveBaseline) {
-    bool Own = Opts.Baseline.size() == 1 && isGateBaseline(Opts.Baseline.front());
-    if (Own ? !readGateBaseline(Opts.Baseline.front(), Base, Error) : !loadSide({VerifyRun{Opts.Baseline, -1}}, Base, Error))
+    int Own = Opts.Baseline.size() == 1 ? readGateBaseline(Opts.Baseline.front(), Base, Error) : 0;
+    if (Own < 0 || (Own == 0 && !loadSide({VerifyRun{Opts.Baseline, -1}}, Base, Error)))
       return fail("the baseline: " + Error);
     // The baseline's paths as this run's (another checkout): matchSites compares the two.
     mapSitePaths(Base, Opts.PathMaps);

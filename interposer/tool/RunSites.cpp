@@ -1,6 +1,7 @@
 #include "RunSites.h"
 
 #include "Merge.h"
+#include "PathMaps.h"
 
 #include "syncwatch/catalogue.h"
 #include "syncwatch/report.h"
@@ -83,11 +84,7 @@ bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error)
 
 void mapSitePaths(Side &S, const std::vector<std::pair<std::string, std::string>> &PathMaps) {
   for (SiteId &Site : S.Sites)
-    for (const auto &[From, To] : PathMaps)
-      if (Site.File.rfind(From, 0) == 0) {
-        Site.File = To + Site.File.substr(From.size());
-        break;
-      }
+    Site.File = mapPath(Site.File, PathMaps);
 }
 
 std::vector<long> matchSites(const Side &B, const Side &A) {

@@ -653,12 +653,8 @@ int gate(const std::vector<std::string> &Args) {
   if (!numberOption(P0, "budget-ms", O.BudgetMs, Error) || !numberOption(P0, "grow-ms", O.GrowMs, Error) ||
       !numberOption(P0, "grow-pct", O.GrowPct, Error) || !numberOption(P0, "min-cost-ms", O.MinCostMs, Error))
     return badArguments("gate", Error);
-  for (const std::string &M : P0.all("path-map")) {
-    auto Eq = M.find('=');
-    if (Eq == std::string::npos || Eq == 0)
-      return badArguments("gate", "--path-map takes OLD=NEW");
-    O.PathMaps.push_back({M.substr(0, Eq), M.substr(Eq + 1)});
-  }
+  if (!pathMapOption(P0, O.PathMaps, Error))
+    return badArguments("gate", Error);
   if (!O.WriteBaseline.empty() && !O.Baseline.empty())
     return badArguments("gate", "--write-baseline records this run; it does not take --baseline");
   return gateRun(O);
@@ -687,12 +683,8 @@ int verify(const std::vector<std::string> &Args) {
   std::string Error;
   if (!numberOption(P0, "min-effect-ms", O.MinEffectMs, Error))
     return badArguments("verify", Error);
-  for (const std::string &M : P0.all("path-map")) {
-    auto Eq = M.find('=');
-    if (Eq == std::string::npos || Eq == 0)
-      return badArguments("verify", "--path-map takes OLD=NEW");
-    O.PathMaps.push_back({M.substr(0, Eq), M.substr(Eq + 1)});
-  }
+  if (!pathMapOption(P0, O.PathMaps, Error))
+    return badArguments("verify", Error);
   bool FromDirs = P0.has("before") || P0.has("after");
   bool FromCmds = P0.has("before-cmd") || P0.has("after-cmd") || P0.has("before-env") || P0.has("after-env") ||
                   !P0.AfterDoubleDash.empty();
@@ -736,7 +728,6 @@ int verify(const std::vector<std::string> &Args) {
       if (access(A.Lint.c_str(), X_OK) != 0)
         A.Lint = "syncwatch-lint";
     }
-    std::string Error;
     if (!prepareFixedTree(A, Fixed, Error)) {
       std::cerr << "syncwatch verify: error: " << Error << "\n";
       return 2;
