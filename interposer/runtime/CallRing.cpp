@@ -1,4 +1,5 @@
 #include "CallRing.h"
+#include "ThreadNames.h"
 
 #include <pthread.h>
 
@@ -11,12 +12,15 @@ std::atomic<std::uint32_t> RingCount{0};
 namespace {
 using namespace call_ring_detail;
 
-// A thread's exit gives its ring back (its records stay until drained); a pthread key's
-// destructor does it, since thread_local destructors of a preloaded library may run after
-// the library's own state is gone.
+// A thread's exit gives its ring back (its records stay until drained) and keeps the
+// thread's name for the report; a pthread key's destructor does it, since thread_local
+// destructors of a preloaded library may run after the library's own state is gone.
 pthread_key_t RingKey;
 pthread_once_t KeyOnce = PTHREAD_ONCE_INIT;
-void releaseRing(void *R) { static_cast<CallRing *>(R)->Owned.store(false, std::memory_order_release); }
+void releaseRing(void *R) {
+  rememberEndingThread();
+  static_cast<CallRing *>(R)->Owned.store(false, std::memory_order_release);
+}
 void makeKey() { pthread_key_create(&RingKey, releaseRing); }
 
 thread_local CallRing *Mine = nullptr;

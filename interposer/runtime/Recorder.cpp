@@ -1,4 +1,5 @@
 #include "Recorder.h"
+#include "ThreadNames.h"
 
 #include "Stderr.h"
 
@@ -10,7 +11,6 @@
 #include "syncwatch/report.h"
 #include "syncwatch/source_hash.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -211,25 +211,6 @@ std::vector<CountedCalls> Recorder::countedLocked() const {
   return Out;
 }
 
-std::map<std::uint64_t, std::string> Recorder::liveThreadNames() {
-  std::map<std::uint64_t, std::string> Names;
-  DIR *Tasks = ::opendir("/proc/self/task");
-  if (!Tasks)
-    return Names;
-  while (const dirent *E = ::readdir(Tasks)) {
-    char *End = nullptr;
-    unsigned long long Tid = std::strtoull(E->d_name, &End, 10);
-    if (End == E->d_name || *End)
-      continue;  // "." and ".."
-    std::ifstream Comm(std::string("/proc/self/task/") + E->d_name + "/comm");
-    std::string Name;
-    if (std::getline(Comm, Name) && !Name.empty())
-      Names[Tid] = Name;
-  }
-  ::closedir(Tasks);
-  return Names;
-}
-
 std::string Recorder::processName() {
   std::ifstream Comm("/proc/self/comm");
   std::string Name;
@@ -301,9 +282,9 @@ void Recorder::finish(const char *Why) {
     for (std::uint32_t S = 1; S <= Sites.size(); ++S)
       Recorded.Sites[S] = Sites.resolve(S);
   // Who paid a site's cost: the main thread (its id is the pid) and the names of the
-  // threads still alive now (a thread that ended is named by its id).
+  // threads alive now or remembered when they ended (ThreadNames.h).
   SiteNames.Process.Pid = static_cast<std::uint64_t>(::getpid());
-  SiteNames.ThreadNames = liveThreadNames();
+  SiteNames.ThreadNames = threadNames();
   if (Cfg.Record)
     Recorded.ThreadNames = SiteNames.ThreadNames;
   Analysis.consume(SiteNames);

@@ -53,7 +53,6 @@ public:
 
 private:
   static std::string processName();
-  static std::map<std::uint64_t, std::string> liveThreadNames();  // /proc/self/task/*/comm
   // Rank, job, host, pid and command line, read when the report is written.
   ProcessIdentity currentProcess() const;
   void addCallLocked(ApiCall Call);

@@ -1,52 +1,24 @@
 #!/usr/bin/env bash
-# syncwatch confirm on public programs (issues 12 and 21): real CUDA programs from two code
-# bases, each built as a user would for profiling (-O3 plus host line tables, -Xcompiler -g1)
-# and run under `syncwatch run --record` on the GPU. Brings back, per program, the recording,
-# the run's log and a compile_commands.json of the build; the lint and the join run on the
-# machine that has LLVM (bench/confirm_join.py, tests/confirm_test.py).
+# syncwatch confirm on public programs (issues 12, 21 and 37): real CUDA programs from four
+# code bases (tests/gpu/public_programs.txt says which, at which commits), each built as a user
+# would for profiling (-O3 plus host line tables, -Xcompiler -g1) and run under
+# `syncwatch run --record` on the GPU. Brings back, per program, the recording, the run's log
+# and a compile_commands.json of the build; the lint and the join run on the machine that has
+# LLVM (tests/gpu/import_public_programs.sh, bench/confirm_join.py, tests/confirm_test.py).
 #
-# The code bases are carried in .extern/ (git archives, not committed):
-#   .extern/CUDALibrarySamples  NVIDIA/CUDALibrarySamples at 34377293fb148e90aad16fd762fa2445f941be55
-#                               (cuBLAS cuFFT cuSPARSE cuRAND cuSOLVER), built with their CMake files
-#   .extern/code-samples        NVIDIA-developer-blog/code-samples at 72d62ec464442786a36754508bcb1094d197d6a5,
-#                               single-file programs, built with nvcc as their Makefiles do
+# The code bases are carried in .extern/ (git archives, not committed). CMake samples are built
+# with their CMake files, single .cu files with nvcc as their Makefiles do.
 #
-# Usage: public_programs.sh BUILD_DIR OUTDIR [NAME...]   (no NAME: every program below)
+# Usage: public_programs.sh BUILD_DIR OUTDIR [NAME...]   (no NAME: every program listed)
+#   PP_PHASE=build  only builds (while syncwatch itself builds); PP_PHASE=run  only runs
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
-sw=$(cd "$1" && pwd)/interposer/syncwatch; out=$(mkdir -p "$2" && cd "$2" && pwd); shift 2; mkdir -p "$out"
+sw=$(realpath -m "$1")/interposer/syncwatch; out=$(mkdir -p "$2" && cd "$2" && pwd); shift 2; mkdir -p "$out"
 ext=$root/.extern
 flags="-O3 -Xcompiler -g1 -arch=sm_90"
 
-# name | kind (cmake: a CMake sample directory; nvcc: one .cu file) | path under .extern |
-# extra nvcc flags and libraries | the executable's arguments (cmake: a glob for the executable)
-programs='
-cuBLAS_Level-3_gemm|cmake|CUDALibrarySamples/cuBLAS/Level-3/gemm||*example*
-cuBLAS_Level-1_axpy|cmake|CUDALibrarySamples/cuBLAS/Level-1/axpy||*example*
-cuFFT_1d_c2c|cmake|CUDALibrarySamples/cuFFT/1d_c2c||*example*
-cuBLAS_Level-3_gemmBatched|cmake|CUDALibrarySamples/cuBLAS/Level-3/gemmBatched||*example*
-cuSPARSE_spmv_csr|cmake|CUDALibrarySamples/cuSPARSE/spmv_csr||*example*
-cuSPARSE_graph_capture|cmake|CUDALibrarySamples/cuSPARSE/graph_capture||*example*
-cuSOLVER_getrf|cmake|CUDALibrarySamples/cuSOLVER/getrf||*example*
-cuRAND_philox|cmake|CUDALibrarySamples/cuRAND/Host/philox||*uniform*
-cs_overlap_async|nvcc|code-samples/series/cuda-cpp/overlap-data-transfers/async.cu||
-cs_transfers_profile|nvcc|code-samples/series/cuda-cpp/optimize-data-transfers/profile.cu||
-cs_bandwidthtest|nvcc|code-samples/series/cuda-cpp/optimize-data-transfers/bandwidthtest.cu||
-cs_finite_difference|nvcc|code-samples/series/cuda-cpp/finite-difference/finite-difference.cu||
-cs_transpose|nvcc|code-samples/series/cuda-cpp/transpose/transpose.cu||
-cs_shared_memory|nvcc|code-samples/series/cuda-cpp/shared-memory/shared-memory.cu||
-cs_coalescing|nvcc|code-samples/series/cuda-cpp/coalescing-global/coalescing.cu||
-cs_dataElem|nvcc|code-samples/posts/unified-memory/dataElem.cu||
-cs_dataElem_um|nvcc|code-samples/posts/unified-memory/dataElem_um.cu||
-cs_reduction_shfl|nvcc|code-samples/posts/parallel_reduction_with_shfl/main.cu||4000000 20
-cs_haxpy|nvcc|code-samples/posts/mixed-precision/haxpy.cu|--std=c++11|
-cs_tensor_core_gemm|nvcc|code-samples/posts/tensor-cores/simpleTensorCoreGEMM.cu|-lcublas -lcurand|
-cs_cublas_example|nvcc|code-samples/posts/math-libraries-intro/cublas-example.cu|-lcublas|
-cs_vmm_sync|nvcc|code-samples/posts/cuda-vmm/sync_main.cu|-lcuda|
-cs_gups|nvcc|code-samples/posts/gups/gups.cu|-std=c++14 -DSTATIC_SHMEM|
-cs_lstm|nvcc|code-samples/posts/rnn/LSTM.cu|-DPERFOPTS=31 -lcublas -lcurand|
-cs_nvtx_manual|nvcc|code-samples/posts/nvtx/manual_nvtx.cu||
-'
+programs=$(grep -v '^#' "$here/public_programs.txt")
+phase=${PP_PHASE:-all}
 
 want=("$@")
 wanted() { [ ${#want[@]} -eq 0 ] && return 0; local w; for w in "${want[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
@@ -79,6 +51,7 @@ build_one() {  # NAME KIND PATH EXTRA: builds; the executable's path goes to $ou
 }
 
 # Builds in parallel (nvcc and CMake are slow; the runs are not, and must not share the GPU).
+if [ "$phase" != run ]; then
 pids=()
 while IFS='|' read -r name kind path extra args; do
   [ -n "$name" ] && wanted "$name" || continue
@@ -87,6 +60,8 @@ while IFS='|' read -r name kind path extra args; do
   while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n; done
 done <<< "$programs"
 wait
+fi
+[ "$phase" = build ] && exit 0
 
 fail=0
 while IFS='|' read -r name kind path extra args; do
@@ -102,7 +77,7 @@ while IFS='|' read -r name kind path extra args; do
   mkdir -p "$out/$name"
   mv "$out/$name.compile_commands.json" "$out/$name/compile_commands.json"
   # shellcheck disable=SC2086
-  (cd "$dir" && timeout 120 "$sw" run --record --out "$out/$name" -- "$exe" $args) > "$out/$name.run.log" 2>&1; rc=$?
+  (cd "$dir" && timeout 60 "$sw" run --record --out "$out/$name" -- "$exe" $args) > "$out/$name.run.log" 2>&1; rc=$?
   echo "== $name: exit $rc, $(ls "$out/$name" | tr '\n' ' ')"
   grep -E "warning|call site" "$out/$name.run.log" | cut -c1-200 | sed -n 1,4p
 done <<< "$programs"
