@@ -26,9 +26,19 @@ struct FakeStream {
 std::map<const void *, FakeStream> Streams;
 std::set<const void *> PinnedMemory;
 int FlagQueries = 0;
+// Streams being captured into a graph, and the queries other than cuStreamIsCapturing that
+// reached one of them (each would have invalidated the user's capture).
+std::set<const void *> Capturing;
+int QueriesOfCapturedStreams = 0;
+
+int fakeIsCapturing(const void *S, int *Status) {
+  *Status = Capturing.count(S) ? 1 : 0;
+  return 0;
+}
 
 int fakeGetFlags(const void *S, unsigned *Flags) {
   ++FlagQueries;
+  QueriesOfCapturedStreams += Capturing.count(S) ? 1 : 0;
   auto It = Streams.find(S);
   if (It == Streams.end())
     return 400;  // CUDA_ERROR_INVALID_HANDLE
@@ -36,6 +46,7 @@ int fakeGetFlags(const void *S, unsigned *Flags) {
   return 0;
 }
 int fakeGetPriority(const void *S, int *Priority) {
+  QueriesOfCapturedStreams += Capturing.count(S) ? 1 : 0;
   auto It = Streams.find(S);
   if (It == Streams.end())
     return 400;
@@ -79,7 +90,10 @@ protected:
     Streams.clear();
     PinnedMemory.clear();
     FlagQueries = 0;
+    Capturing.clear();
+    QueriesOfCapturedStreams = 0;
     DriverQueries Q;
+    Q.StreamIsCapturing = fakeIsCapturing;
     Q.StreamGetFlags = fakeGetFlags;
     Q.StreamGetPriority = fakeGetPriority;
     Q.PointerGetAttribute = fakePointerAttribute;
@@ -482,4 +496,52 @@ TEST_F(CallFilterTest, MeasureAllRecordsWhatTheFilterWouldSkip) {
   EXPECT_EQ(Offs, 0u);
   setMeasureAll(false);  // the end of an all:SECONDS window
   EXPECT_FALSE(launch(0).Record);
+}
+
+// A stream being captured (cudaStreamBeginCapture .. EndCapture) runs nothing now, and the
+// driver must not be asked about it: olcf/cuda-training-series hw13's global-mode capture
+// failed on the H200 only under syncwatch, at the first launch into a stream nothing had
+// launched onto before, whose entry callback asked that stream's flags.
+TEST_F(CallFilterTest, AStreamFirstSeenWhileCapturedIsNotQueried) {
+  create(0x5000, NonBlocking, 0);
+  Capturing.insert(handle(0x5000));
+  EntryDecision D = launch(0x5000);
+  EXPECT_FALSE(D.Record);
+  EXPECT_FALSE(D.TraceKernels);
+  EXPECT_TRUE(D.Judged);  // a graph node: it costs nothing until the graph is launched
+  EXPECT_EQ(QueriesOfCapturedStreams, 0);
+  char Pinned[64];
+  void *Device = reinterpret_cast<void *>(0x7f0000000000ull);
+  EXPECT_FALSE(copyAsync(Device, Pinned, cudaMemcpyHostToDevice, 0x5000).Record);
+  EXPECT_EQ(QueriesOfCapturedStreams, 0);
+  // After cudaStreamEndCapture the stream is asked once, and is the non-blocking one it is.
+  Capturing.clear();
+  EXPECT_FALSE(launch(0x5000).Record);
+  EXPECT_EQ(FlagQueries, 1);
+}
+
+// A blocking stream's launches are recorded and turn kernel tracing on (cuptiActivityEnable)
+// - but not while the stream is captured; once the capture ends they are again.
+TEST_F(CallFilterTest, ABlockingStreamIsNotRecordedWhileCaptured) {
+  create(0x5100, 0, 0);
+  create(0x5200, NonBlocking, -1);  // high priority: recorded too, outside a capture
+  EXPECT_TRUE(launch(0x5100).Record);
+  Capturing = {handle(0x5100), handle(0x5200)};
+  for (std::uintptr_t S : {0x5100, 0x5200}) {
+    EntryDecision D = launch(S);
+    EXPECT_FALSE(D.Record);
+    EXPECT_FALSE(D.TraceKernels);
+  }
+  Capturing.clear();
+  EXPECT_TRUE(launch(0x5100).Record);
+  EXPECT_TRUE(launch(0x5200).Record);
+}
+
+// The per-thread default stream can be captured (a --default-stream per-thread build): its
+// handle 0 from a _ptsz entry point is asked as CU_STREAM_PER_THREAD.
+TEST_F(CallFilterTest, ThePerThreadStreamWhileCaptured) {
+  EXPECT_TRUE(launch(0, /*PerThread=*/true).Record);
+  Capturing.insert(handle(2));
+  EXPECT_FALSE(launch(0, /*PerThread=*/true).Record);
+  EXPECT_FALSE(launch(2).Record);
 }

@@ -105,7 +105,21 @@ const FilterCache::StreamFacts &factsOf(const void *S) {
   return It->second;
 }
 
-enum class StreamClass { Legacy, Blocking, NonBlocking, HighPriority, Unknown };
+enum class StreamClass { Legacy, Blocking, NonBlocking, HighPriority, Unknown, Captured };
+
+// A stream being captured into a graph (cudaStreamBeginCapture .. EndCapture) runs nothing
+// now: its launches and copies become graph nodes. syncwatch must not query it either: on
+// the H200 a global-mode capture (olcf/cuda-training-series hw13) failed only under
+// syncwatch, at the first launch into it ("operation failed due to a previous error during
+// capture"), whose entry callback asked the driver for that stream's flags.
+bool capturing(const void *S) {
+  int Status = 0;
+  return Driver.StreamIsCapturing && Driver.StreamIsCapturing(S, &Status) == 0 && Status != 0;
+}
+bool knownStream(const void *S) {
+  FilterCache &Cache = threadCache();
+  return Cache.StreamsEpoch == StreamEpoch.load(std::memory_order_acquire) && Cache.Streams.count(S);
+}
 
 // PerThreadApi: a _ptsz entry point, where the handle 0 means the calling thread's
 // per-thread default stream (a --default-stream per-thread build), not the legacy one.
@@ -113,14 +127,22 @@ StreamClass classify(const void *S, bool PerThreadApi) {
   auto Handle = reinterpret_cast<std::uintptr_t>(S);
   if (Handle == 1 || (Handle == 0 && !PerThreadApi))  // cudaStreamLegacy, the NULL stream
     return StreamClass::Legacy;
-  if (Handle <= 2)  // cudaStreamPerThread: blocking towards the legacy stream
-    return StreamClass::Blocking;
+  if (Handle <= 2)  // cudaStreamPerThread (0 from a _ptsz entry point): blocking towards the legacy stream
+    return capturing(reinterpret_cast<const void *>(std::uintptr_t{2})) ? StreamClass::Captured : StreamClass::Blocking;
   if (!Driver.StreamGetFlags)
-    return StreamClass::Unknown;
+    return capturing(S) ? StreamClass::Captured : StreamClass::Unknown;
+  // A stream first seen while captured is not asked its flags (it is asked later, once it
+  // runs work again); one known non-blocking costs no driver call.
+  if (!knownStream(S) && capturing(S))
+    return StreamClass::Captured;
   const FilterCache::StreamFacts &F = factsOf(S);
-  if (!F.NonBlocking)
-    return StreamClass::Blocking;
-  return F.HighPriority ? StreamClass::HighPriority : StreamClass::NonBlocking;
+  if (F.NonBlocking && !F.HighPriority)
+    return StreamClass::NonBlocking;
+  // What would be recorded, and turn kernel tracing on (cuptiActivityEnable), is not while
+  // the stream is captured.
+  if (capturing(S))
+    return StreamClass::Captured;
+  return F.NonBlocking ? StreamClass::HighPriority : StreamClass::Blocking;
 }
 
 bool pinned(const void *P) {
@@ -231,6 +253,7 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
   };
   switch (classify(S, PerThreadApi)) {
   case StreamClass::NonBlocking:
+  case StreamClass::Captured:  // a graph node now: it runs when the graph is launched
     return Idle(true);
   case StreamClass::Legacy: {
     EntryDecision D;
@@ -309,6 +332,8 @@ bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
   // Priorities do not matter to copies: any non-blocking stream will do.
   bool PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000;
   StreamClass C = classify(P->stream, PerThreadApi);
+  if (C == StreamClass::Captured)
+    return true;  // a graph node now, and no pointer query while the stream is captured
   if (C == StreamClass::Blocking)
     noteBlockingWork();
   if (C != StreamClass::NonBlocking && C != StreamClass::HighPriority)
@@ -341,6 +366,7 @@ void bindDriver(void *Handle) {
   Q.StreamGetPriority = reinterpret_cast<decltype(Q.StreamGetPriority)>(dlsym(H, "cuStreamGetPriority"));
   Q.PointerGetAttribute = reinterpret_cast<decltype(Q.PointerGetAttribute)>(dlsym(H, "cuPointerGetAttribute"));
   Q.CtxGetDevice = reinterpret_cast<decltype(Q.CtxGetDevice)>(dlsym(H, "cuCtxGetDevice"));
+  Q.StreamIsCapturing = reinterpret_cast<decltype(Q.StreamIsCapturing)>(dlsym(H, "cuStreamIsCapturing"));
   bindDriverQueries(Q);
 }
 

@@ -36,6 +36,9 @@ struct DriverQueries {
   int (*StreamGetPriority)(const void *Stream, int *Priority) = nullptr;
   int (*PointerGetAttribute)(void *Value, int Attribute, unsigned long long Pointer) = nullptr;
   int (*CtxGetDevice)(int *Device) = nullptr;  // the current context's device (TorchStreams.h)
+  // cuStreamIsCapturing: the one stream query that is legal while the stream is captured
+  // (Status: 0 none, 1 active, 2 invalidated).
+  int (*StreamIsCapturing)(const void *Stream, int *Status) = nullptr;
 };
 void bindDriver(void *DriverHandle);
 void bindDriverQueries(const DriverQueries &Queries);  // tests bind fakes

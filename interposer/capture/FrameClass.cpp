@@ -108,10 +108,27 @@ bool isVendorModule(const char *Path) {
                                    "python3", "python2"});
 }
 
+// The local functions of NVIDIA's static libraries, as they are named inside a program that
+// links them (nvcc's and CMake's default libcudart_static.a: libcudart_static_<40 hex digits>).
+// They run between CUPTI's callback and the user's line; taken for the user's own, they made
+// every call of an API from one function one site.
+bool isStaticCudaLibraryName(const std::string &N) {
+  if (N.compare(0, 3, "lib") != 0)
+    return false;
+  std::size_t Tag = N.find("_static_");
+  if (Tag == std::string::npos || Tag < 4)
+    return false;
+  std::size_t Hex = Tag + 8, End = N.find_first_not_of("0123456789abcdef", Hex);
+  if (End == std::string::npos)
+    End = N.size();
+  return End - Hex >= 16 && (End == N.size() || N[End] == '.');  // (a clone's .isra.0, .cold)
+}
+
 bool isVendorName(const std::string &N) {
   auto Starts = [&](const char *P) { return N.compare(0, std::strlen(P), P) == 0; };
   if (N.empty() || N == "??" || Starts("cuda") || Starts("__cuda") || Starts("cudart::") || Starts("pybind11::") ||
-      Starts("__device_stub__") || (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z'))
+      Starts("__device_stub__") || (N.size() > 2 && N[0] == 'c' && N[1] == 'u' && N[2] >= 'A' && N[2] <= 'Z') ||
+      isStaticCudaLibraryName(N))
     return true;
   // PyTorch's inline functions and templates emitted into an extension (a release build's
   // at::Tensor::item<int> is a symbol of the extension): the op that called them is the site.

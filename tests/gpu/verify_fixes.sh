@@ -17,6 +17,7 @@ flags="-O3 -Xcompiler -g1 -arch=sm_90"
 fixes='
 overlap_chunked_streams|cuda-training-series/exercises/hw7/overlap_solution.cu|overlap_chunked_streams.patch|||the timed copy-kernel-copy in 64 chunks over 8 streams (the exercise'"'"'s own fix)
 jacobi_nonblocking_streams|multi-gpu-programming-models/single_gpu/jacobi.cu|jacobi_nonblocking_streams.patch|-Xcompiler -fopenmp -lineinfo -DUSE_NVTX -DHAVE_CUB -std=c++17 -ldl|-niter 2000 -nx 4096 -ny 4096|the three streams made non-blocking (the lint'"'"'s fix-it for cudaStreamCreate)
+jacobi_sync_copy_stream|multi-gpu-programming-models/single_gpu/jacobi.cu|jacobi_sync_copy_stream.patch|-Xcompiler -fopenmp -lineinfo -DUSE_NVTX -DHAVE_CUB -std=c++17 -ldl|-niter 2000 -nx 4096 -ny 4096|the norm read after a cudaStreamSynchronize of the copy stream instead of the event of the last iteration
 transpose_pin_per_copy|cuda-training-series/exercises/hw8/task3/task3_solution.cu|transpose_pin_per_copy.patch|||the pageable buffer pinned (cudaHostRegister) around each cudaMemcpy
 '
 want=("$@")
