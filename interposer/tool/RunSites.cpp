@@ -43,6 +43,7 @@ bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error)
   for (const VerifyRun &Run : Runs) {
     std::map<std::size_t, double> Blocked;
     double Idle = 0, Lost = 0, Span = 0;
+    bool Untraced = false;
     for (const std::string &File : Run.Files) {
       Report R;
       std::string Why;
@@ -68,9 +69,11 @@ bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error)
         Blocked[It->second] += F.Measured->TotalMs;
       }
       Idle += std::atof(figure(R, "gpuIdleMs").c_str());
+      Untraced |= figure(R, "kernelsTraced") == "none";
       Lost += std::atof(figure(R, "hostTimeLostMs").c_str());
       Span = std::max(Span, std::atof(figure(R, "cudaSpanMs").c_str()));
     }
+    Out.UntracedRuns += Untraced ? 1 : 0;
     Out.BlockedMs.push_back(std::move(Blocked));
     Out.GpuIdleMs.push_back(Idle);
     Out.HostLostMs.push_back(Lost);

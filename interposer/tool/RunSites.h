@@ -43,6 +43,10 @@ struct Side {
   std::vector<double> WallMs, GpuIdleMs, HostLostMs;        // per run
   bool HaveWall = true;      // every run has a wall time or, failing that, a CUDA span
   bool MeasuredWall = true;  // every run's is a wall time verify measured (not the span)
+  // Runs whose reports traced no kernel (figures.kernelsTraced "none": every launch was
+  // onto a non-blocking stream, which the fast path does not trace): their GPU idle time is
+  // the whole span, not the GPU's.
+  unsigned UntracedRuns = 0;
 };
 bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error);
 
