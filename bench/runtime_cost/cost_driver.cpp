@@ -59,6 +59,11 @@ int streamPriority(const void *, int *P) {
   return 0;
 }
 int pointerAttribute(void *, int, unsigned long long) { return 1; }
+// No stream is being captured (asked before a blocking stream's call is recorded).
+int streamIsCapturing(const void *, int *Status) {
+  *Status = 0;
+  return 0;
+}
 
 void onEnter(CUpti_CallbackDomain D, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
   onApiEnter(D, Id, Cb, infoOf(Id));
@@ -93,6 +98,7 @@ __attribute__((visibility("default"))) void swcost_start(Handler *Enter, Handler
     Q.StreamGetFlags = streamFlags;
     Q.StreamGetPriority = streamPriority;
     Q.PointerGetAttribute = pointerAttribute;
+    Q.StreamIsCapturing = streamIsCapturing;
     bindDriverQueries(Q);
     HandlerHooks H;
     H.TheRecorder = recorder;

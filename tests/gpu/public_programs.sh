@@ -37,9 +37,11 @@ build_one() {  # NAME KIND PATH EXTRA: builds; the executable's path goes to $ou
   local name=$1 kind=$2 path=$ext/$3 extra=$4 b
   if [ "$kind" = cmake ]; then
     b=$path/build
+    # (the linker flag: cuSPARSE's C samples link -lcudart by name, which the GPU image's
+    # /opt/gcc did not find without CUDA's lib64)
     cmake -S "$path" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="-O3 -Xcompiler -g1" -DCMAKE_CXX_FLAGS="-g1" \
-      -DCMAKE_C_FLAGS="-g1" > "$out/$name.build.log" 2>&1 && ninja -C "$b" >> "$out/$name.build.log" 2>&1 || return 1
+      -DCMAKE_C_FLAGS="-g1" -DCMAKE_EXE_LINKER_FLAGS="-L${CUDA_HOME:-/usr/local/cuda}/lib64" > "$out/$name.build.log" 2>&1 && ninja -C "$b" >> "$out/$name.build.log" 2>&1 || return 1
     cp "$b/compile_commands.json" "$out/$name.compile_commands.json"
   else
     local dir; dir=$(dirname "$path"); local exe=$dir/$name.bin
