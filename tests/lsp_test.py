@@ -261,7 +261,16 @@ with tempfile.TemporaryDirectory() as d:
     c.raw(b"{not json")
     m = c.wait(lambda m: m.get("error", {}).get("code") == -32700)
     check("not JSON: a parse error (-32700)", m is not None)
+    # Nested past the readers' limit (128 levels): a parse error, not a stack overflow
+    # (40,000 levels crashed the server with SIGSEGV).
+    c.raw(b"[" * 40000 + b"]" * 40000)
+    m = c.wait(lambda m: m.get("error", {}).get("code") == -32700 and "nested too deeply" in m["error"]["message"])
+    check("40,000 levels of nesting: a parse error naming the limit, the server alive", m is not None and c.p.poll() is None,
+          c.p.poll())
+    # A body over 64 MiB is skipped whole: the next message is answered.
+    c.raw(b" " * (64 * 1024 * 1024 + 1))
     r = c.request("workspace/symbol", {"query": "x"})
+    check("after a message over 64 MiB, the next request is answered", r is not None and "error" in r, r)
     check("an unknown method: -32601", r and r.get("error", {}).get("code") == -32601, r)
     r = c.request("textDocument/hover", {"position": {"line": 1}})
     check("a hover without a document: null, not a crash", r and "result" in r and r["result"] is None, r)

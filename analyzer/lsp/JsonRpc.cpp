@@ -1,6 +1,10 @@
 #include "JsonRpc.h"
 
+#include "syncwatch/json_limits.h"
+
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +48,17 @@ Incoming Channel::read() {
     }
   }
   if (*Length > kMaxContent) {
+    // The body is read and dropped: left in the stream, it would be read as headers, and
+    // the server would never answer again.
+    char Skip[1 << 16];
+    for (std::size_t Left = *Length; Left;) {
+      std::size_t Got = std::fread(Skip, 1, std::min(Left, sizeof Skip), In);
+      if (!Got) {
+        Result.What = Incoming::End;
+        return Result;
+      }
+      Left -= Got;
+    }
     Result.What = Incoming::BadFrame;
     Result.Error = "a message of " + std::to_string(*Length) + " bytes (over 64 MiB)";
     return Result;
@@ -51,6 +66,13 @@ Incoming Channel::read() {
   std::string Body(*Length, '\0');
   if (*Length && std::fread(Body.data(), 1, *Length, In) != *Length) {
     Result.What = Incoming::End;
+    return Result;
+  }
+  // llvm::json's parser recurses once per level: 40,000 levels overflowed the stack (a
+  // SIGSEGV, before any reply). The CLIs' readers have the same limit.
+  if (std::string Why = jsonLimitsError(Body, kMaxJsonDepth, kMaxContent); !Why.empty()) {
+    Result.What = Incoming::BadJson;
+    Result.Error = Why;
     return Result;
   }
   llvm::Expected<llvm::json::Value> V = llvm::json::parse(Body);
