@@ -80,6 +80,21 @@ try:
           rc == 2 and "refusing" in err and digest(src_copy) == c0, f"rc={rc} {err}")
     rc, out, err = run(SW, "confirm", "--static", sarif, "--runtime", report, "--output", report)
     check("syncwatch confirm --output equal to an input: exit 2", rc == 2 and "refusing" in err, f"rc={rc} {err}")
+    # A header the unit includes is an input too, known only after the analysis: nothing is
+    # written (it was replaced by the report, 0 bytes with no findings), the report on stdout.
+    hdir = os.path.join(work, "with_header")
+    os.makedirs(hdir)
+    header = os.path.join(hdir, "kernels.cuh")
+    open(header, "w").write("#pragma once\n__global__ void scale(float *x) { x[threadIdx.x] *= 2; }\n")
+    main_cu = os.path.join(hdir, "main.cu")
+    open(main_cu, "w").write('#include "kernels.cuh"\nvoid run(float *d) { scale<<<1, 32>>>(d); }\n')
+    h0 = digest(header)
+    for extra in ([], ["--write-baseline=" + header], ["--export-fixes=" + header]):
+        rc, out, err = run(LINT, "--output=" + header if not extra else "--format=text", *extra, main_cu, *CUDA_FLAGS)
+        check(f"syncwatch-lint {' '.join(extra) or '--output'} naming a header the unit includes: exit 2, header kept, "
+              "the report on stdout",
+              rc == 2 and "a file the analysis read" in err and digest(header) == h0 and "syncwatch-default-stream" in out,
+              f"rc={rc} {err} {out[:200]}")
 
     # --- stdout that cannot be written -----------------------------------------------------
     with open("/dev/full", "w") as full:

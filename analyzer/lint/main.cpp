@@ -490,6 +490,21 @@ int lintMain(int argc, const char **argv) {
   }
 
   syncwatch::LintResult Result = syncwatch::runLint(Translated, Files, Options);
+  // The headers the units included are inputs too, known only now (the guard before the run
+  // saw the sources and the database): `--output=kernels.cuh` replaced that header with the
+  // report. Nothing is written then; the report goes to stdout, so no finding is lost.
+  bool OutputRefused = false;
+  if (std::string Clash = outputsThatAreInputs(Result.FilesRead); !Clash.empty()) {
+    errs() << "syncwatch-lint: error: " << Clash << " (a file the analysis read); nothing is written, "
+           << "the report follows on stdout\n";
+    OutputFile.setValue("");
+    WriteBaseline.setValue("");
+    ExportFixes.setValue("");
+    StatsJson.setValue("");
+    WriteSummaries.setValue("");
+    Fix.setValue(false);
+    OutputRefused = true;
+  }
   if (!Result.CacheProblem.empty())
     errs() << "syncwatch-lint: warning: " << Result.CacheProblem << "; continuing without it\n";
   if (Measured) {
@@ -565,7 +580,7 @@ int lintMain(int argc, const char **argv) {
   // --write-baseline records; the run that writes it is not a failure.
   if (!WriteBaseline.empty() && Exit == ExitFindings)
     Exit = ExitClean;
-  if (!emitReport(Text.str()))
+  if (!emitReport(Text.str()) || OutputRefused)
     return ExitToolError;
   if (Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
     errs() << "syncwatch-lint: " << Report.FilesAnalyzed << " file(s) analyzed, no findings\n";
