@@ -8,7 +8,9 @@
 // This program is that layout: a "static runtime" compiled into it (symbol names as
 // libcudart_static.a's) calls syncwatch's real handlers (bench/runtime_cost's driver), and
 // each API is called from three lines. It prints the site keys learned; three lines of two
-// APIs must be six keys.
+// APIs must be six keys. The runtime's dispatch is 20 frames deep: the fix of the name alone
+// still gave two keys on the H200, because a key stopped at 12 frames (SiteKeys' chain cap),
+// short of the user's line.
 #include <cupti.h>
 
 #include <cstdio>
@@ -23,10 +25,17 @@ void swcost_summary(char *, int);
 namespace {
 Handler Enter = nullptr, Exit = nullptr;
 
-// The runtime's internal dispatch, as libcudart_static.a names its local functions.
-__attribute__((noinline)) int dispatch(CUpti_CallbackId Id, const char *Name, const void *Params)
+// The runtime's internal dispatch, as libcudart_static.a names its local functions, Levels
+// frames deep (no tail call: the result is used after the call).
+constexpr int kRuntimeDepth = 20;
+__attribute__((noinline)) int dispatch(int Levels, CUpti_CallbackId Id, const char *Name, const void *Params)
     __asm__("libcudart_static_5b3e8f0a9c2d4e6f8a1b3c5d7e9f0a2b4c6d8e0f");
-int dispatch(CUpti_CallbackId Id, const char *Name, const void *Params) {
+int dispatch(int Levels, CUpti_CallbackId Id, const char *Name, const void *Params) {
+  if (Levels > 1) {
+    int R = dispatch(Levels - 1, Id, Name, Params);
+    asm volatile("" : "+r"(R)::"memory");
+    return R;
+  }
   CUpti_CallbackData D{};
   D.functionName = Name;
   D.functionParams = Params;
@@ -43,12 +52,12 @@ __attribute__((noinline)) int memcpyAsync(void *Dst, const void *Src, size_t N, 
     __asm__("cudaMemcpyAsync");
 int memcpyAsync(void *Dst, const void *Src, size_t N, cudaStream_t S) {
   cudaMemcpyAsync_v3020_params P{Dst, Src, N, cudaMemcpyHostToDevice, S};
-  return dispatch(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync", &P);
+  return dispatch(kRuntimeDepth, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync", &P);
 }
 __attribute__((noinline)) int streamSynchronize(cudaStream_t S) __asm__("cudaStreamSynchronize");
 int streamSynchronize(cudaStream_t S) {
   cudaStreamSynchronize_v3020_params P{S};
-  return dispatch(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize", &P);
+  return dispatch(kRuntimeDepth, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize", &P);
 }
 
 char Host[3][64], Device[3][64];

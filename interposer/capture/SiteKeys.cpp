@@ -25,8 +25,12 @@ constexpr std::uint64_t kVendor = 1ull << 34;    // ends here too when the threa
 constexpr std::uint64_t kStart = 1ull << 35;     // seen as the first frame above CUDA's libraries
 constexpr std::uint64_t kUnstable = 1ull << 36;  // its frame size varied: no fast path through it
 
-// A chain longer than this stops (deep C++ call chains inside a vendor library).
-constexpr int kChainCap = 12;
+// A chain longer than this gets no key (its calls take the slow path, each site by its whole
+// stack). A key that stopped at the cap would not hold the user's frame: every call of an API
+// through the same deep chain would be one site. A statically linked CUDA runtime is such a
+// chain between CUPTI's callback and the user's line (on the H200, cudaMemcpy from six lines
+// of one function came out as the first line's site with a cap of 12).
+constexpr int kChainCap = 32;
 constexpr int kMaxUnwind = 128;
 
 LearnedTable<15> ReturnAddresses;  // return address -> delta | flags
@@ -246,7 +250,18 @@ std::uint64_t learnSiteKey(std::uint32_t Callback, const char *Base, RawStack &S
       std::memcpy(&Held, reinterpret_cast<const void *>(SlotOf(I)), 8);
       SlotsHold = SlotsHold && Held == U->Frames[I].Ip;
     }
+    // The chain must end at the user's frame, at a vendor frame under Python (where the
+    // Python line names the site), or at the outermost frame; not at the cap.
+    bool Ends = false;
     if (SlotsHold) {
+      for (int I = First; I < U->Depth && I < First + kChainCap && !Ends; ++I) {
+        FrameFacts F = I == First ? Facts : factsOf(U->Frames[I].Ip, Kernel);
+        Ends = F.Stop || (F.Kind == FrameKind::Vendor && S.PythonDepth > 0) || I + 1 == U->Depth;
+        Kernel = F.Kernel;
+      }
+    }
+    Kernel.clear();
+    if (SlotsHold && Ends) {
       for (int I = First; I < U->Depth && I < First + kChainCap; ++I) {
         FrameFacts F = I == First ? Facts : factsOf(U->Frames[I].Ip, Kernel);
         Kernel = F.Kernel;

@@ -6,7 +6,8 @@
 # their gcov builds run (coverage_programs.sh), then the fast path against f545000 (.gpu-old):
 # launch_bound.cu and bench/train_loop.py, interleaved while time is left (LIMIT_S, 500 s).
 # Builds run in parallel, GPU runs one at a time; each phase's results are tarred into $OUT
-# as soon as it ends. Carry: .extern (the code bases), .gpu-old (git archive f545000).
+# as soon as it ends. Carry: .extern (the code bases), .gpu-old (git archive f545000 of
+# CMakeLists.txt cmake interposer rules python pyproject.toml bench).
 set -u
 root=$PWD; b=$root/build-gpu; o=$root/build-gpu-old; export PATH=$PATH:/usr/local/cuda/bin
 cfg="-G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF -DSYNCWATCH_BUILD_TESTS=OFF"
@@ -39,6 +40,10 @@ say "the public programs under syncwatch run --record"
 PP_PHASE=run timeout 220 tests/gpu/public_programs.sh "$b" "$OUT/pp"
 grep -h -i -E "capture|error" "$OUT/pp/ots_axpy_graph.run.log" | head -5
 (cd "$OUT" && tar czf pp.tgz pp && rm -rf pp)
+say "a static-cudart program's raw frames (SYNCWATCH_DEBUG_SITES): how deep the runtime's own chain is"
+tr=.extern/code-samples/series/cuda-cpp/transpose/cs_transpose.bin
+SYNCWATCH_DEBUG_SITES=1 SYNCWATCH_QUIET=1 LD_PRELOAD=$b/interposer/libsyncwatch.so timeout 30 "$tr" > /dev/null 2> "$OUT/debug_sites.txt"
+grep -c "native frames" "$OUT/debug_sites.txt"
 say "coverage runs"
 COV_PHASE=run timeout 80 tests/gpu/coverage_programs.sh "$OUT/cov"
 (cd "$OUT" && tar czf cov.tgz cov && rm -rf cov)
