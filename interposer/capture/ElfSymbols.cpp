@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,7 +59,9 @@ struct LibElf {
 const LibElf &libElf() {
   static const LibElf *L = [] {
     auto *E = new LibElf;
-    void *H = dlopen("libelf.so.1", RTLD_NOW | RTLD_LOCAL);
+    // SYNCWATCH_LIBELF=0: as on a GPU node without libelf.so.1 (the H200 image has none).
+    const char *Use = std::getenv("SYNCWATCH_LIBELF");
+    void *H = Use && std::strcmp(Use, "0") == 0 ? nullptr : dlopen("libelf.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!H)
       return E;
 #define SW_ELF(Field, Name) E->Field = reinterpret_cast<decltype(E->Field)>(dlsym(H, Name))

@@ -163,10 +163,12 @@ FrameFacts factsOf(std::uintptr_t Ip, const std::string &PendingKernel) {
   std::uintptr_t Pc = Ip - 1;
   std::uintptr_t Address = elfIsFixedAddress(Module) ? Pc : Pc - reinterpret_cast<std::uintptr_t>(M.Base);
   ElfSymbol Sym;
-  if (!elfSymbolAt(Module, Address, Sym)) {
-    F.Stop = true;  // no symbols: the module's first frame is as good as it gets
+  // No symbol (libelf.so.1 absent, as on the H200 image, or a stripped module): the frame
+  // may be the program's own or a statically linked runtime's, so the key goes on to the
+  // frames above it (it ends at the outermost frame, or gets none at the cap). Stopping here
+  // made every call of an API one site in a program that links cudart statically.
+  if (!elfSymbolAt(Module, Address, Sym))
     return F;
-  }
   if (Sym.Name.find("__device_stub__") != std::string::npos) {
     F.Kernel = kernelOfStub(Sym.Name);
     return F;
