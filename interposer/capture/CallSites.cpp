@@ -51,11 +51,6 @@ std::uint32_t SiteTable::intern(const RawStack &S) {
 
 namespace {
 
-struct Symbolized {
-  std::string Function, File;
-  unsigned Line = 0;
-};
-
 std::string chomp(const char *Buf) {
   std::string S(Buf);
   while (!S.empty() && (S.back() == '\n' || S.back() == '\r'))
@@ -128,6 +123,38 @@ void dumpStack(std::uint32_t Site, const RawStack &S) {
 
 } // namespace
 
+bool pickUserFrame(const std::vector<std::vector<Symbolized>> &Groups, Symbolized &Out) {
+  std::string Kernel;      // set after a device stub: skip that kernel's host wrapper
+  bool AfterStub = false;  // set after nvcc's stub file: the next frame is the host wrapper
+  for (const std::vector<Symbolized> &G : Groups) {
+    for (const Symbolized &N : G) {
+      if (N.Function.find("__device_stub__") != std::string::npos) {
+        Kernel = kernelOfStub(N.Function);
+        continue;
+      }
+      // The launch's own code, inlined from nvcc's generated <unit>.cudafe1.stub.c (addr2line
+      // names the enclosing function for it: "main" at stub.c:21 on the H200). The frame that
+      // called it is the kernel's host wrapper, at the kernel's declaration line.
+      if (isKernelStubFile(N.File)) {
+        AfterStub = true;
+        continue;
+      }
+      // Static cudart and cuda_runtime.h's templates live in the user's binary; code
+      // without line information is not the user's either.
+      if (isVendorName(N.Function) || N.File.empty() || isVendorHeader(N.File))
+        continue;
+      if (AfterStub || (!Kernel.empty() && N.Function.substr(0, N.Function.find('(')) == Kernel)) {
+        AfterStub = false;
+        Kernel.clear();
+        continue;
+      }
+      Out = N;
+      return true;
+    }
+  }
+  return false;
+}
+
 SiteFrame SiteTable::resolve(std::uint32_t Site) const {
   SiteFrame F;
   if (Site == 0 || Site > Stacks.size())
@@ -167,26 +194,12 @@ SiteFrame SiteTable::resolve(std::uint32_t Site) const {
     for (std::size_t K = 0; K < Indices.size(); ++K)
       Groups[Indices[K]] = R[K];
   }
-  std::string Kernel; // set after a device stub: skip that kernel's host wrapper
-  for (const std::vector<Symbolized> &G : Groups) {
-    for (const Symbolized &N : G) {
-      if (N.Function.find("__device_stub__") != std::string::npos) {
-        Kernel = kernelOfStub(N.Function);
-        continue;
-      }
-      // Static cudart and cuda_runtime.h's templates live in the user's binary; code
-      // without line information is not the user's either.
-      if (isVendorName(N.Function) || N.File.empty() || isVendorHeader(N.File))
-        continue;
-      if (!Kernel.empty() && N.Function.substr(0, N.Function.find('(')) == Kernel) {
-        Kernel.clear();
-        continue;
-      }
-      F.Function = N.Function;
-      F.File = N.File;
-      F.Line = N.Line;
-      return F;
-    }
+  Symbolized User;
+  if (pickUserFrame(Groups, User)) {
+    F.Function = User.Function;
+    F.File = User.File;
+    F.Line = User.Line;
+    return F;
   }
   // No line tables (a release build: nvcc -O3 without -g or -lineinfo): the first frame
   // outside vendor code, as module, function and offset from the symbol table. Line 0

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +26,16 @@ struct RawStack {
 };
 
 void captureStack(RawStack &S);
+
+// One frame of a stack as addr2line -i names it: each return address is a group, its
+// inlined calls innermost first.
+struct Symbolized {
+  std::string Function, File;
+  unsigned Line = 0;
+};
+// The user's frame among a stack's symbolized frames (outside vendor names and headers, not
+// a kernel's device stub nor its host wrapper); false when none has a line.
+bool pickUserFrame(const std::vector<std::vector<Symbolized>> &Groups, Symbolized &Out);
 
 // Interns stacks: the same stack gets the same site id. Not thread-safe on its own; the
 // recorder calls it under its lock.

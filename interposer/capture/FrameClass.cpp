@@ -145,6 +145,11 @@ bool isVendorHeader(const std::string &File) {
          Has("/torch/include/") || Has("/include/pybind11/") || Has("/site-packages/torch/");
 }
 
+bool isKernelStubFile(const std::string &File) {
+  static const std::string Suffix = ".cudafe1.stub.c";
+  return File.size() > Suffix.size() && File.compare(File.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+}
+
 std::string kernelOfStub(const std::string &Stub) {
   auto Pos = Stub.find("__device_stub__");
   if (Pos == std::string::npos)

@@ -35,6 +35,9 @@ bool isVendorName(const std::string &Function);
 // cuda_runtime.h's templates (cudaMalloc<T>) inlined into the user's function; PyTorch's and
 // pybind11's headers inlined into an extension.
 bool isVendorHeader(const std::string &File);
+// nvcc's generated launch code (<unit>.cudafe1.stub.c, written to a temporary directory and
+// included into the host translation): inlined into the line that launched the kernel.
+bool isKernelStubFile(const std::string &File);
 // "__device_stub__Z4spinx(long long)" -> "spin": the kernel whose host wrapper comes next.
 std::string kernelOfStub(const std::string &Stub);
 

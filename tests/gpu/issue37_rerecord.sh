@@ -50,6 +50,7 @@ if [ -z "${SKIP_COV:-}" ]; then  # (SKIP_COV=1: the gcov runs do not depend on s
   (cd "$OUT" && tar czf cov.tgz cov && rm -rf cov)
 fi
 
+[ -z "${SKIP_BENCH:-}" ] || { say "done (SKIP_BENCH)"; exit 0; }
 say "launch_bound.cu, ns per iteration: plain / f545000 / this build, interleaved"
 for r in 1 2 3; do
   p=$(timeout 20 "$b.launch_bound" 200000 2>&1 | tail -1)
