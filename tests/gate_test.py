@@ -221,5 +221,37 @@ with tempfile.TemporaryDirectory() as tmp:
     r = gate("--write-baseline", base, "--baseline", base, run1)
     check("--write-baseline with --baseline: refused", r.returncode == 2, r.stderr)
 
+# A budget per step (SYNCWATCH_STEP): the recording with two steps marked on its main
+# thread, as NVTX ranges would be: one over the whole run, one before its first call.
+with tempfile.TemporaryDirectory() as tmp:
+    calls = [l.split("\t") for l in lines if l.startswith("C\t")]
+    tid = calls[0][2]
+    first, last = min(int(c[4]) for c in calls), max(int(c[5]) for c in calls)
+    steps = [f"W\t{tid}\t{first - 1000}\t{last}\ttrain_step", f"W\t{tid}\t{first - 5000}\t{first - 2000}\ttrain_step"]
+    stepped = os.path.join(tmp, "stepped.swrec")
+    with open(stepped, "w") as f:
+        f.write("\n".join(l for l in lines if not l.startswith("E\t")) + "\n" + "\n".join(steps) + "\n")
+    r = subprocess.run([tool, "replay", "--format=json", stepped], capture_output=True, text=True, timeout=300)
+    figs = json.loads(r.stdout).get("figures", {}) if r.stdout else {}
+    worst = float(figs.get("steps.blockedWorstMs", 0))
+    check("replay: the steps' figures", figs.get("steps.count") == "2" and figs.get("steps.name") == "train_step"
+          and figs.get("steps.worstIndex") == "2" and worst > 50
+          and abs(float(figs.get("steps.blockedMeanMs", 0)) - worst / 2) < 0.01
+          and str(figs.get("steps.worst", "")).startswith("#2 of 2 (tid "), figs)  # (no pid: an older recording)
+    r = gate("--fail-on=error", "--budget-ms-per-step", str(worst - 1), stepped)
+    check("--budget-ms-per-step under the worst step: fails, naming it", r.returncode == 1
+          and "over the per-step budget" in r.stdout and "#2 of 2" in r.stdout
+          and "a step is over the per-step budget" in r.stdout, r.stdout + r.stderr)
+    r = gate("--fail-on=error", "--budget-ms-per-step", str(worst + 1), stepped)
+    check("--budget-ms-per-step over the worst step: passes", r.returncode == 0
+          and "within the per-step budget" in r.stdout, r.stdout + r.stderr)
+    r = gate("--fail-on=error", "--budget-ms-per-step", str(worst - 1), "--format=json", stepped)
+    j = json.loads(r.stdout) if r.stdout else {}
+    check("json: the steps' verdict", j.get("verdict") == "fails" and j.get("steps", {}).get("overBudget") is True
+          and j["steps"]["count"] == 2 and abs(j["steps"]["worstMs"] - worst) < 0.01, j.get("steps"))
+    r = gate("--budget-ms-per-step", "5", rec)
+    check("--budget-ms-per-step on a run that marked no step: exit 2, says how", r.returncode == 2
+          and "SYNCWATCH_STEP" in r.stderr, r.stderr)
+
 print("failures:", fails)
 sys.exit(1 if fails else 0)

@@ -6,9 +6,11 @@
 // entry point (CUDA_INJECTION64_PATH -> InitializeInjection).
 #include "../runtime/Recorder.h"
 #include "../runtime/Stderr.h"
+#include "../runtime/StepTracker.h"
 #include "ApiHandler.h"
 #include "CallFilter.h"
 #include "HostClock.h"
+#include "NvtxSteps.h"
 #include "CudaPresence.h"
 #include "SelfStats.h"
 
@@ -246,6 +248,11 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   if (Domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (Id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
       noteContextCreated();
+    return;
+  }
+  if (Domain == CUPTI_CB_DOMAIN_NVTX) {  // SYNCWATCH_STEP only
+    thread_local const std::uint64_t Tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+    onNvtx(Id, Data, Tid, cuptiNow());
     return;
   }
   const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
@@ -570,11 +577,30 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
   }
 }
 
+// Why SYNCWATCH_STEP cannot see steps, found at load (prepareNvtxInjection); said with the
+// configuration's messages.
+std::string *StepsUnseen = nullptr;
+
+// SYNCWATCH_STEP: the NVTX ranges that are steps, from CUPTI's NVTX domain. With
+// SYNCWATCH_MEASURE=steps, everything is measured while a step is open.
+void startSteps(CUpti_SubscriberHandle Sub, const Config &Cfg) {
+  if (Cfg.StepName.empty())
+    return;
+  std::function<void(bool)> OnOpen;
+  if (Cfg.MeasureSteps)
+    OnOpen = [](bool Open) { setMeasureAll(Open); };
+  followSteps(new StepTracker(Cfg.StepName), [](const StepSpan &S) { recorder().noteStep(S); }, std::move(OnOpen));
+  if (cuptiEnableDomain(1, Sub, CUPTI_CB_DOMAIN_NVTX) != CUPTI_SUCCESS)
+    Start->ConfigMessages += "syncwatch: SYNCWATCH_STEP: CUPTI's NVTX callbacks are unavailable; steps are not seen\n";
+}
+
 void start() {
   if (Started.exchange(true))
     return;
   Start = new Startup;
   Start->Cfg = readConfig(Start->ConfigMessages);
+  if (StepsUnseen)
+    Start->ConfigMessages += *StepsUnseen;
   if (Start->Cfg.Disable)  // SYNCWATCH_DISABLE=1 reached through CUDA_INJECTION64_PATH too
     return;
   // A fork()ed child keeps the parent's memory, not its CUPTI session or threads.
@@ -620,6 +646,9 @@ void start() {
   Hooks.MeasureForNs = Start->Cfg.MeasureAll ? Start->Cfg.MeasureForNs : 0;
   setHandlerHooks(Hooks);
   setMeasureAll(Start->Cfg.MeasureAll);
+  // (SYNCWATCH_MEASURE=steps: launches and kernels traced from the start, as with all, and
+  // the fast path's filter off only while a step is open)
+  bool MeasureFromStart = Start->Cfg.MeasureAll || Start->Cfg.MeasureSteps;
   // The floor measures what any CUPTI tool pays: every catalogued callback, launches too.
   bool Defer = !Floor || FloorActivity;
   enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, Start->RuntimeIds, Defer);
@@ -639,14 +668,15 @@ void start() {
   // first 500 steps were ~20% slower with them on from the start (8 interleaved rounds; the
   // steady state within noise). Its report then says coverage.launches "partial".
   bool Python = ::dlsym(RTLD_DEFAULT, "Py_IsInitialized") != nullptr;
-  if (!Python || KernelMode == KernelTrace::Always || Start->Cfg.MeasureAll)
+  if (!Python || KernelMode == KernelTrace::Always || MeasureFromStart)
     enableLaunchCallbacks();
-  if (Start->Cfg.MeasureAll && KernelMode != KernelTrace::Off) {
+  if (MeasureFromStart && KernelMode != KernelTrace::Off) {
     // Every launch timed: its kernel's records from the first one on.
     KernelsOn.store(true);
     KernelsOnSince.store(0);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   }
+  startSteps(Start->Subscriber, Start->Cfg);
   watchForPython(Start->Cfg.Python);  // a no-op where the load-time watch is on
 }
 
@@ -672,6 +702,10 @@ __attribute__((constructor)) static void syncwatchOnLoad() {
   syncwatch::runtime::Config Cfg = syncwatch::runtime::readConfig(Ignored);
   if (Cfg.Disable)
     return;
+  // NVTX reads its injection path at the program's first NVTX call: set before main.
+  std::string Unseen = syncwatch::runtime::prepareNvtxInjection(Cfg.StepName, reinterpret_cast<const void *>(&cuptiSubscribe));
+  if (!Unseen.empty())
+    syncwatch::runtime::StepsUnseen = new std::string(Unseen);
   if (syncwatch::runtime::cudaProgramAtLoad()) {
     syncwatch::runtime::start();
     return;

@@ -29,6 +29,14 @@ SiteAggregate &Engine::record(RuleId Rule, const ApiCall &Call, std::uint64_t Co
   return A;
 }
 
+// A call that blocked its thread: its host time is the cost, and it is what a step the
+// thread marked lost (serialization and priority inversion cost GPU time, not the host's).
+SiteAggregate &Engine::recordHostWait(RuleId Rule, const ApiCall &Call, const std::string &Cause,
+                                      const GpuWork *Waited, bool OwnWorkOnly) {
+  StepCost.addWait(Call.Thread, Call.Enter, Call.duration());
+  return record(Rule, Call, Call.duration(), Cause, Waited, OwnWorkOnly);
+}
+
 // Why a call of this API waits, in the catalogue's words (cuda_api.def's Drains and Issues).
 static std::string causeOf(const ApiInfo &Api) {
   if (isExplicitSync(Api) || Api.Drains == Drain::StreamWhenPolled || Api.Drains == Drain::EventWhenPolled)
@@ -141,7 +149,7 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
       // Before kernel tracing began, a wait has no kernel record to show. A call that
       // waits by design or is a device-wide implicit sync is still reported, saying so.
       if (C.Enter < KernelsTracedFrom && (isExplicitSync(*Api) || isDeviceWide(*Api)))
-        record(Api->Rule, C, C.duration(),
+        recordHostWait(Api->Rule, C,
                "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) + " (" + causeOf(*Api) +
                    "; the kernels it waited for were not traced yet - SYNCWATCH_KERNELS=1 traces them from the start)");
       continue;
@@ -160,7 +168,7 @@ void Engine::hostWaits(const EventLog &W, const WindowIndex &I) {
     bool Own = Last->Correlation == C.Correlation && I.ownWorkOnly(C, Config.SlackNs);
     if (Own)
       Cause += "; it waited for its own " + Last->describe() + " only";
-    record(Launch ? RuleId::ImplicitSync : Api->Rule, C, C.duration(), Cause, Last, Own);
+    recordHostWait(Launch ? RuleId::ImplicitSync : Api->Rule, C, Cause, Last, Own);
   }
 }
 
@@ -187,7 +195,7 @@ void Engine::pageableCopies(const EventLog &W, const WindowIndex &I) {
                         G.describe() + " with " +
                         (G.Src == MemoryKind::Pageable ? "a pageable source" : "a pageable destination") +
                         " on " + streamLabel(G.Stream, Streams);
-    SiteAggregate &A = record(RuleId::PageableAsyncCopy, C, C.duration(), Cause, &G, I.ownWorkOnly(C, Config.SlackNs));
+    SiteAggregate &A = recordHostWait(RuleId::PageableAsyncCopy, C, Cause, &G, I.ownWorkOnly(C, Config.SlackNs));
     const ApiCall *Next = I.next(W, C);
     const ApiInfo *NextApi = Next ? findApi(Next->Api) : nullptr;
     if (NextApi && isExplicitSync(*NextApi) && Next->Enter < C.Exit + Config.WaitSlackNs) {
@@ -362,6 +370,8 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
     Sites[Id] = F;
   for (const auto &[Tid, Name] : Window.ThreadNames)
     ThreadNames[Tid] = Name;
+  for (const StepSpan &S : Window.Steps)  // (before the window's waits: a replay's are in it)
+    StepCost.addStep(S);
   if (Window.Process.Pid)
     MainThread = Window.Process.Pid;
   if (Window.KernelsTracedFrom)
@@ -447,6 +457,10 @@ std::vector<std::pair<std::string, std::string>> Engine::coverageFigures() const
     Out.emplace_back("coverage.launchesUnwatchedMs", evidenceNumber(Ns / 1e6));
   }
   return Out;
+}
+
+std::vector<std::pair<std::string, std::string>> Engine::stepFigures() const {
+  return StepCost.figures(FirstEnter, [this](std::uint64_t Tid) { return threadLabel(Tid); });
 }
 
 std::vector<std::uint32_t> Engine::coverageSites() const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../events/EventLog.h"
+#include "StepCosts.h"
 
 #include "syncwatch/finding.h"
 #include "syncwatch/report.h"
@@ -116,6 +117,13 @@ public:
   // The run-wide figures that say it: "coverage.launches", "coverage.launchesUnwatchedMs".
   std::vector<std::pair<std::string, std::string>> coverageFigures() const;
 
+  // The steps the program marked (SYNCWATCH_STEP) and what each lost: "steps.*" figures.
+  // trackSteps(): steps are expected (the recorder, before the first step has ended), so
+  // judged waits are kept for them from the start.
+  void trackSteps() { StepCost.track(); }
+  const StepCosts &steps() const { return StepCost; }
+  std::vector<std::pair<std::string, std::string>> stepFigures() const;
+
   // The aggregates of one (rule, source location), summed in Total.
   struct MergedSite {
     SiteAggregate Total;
@@ -127,6 +135,8 @@ private:
   const std::vector<MergedSite> &merged() const;  // cached until the next consume()
   SiteAggregate &record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause,
                         const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
+  SiteAggregate &recordHostWait(RuleId Rule, const ApiCall &Call, const std::string &Cause,
+                                const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
   struct WindowIndex;  // one window's lookups, built once per window in consume()
   void hostWaits(const EventLog &W, const WindowIndex &I);
   bool launchedOntoHighPriority(const ApiCall &C, const WindowIndex &I) const;
@@ -159,6 +169,7 @@ private:
   std::uint64_t FirstEnter = UINT64_MAX, LastExit = 0;
   std::uint64_t KernelsTracedFrom = 0;
   std::function<void(const Occurrence &)> Observer;
+  StepCosts StepCost;
   mutable std::vector<MergedSite> Merged;
   mutable std::set<std::tuple<RuleId, std::uint32_t>> ReportedSites;
   mutable bool MergedValid = false;

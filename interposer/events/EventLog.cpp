@@ -129,6 +129,8 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
     Out << "L\t" << U.From << '\t' << U.To << '\n';
   for (const CountedCalls &N : Log.Counted)
     Out << "N\t" << N.Site << '\t' << field(N.Api) << '\t' << N.Calls << '\t' << N.Judged << '\n';
+  for (const StepSpan &W : Log.Steps)
+    Out << "W\t" << W.Thread << '\t' << W.Start << '\t' << W.End << '\t' << field(W.Name) << '\n';
   for (const auto &[Tid, Name] : Log.ThreadNames)
     Out << "H\t" << Tid << '\t' << field(Name) << '\n';
   for (const auto &[Id, F] : Log.Sites) {
@@ -277,6 +279,12 @@ ParseResult readEventLog(std::istream &In) {
       if (F.size() < 3 || !toU64(F[1], U.From) || !toU64(F[2], U.To) || U.To < U.From)
         return Fail("malformed unwatched-launches record");
       R.Log.LaunchesUnwatched.push_back(U);
+    } else if (T == "W") {
+      StepSpan W;
+      if (F.size() < 5 || !toU64(F[1], W.Thread) || !toU64(F[2], W.Start) || !toU64(F[3], W.End) || W.End < W.Start)
+        return Fail("malformed step record");
+      W.Name = unfield(F[4]);
+      R.Log.Steps.push_back(W);
     } else if (T == "H") {
       std::uint64_t Tid = 0;
       if (F.size() < 3 || !toU64(F[1], Tid))

@@ -23,6 +23,10 @@
 //   V  counts          every call of a catalogued API is in a C or N record, launches
 //                      outside L windows included (absent: an older recorder, which did
 //                      not count what it filtered, nor launches while their callbacks were off)
+//   W  thread  start_ns  end_ns  name
+//                      a step the program marked: an NVTX range of the name SYNCWATCH_STEP
+//                      gives (docs/runtime.md), pushed and popped (or started and ended) on
+//                      that thread
 //   H  thread  name    a thread's name (/proc/self/task/<tid>/comm at exit, threads still
 //                      alive then); the process's main thread is the one whose id is the pid
 //   I  key  value      the process: rank, worldSize, job, host, gpu, pid, commandLine
@@ -97,6 +101,12 @@ struct UnwatchedSpan {
   std::uint64_t From = 0, To = UINT64_MAX;
 };
 
+// A step the program marked (SYNCWATCH_STEP: an NVTX range of that name), CUPTI ns.
+struct StepSpan {
+  std::uint64_t Thread = 0, Start = 0, End = 0;
+  std::string Name;
+};
+
 struct SourceFrame {
   std::string Function, File;
   unsigned Line = 0;
@@ -123,6 +133,8 @@ struct EventLog {
   std::vector<UnwatchedSpan> LaunchesUnwatched;
   // The recorder counted every call (V record); false for older recordings.
   bool CountsAllCalls = false;
+  // The steps the program marked (W records), in the order they ended.
+  std::vector<StepSpan> Steps;
   // Threads' names (H records), by the thread id of C records.
   std::map<std::uint64_t, std::string> ThreadNames;
 

@@ -81,6 +81,15 @@ void parseMeasure(Config &C, std::string &Messages) {
     C.MeasureAll = true;
     return;
   }
+  if (S == "steps") {
+    if (!C.StepName.empty()) {
+      C.MeasureSteps = true;
+      return;
+    }
+    Messages += "syncwatch: SYNCWATCH_MEASURE=steps needs SYNCWATCH_STEP=NAME (the NVTX range that is a step); "
+                "using auto\n";
+    return;
+  }
   if (S.substr(0, 4) == "all:") {
     char *End = nullptr;
     double Seconds = std::strtod(V + 4, &End);
@@ -91,7 +100,7 @@ void parseMeasure(Config &C, std::string &Messages) {
     }
   }
   Messages += std::string("syncwatch: SYNCWATCH_MEASURE='") + V +
-              "' is not auto, all or all:SECONDS (a positive number); using auto\n";
+              "' is not auto, all, all:SECONDS (a positive number) or steps; using auto\n";
 }
 
 } // namespace
@@ -112,6 +121,8 @@ Config readConfig(std::string &Messages) {
   C.Quiet = parseBool("SYNCWATCH_QUIET", C.Quiet, Messages);
   C.Python = parseBool("SYNCWATCH_PYTHON", C.Python, Messages);
   C.IdleLaunches = parsePositive("SYNCWATCH_IDLE_LAUNCHES", C.IdleLaunches, 1, Messages);
+  if (const char *Step = env("SYNCWATCH_STEP"))
+    C.StepName = Step;
   parseMeasure(C, Messages);
   C.Stats = parseBool("SYNCWATCH_STATS", C.Stats, Messages);
   C.TorchStreams = parseBool("SYNCWATCH_TORCH_STREAMS", C.TorchStreams, Messages);

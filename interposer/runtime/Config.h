@@ -27,6 +27,12 @@ struct Config {
   // SECONDS of the run only. MeasureForNs 0: the whole run.
   bool MeasureAll = false;
   std::uint64_t MeasureForNs = 0;
+  // SYNCWATCH_STEP=NAME: the program's steps are the NVTX ranges of that name (a glob: "step
+  // *"), pushed and popped or started and ended; the report gives what each step lost
+  // (figures steps.*) and `syncwatch gate --budget-ms-per-step` holds it.
+  std::string StepName;
+  // SYNCWATCH_MEASURE=steps: as all, but only while a step is open (it needs SYNCWATCH_STEP).
+  bool MeasureSteps = false;
   bool TorchStreams = true;           // SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream
   bool Stats = false;                 // SYNCWATCH_STATS=1: syncwatch's own work, on stderr at exit
   bool Trace = false;                 // SYNCWATCH_TRACE=1: write a Chrome/Perfetto trace

@@ -33,6 +33,8 @@ Recorder::Recorder(const Config &C)
   std::string Error;
   if (!Cfg.ProfilePath.empty() && !readCalibrationProfile(Cfg.ProfilePath, Profile, Error))
     writeStderr("syncwatch: SYNCWATCH_PROFILE: " + Error + "; the report will not include a profile\n");
+  if (!Cfg.StepName.empty())
+    Analysis.trackSteps();  // a step's waits are judged before the step has ended
   if (Cfg.Trace) {
     Trace = std::make_unique<TraceBuilder>(TraceOptions{Cfg.TraceEvents, static_cast<std::uint64_t>(::getpid()), processName()});
     Analysis.onOccurrence([this](const Occurrence &O) { Trace->addOccurrence(O); });
@@ -194,6 +196,13 @@ void Recorder::launchCallbacks(bool On, std::uint64_t Ns) {
     Unwatched.back().To = std::max(Ns, Unwatched.back().From);
 }
 
+void Recorder::noteStep(StepSpan S) {
+  std::lock_guard<std::mutex> L(M);
+  if (Finished || Steps.size() > StepCosts::kMaxSteps)  // (one past: the engine says partial)
+    return;
+  Steps.push_back(std::move(S));
+}
+
 std::vector<CountedCalls> Recorder::countedLocked() const {
   std::map<std::pair<std::uint32_t, std::string_view>, CountedCalls> All = Spilled;
   forEachRing([&](CallRing &Ring) {
@@ -265,11 +274,13 @@ void Recorder::finish(const char *Why) {
   Counts.Counted = countedLocked();
   Counts.LaunchesUnwatched = Unwatched;
   Counts.CountsAllCalls = true;
+  Counts.Steps = std::move(Steps);  // (the engine attributes its waits to them at the end)
   Analysis.consume(Counts);
   if (Cfg.Record) {
     Recorded.Counted = Counts.Counted;
     Recorded.LaunchesUnwatched = Counts.LaunchesUnwatched;
     Recorded.CountsAllCalls = true;
+    Recorded.Steps = Counts.Steps;
   }
   // Symbolize only the sites that made a finding (and all, when recording).
   EventLog SiteNames;
@@ -308,6 +319,8 @@ void Recorder::finish(const char *Why) {
   R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
   for (auto &F : Analysis.coverageFigures())
     R.Figures.push_back(F);
+  for (auto &F : Analysis.stepFigures())
+    R.Figures.push_back(F);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);
     for (auto &F : calibrationFigures(Profile))
@@ -326,6 +339,8 @@ void Recorder::finish(const char *Why) {
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
     writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
     Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
+    if (std::string Steps = stepsText(Analysis.stepFigures()); !Steps.empty())
+      Err << "syncwatch: " << Steps;
     if (!Profile.Path.empty())
       Err << "syncwatch: calibration profile " << Profile.Path << " (" << Profile.Device << ")\n";
   }

@@ -44,6 +44,9 @@ public:
   // between are not counted (the report's coverage.launches says "partial").
   void launchCallbacks(bool On, std::uint64_t Ns);
 
+  // A step the program marked ended (SYNCWATCH_STEP, StepTracker.h).
+  void noteStep(StepSpan S);
+
   // The GPU(s) the process's work ran on ("GPU-<uuid>"), found by capture at exit.
   void setGpu(std::string Gpu);
   void setDriver(std::string Driver);
@@ -69,6 +72,7 @@ private:
   EventLog Recorded;            // all events, only with SYNCWATCH_RECORD=1
   std::map<std::pair<std::uint32_t, std::string_view>, CountedCalls> Spilled;
   std::vector<UnwatchedSpan> Unwatched;
+  std::vector<StepSpan> Steps;  // bounded as the engine's (StepCosts::kMaxSteps)
   // The counts of calls the fast path did not record: every ring's and the spilled ones.
   std::vector<CountedCalls> countedLocked() const;
   SiteTable Sites;

@@ -253,6 +253,10 @@ int gateRun(const GateOptions &Opts) {
   Side Run;
   if (!loadSide({VerifyRun{Opts.Inputs, -1}}, Run, Error))
     return fail(Error);
+  const Side::Steps &Steps = Run.StepsOfRun.front();
+  if (Opts.BudgetMsPerStep >= 0 && !Steps.Count)
+    return fail("--budget-ms-per-step: no report of the run marked steps (run it with SYNCWATCH_STEP=NAME, the "
+                "NVTX range that is one step: docs/runtime.md)");
   std::vector<AllowEntry> Allow;
   if (!Opts.Allowlist.empty() && !readAllowlist(Opts.Allowlist, Allow, Error))
     return fail(Error);
@@ -331,13 +335,15 @@ int gateRun(const GateOptions &Opts) {
   });
   double Counted = Blocked - Allowed;
   bool OverBudget = Opts.BudgetMs >= 0 && Counted > Opts.BudgetMs;
+  // (The per-step budget holds the steps' whole waits: an allowlist scopes sites, not steps.)
+  bool StepOverBudget = Opts.BudgetMsPerStep >= 0 && Steps.WorstMs > Opts.BudgetMsPerStep;
   std::map<std::string, unsigned> Counts;
   unsigned Failing = 0;
   for (const SiteVerdict &V : Sites) {
     ++Counts[V.Status];
     Failing += V.Fails;
   }
-  bool Fails = OverBudget || Failing;
+  bool Fails = OverBudget || StepOverBudget || Failing;
   std::vector<const AllowEntry *> Unused;
   for (const AllowEntry &A : Allow)
     if (!A.Used)
@@ -369,6 +375,17 @@ int gateRun(const GateOptions &Opts) {
 
   std::string Budget = Opts.BudgetMs < 0 ? "" : OverBudget ? "over the budget of " + ms(Opts.BudgetMs) + " by " + ms(Counted - Opts.BudgetMs)
                                                            : "within the budget of " + ms(Opts.BudgetMs);
+  // "the worst of 500 'train_step' steps (#17 ..., train.py) blocked 12.30 ms, over the
+  // per-step budget of 5.00 ms by 7.30 ms"
+  std::string StepBudget;
+  if (Opts.BudgetMsPerStep >= 0)
+    StepBudget = "the worst of " + std::to_string(Steps.Count) + " '" + Steps.Name + "' steps (" + Steps.Worst +
+                 ") blocked " + ms(Steps.WorstMs) + " (mean " + ms(Steps.MeanMs) + "), " +
+                 (StepOverBudget ? "over the per-step budget of " + ms(Opts.BudgetMsPerStep) + " by " +
+                                       ms(Steps.WorstMs - Opts.BudgetMsPerStep)
+                                 : "within the per-step budget of " + ms(Opts.BudgetMsPerStep));
+  if (!StepBudget.empty())
+    Budget += (Budget.empty() ? "" : "; ") + StepBudget;
   std::ostringstream O;
   if (Opts.Format == "json") {
     JsonWriter J(O);
@@ -378,6 +395,11 @@ int gateRun(const GateOptions &Opts) {
     J.field("blockedMs", Blocked).field("allowedMs", Allowed).field("countedMs", Counted);
     if (Opts.BudgetMs >= 0)
       J.field("budgetMs", Opts.BudgetMs).field("overBudget", OverBudget);
+    if (Opts.BudgetMsPerStep >= 0) {
+      J.key("steps").beginObject().field("name", Steps.Name).field("count", static_cast<double>(Steps.Count));
+      J.field("worstMs", Steps.WorstMs).field("meanMs", Steps.MeanMs).field("worst", Steps.Worst);
+      J.field("budgetMs", Opts.BudgetMsPerStep).field("overBudget", StepOverBudget).endObject();
+    }
     J.key("sites").beginArray();
     for (const SiteVerdict &V : Sites) {
       const SiteId &S = Run.Sites[V.Site];
@@ -445,6 +467,12 @@ int gateRun(const GateOptions &Opts) {
       Out.Figures.push_back({"budgetMs", evidenceNumber(Opts.BudgetMs)});
       Out.Figures.push_back({"overBudget", OverBudget ? "true" : "false"});
     }
+    if (Opts.BudgetMsPerStep >= 0) {
+      Out.Figures.push_back({"stepBudgetMs", evidenceNumber(Opts.BudgetMsPerStep)});
+      Out.Figures.push_back({"stepWorstMs", evidenceNumber(Steps.WorstMs)});
+      Out.Figures.push_back({"stepWorst", Steps.Worst});
+      Out.Figures.push_back({"stepOverBudget", StepOverBudget ? "true" : "false"});
+    }
     writeSarif(O, Out);
   } else {
     O << "syncwatch gate: " << ms(Blocked) << " blocked at " << Sites.size() << " call site(s), " << ms(Allowed)
@@ -460,6 +488,8 @@ int gateRun(const GateOptions &Opts) {
       O << " (" << Counts["new"] << " new, " << Counts["grown"] << " grown, " << Counts["known"] << " known)";
     if (OverBudget)
       O << "; the run is over its budget";
+    if (StepOverBudget)
+      O << "; a step is over the per-step budget";
     O << "\n";
   }
   std::string Why;

@@ -1,6 +1,7 @@
 // `syncwatch gate`: a CI gate on what a run measured. One run's reports (its processes, or
 // ranks) are held against
-//   - a budget: at most N ms blocked at call sites in the run (--budget-ms);
+//   - a budget: at most N ms blocked at call sites in the run (--budget-ms), or in any one
+//     step where the program marks steps (--budget-ms-per-step, SYNCWATCH_STEP);
 //   - an allowlist: sites a project accepted, each with its reason, scoped by file (and
 //     line), function or thread, optionally capped (maxMs);
 //   - a baseline: an earlier run (its reports or recordings, or a baseline gate wrote), so
@@ -23,6 +24,9 @@ struct GateOptions {
   std::string WriteBaseline;          // record this run as the baseline (exit 0 unless a tool error)
   std::string Allowlist;              // JSON: {"allow": [{"file"|"function"|"thread", "reason", ...}]}
   double BudgetMs = -1;               // < 0: no budget
+  // At most N ms blocked in any one step the program marked (SYNCWATCH_STEP; < 0: none). A
+  // run whose reports marked no step is a tool error: the budget cannot be held.
+  double BudgetMsPerStep = -1;
   double GrowMs = 1, GrowPct = 10;    // a known site fails when it grew by more than both
   double MinCostMs = 1;
   std::string FailOn = "warning";     // note | warning | error

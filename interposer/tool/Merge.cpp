@@ -83,6 +83,8 @@ bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
   In.R.Coverage = In.Analysis->coverage();
   for (auto &F : In.Analysis->coverageFigures())
     In.R.Figures.push_back(F);
+  for (auto &F : In.Analysis->stepFigures())
+    In.R.Figures.push_back(F);
   In.Recording = true;
   return true;
 }

@@ -43,6 +43,7 @@ bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error)
   for (const VerifyRun &Run : Runs) {
     std::map<std::size_t, double> Blocked;
     double Idle = 0, Lost = 0, Span = 0;
+    Side::Steps Steps;
     bool Untraced = false;
     for (const std::string &File : Run.Files) {
       Report R;
@@ -72,7 +73,19 @@ bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error)
       Untraced |= figure(R, "kernelsTraced") == "none";
       Lost += std::atof(figure(R, "hostTimeLostMs").c_str());
       Span = std::max(Span, std::atof(figure(R, "cudaSpanMs").c_str()));
+      if (unsigned long N = std::strtoul(figure(R, "steps.count").c_str(), nullptr, 10)) {
+        double Worst = std::atof(figure(R, "steps.blockedWorstMs").c_str());
+        if (!Steps.Count || Worst > Steps.WorstMs) {
+          Steps.WorstMs = Worst;
+          Steps.Worst = figure(R, "steps.worst");
+          Steps.File = File;
+          Steps.MeanMs = std::atof(figure(R, "steps.blockedMeanMs").c_str());
+        }
+        Steps.Name = figure(R, "steps.name");
+        Steps.Count += N;
+      }
     }
+    Out.StepsOfRun.push_back(Steps);
     Out.UntracedRuns += Untraced ? 1 : 0;
     Out.BlockedMs.push_back(std::move(Blocked));
     Out.GpuIdleMs.push_back(Idle);

@@ -47,6 +47,15 @@ struct Side {
   // onto a non-blocking stream, which the fast path does not trace): their GPU idle time is
   // the whole span, not the GPU's.
   unsigned UntracedRuns = 0;
+  // Per run, the worst step of any of its processes (figures steps.*, SYNCWATCH_STEP):
+  // Count 0 when none marked steps.
+  struct Steps {
+    std::string Name, Worst;  // Worst: "#17 of 500 (main, 3.200 s into the run, ...)"
+    unsigned long Count = 0;
+    double WorstMs = 0, MeanMs = 0;
+    std::string File;  // the report that had the worst step
+  };
+  std::vector<Steps> StepsOfRun;
 };
 bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error);
 

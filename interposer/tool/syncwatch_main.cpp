@@ -82,12 +82,14 @@ const char *const VerifyUsage =
     "  did a fix save time: each call site's blocked time, the wall time and the GPU idle time before and after,\n"
     "  with 95% intervals from the repeats (runs interleaved); exit 1 when the after is slower beyond the noise\n";
 const char *const GateUsage =
-    "usage: syncwatch gate REPORT|RECORDING... [--budget-ms N] [--allowlist FILE] [--baseline FILE]...\n"
+    "usage: syncwatch gate REPORT|RECORDING... [--budget-ms N] [--budget-ms-per-step N] [--allowlist FILE]\n"
+    "                      [--baseline FILE]...\n"
     "                      [--write-baseline FILE] [--grow-ms N (1)] [--grow-pct P (10)] [--min-cost-ms N (1)]\n"
     "                      [--fail-on note|warning|error (warning)] [--format text|json|markdown|sarif] [--output FILE]\n"
     "                      [--path-map OLD=NEW]...\n"
-    "  a CI gate on one run's measured cost: a budget of blocked time, an allowlist of accepted sites with\n"
-    "  reasons (by file, function or thread), and only new or grown costs failing against a baseline run\n";
+    "  a CI gate on one run's measured cost: a budget of blocked time (a run's, or any one step's where the\n"
+    "  program marks steps: SYNCWATCH_STEP), an allowlist of accepted sites with reasons (by file, function\n"
+    "  or thread), and only new or grown costs failing against a baseline run\n";
 const char *const CalibrateUsage =
     "usage: syncwatch calibrate [--out profile.json] [--spin-ms N]\n"
     "  measures which CUDA calls block on this GPU and driver; prints the table, writes the profile\n";
@@ -265,6 +267,8 @@ int replay(const std::vector<std::string> &Args) {
   std::uint64_t LostNs = E.hostTimeLostNs();
   UtilizationFigures Figures = Use.figures();
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
+  for (auto &F : E.stepFigures())
+    R.Figures.push_back(F);
   setFingerprints(R);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);
@@ -291,6 +295,7 @@ int replay(const std::vector<std::string> &Args) {
         << E.callsSeen() << " CUDA calls recorded)\n";
     writeText(Out, R.Findings, diskLineReader(), TextOptions{false, false});
     Out << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
+    Out << stepsText(E.stepFigures());
     if (!Profile.Path.empty())
       Out << "calibration profile: " << Profile.Path << " (" << Profile.Device << ")\n";
   }
@@ -624,7 +629,7 @@ int confirm(const std::vector<std::string> &Args) {
 }
 
 int gate(const std::vector<std::string> &Args) {
-  ParsedArgs P0 = parseArgs(Args, {{"budget-ms", true}, {"allowlist", true}, {"baseline", true}, {"write-baseline", true},
+  ParsedArgs P0 = parseArgs(Args, {{"budget-ms", true}, {"budget-ms-per-step", true}, {"allowlist", true}, {"baseline", true}, {"write-baseline", true},
                                    {"grow-ms", true}, {"grow-pct", true}, {"min-cost-ms", true}, {"fail-on", true},
                                    {"format", true}, {"output", true}, {"path-map", true}});
   if (P0.Help) {
@@ -650,7 +655,8 @@ int gate(const std::vector<std::string> &Args) {
     return badArguments("gate", "unknown --fail-on '" + O.FailOn + "' (expected note, warning or error)");
   O.Output = P0.get("output");
   std::string Error;
-  if (!numberOption(P0, "budget-ms", O.BudgetMs, Error) || !numberOption(P0, "grow-ms", O.GrowMs, Error) ||
+  if (!numberOption(P0, "budget-ms", O.BudgetMs, Error) || !numberOption(P0, "budget-ms-per-step", O.BudgetMsPerStep, Error) ||
+      !numberOption(P0, "grow-ms", O.GrowMs, Error) ||
       !numberOption(P0, "grow-pct", O.GrowPct, Error) || !numberOption(P0, "min-cost-ms", O.MinCostMs, Error))
     return badArguments("gate", Error);
   if (!pathMapOption(P0, O.PathMaps, Error))
