@@ -6,6 +6,7 @@
 
 #include <cupti.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
