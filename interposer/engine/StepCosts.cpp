@@ -65,7 +65,15 @@ StepCosts::figures(std::uint64_t RunStart, const std::function<std::string(std::
     if (C.BlockedNs > Worst->BlockedNs)
       Worst = &C;
   }
-  Out.emplace_back("steps.name", All.front().Span.Name);
+  // The names the pattern matched, as they first appear ("train_step, eval_step").
+  std::vector<std::string> Seen;
+  std::string Names;
+  for (const Cost &C : All)
+    if (Seen.size() < 8 && std::find(Seen.begin(), Seen.end(), C.Span.Name) == Seen.end()) {
+      Seen.push_back(C.Span.Name);
+      Names += (Names.empty() ? "" : ", ") + C.Span.Name;
+    }
+  Out.emplace_back("steps.name", Names);
   Out.emplace_back("steps.count", std::to_string(All.size()));
   Out.emplace_back("steps.blockedTotalMs", evidenceNumber(Total / 1e6));
   Out.emplace_back("steps.blockedMeanMs", evidenceNumber(Total / 1e6 / All.size()));

@@ -12,7 +12,8 @@ t0=$SECONDS; say() { echo "[$((SECONDS - t0)) s] $*"; }
 cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF -DSYNCWATCH_BUILD_TESTS=OFF > "$o/build.log" 2>&1 &&
   timeout 240 ninja -C "$b" >> "$o/build.log" 2>&1 || { say "BUILD FAILED"; tail -20 "$o/build.log"; exit 1; }
 nv=.extern/code-samples/posts/nvtx
-(cd $nv && nvcc -O3 -Xcompiler -g1 -arch=sm_90 -o manual_nvtx.bin manual_nvtx.cu) || say "manual_nvtx build failed"
+# (its ranges are compiled only with USE_NVTX)
+(cd $nv && nvcc -O3 -Xcompiler -g1 -arch=sm_90 -DUSE_NVTX -o manual_nvtx.bin manual_nvtx.cu -ldl) || say "manual_nvtx build failed"
 sw=$b/interposer/syncwatch
 say "manual_nvtx.cu, SYNCWATCH_STEP=daxpy"
 SYNCWATCH_STEP=daxpy timeout 60 $sw run --record --out "$o/nvtx" -- $nv/manual_nvtx.bin
