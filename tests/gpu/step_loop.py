@@ -1,9 +1,8 @@
 """A training loop that marks its steps with NVTX ranges, as a PyTorch user does: 40
-'train_step' ranges (torch.cuda.nvtx.range_push/pop) around a matmul and a .item() - a host
-sync in every step - and 10 'eval_step' ranges started and ended by id (range_start/range_end),
-the odd ones with an extra .cpu() copy. Run under SYNCWATCH_STEP='*_step' (tests/gpu/
-steps_check.sh): the report's steps.* figures give what each step's thread lost. Recorded
-on the H200: test_inputs/runtime/h200_step_loop*.swrec (tests/steps_recordings_test.py)."""
+'train_step' ranges (torch.cuda.nvtx.range_push/pop) around a matmul and a .item(), and 10
+'eval_step' ranges started and ended by id (range_start/range_end), the odd ones with an extra
+.cpu() copy. Run under SYNCWATCH_STEP='*_step' by tests/gpu/steps_check.sh; its recordings are
+test_inputs/runtime/h200_step_loop*.swrec (the lines they name are this file's)."""
 import torch
 
 x = torch.randn(2048, 2048, device="cuda")
