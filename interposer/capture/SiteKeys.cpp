@@ -9,10 +9,12 @@
 #include <pthread.h>
 #include <unwind.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace syncwatch::runtime {
 namespace {
@@ -24,6 +26,7 @@ constexpr std::uint64_t kStop = 1ull << 33;      // the key ends here: the user'
 constexpr std::uint64_t kVendor = 1ull << 34;    // ends here too when the thread runs Python
 constexpr std::uint64_t kStart = 1ull << 35;     // seen as the first frame above CUDA's libraries
 constexpr std::uint64_t kUnstable = 1ull << 36;  // its frame size varied: no fast path through it
+constexpr std::uint64_t kVendorEnd = 1ull << 37; // ends a key that has seen vendor frames only
 
 // A chain longer than this gets no key (its calls take the slow path, each site by its whole
 // stack). A key that stopped at the cap would not hold the user's frame: every call of an API
@@ -31,6 +34,10 @@ constexpr std::uint64_t kUnstable = 1ull << 36;  // its frame size varied: no fa
 // chain between CUPTI's callback and the user's line (on the H200, cudaMemcpy from six lines
 // of one function came out as the first line's site with a cap of 12).
 constexpr int kChainCap = 32;
+// A stack of vendor frames only (a PyTorch autograd thread's launches, deep in libtorch, no
+// Python frame, no program frame) has no user's frame to lose: its key ends after this many
+// frames, at a frame learned with kVendorEnd, so that the walk stays as short as it was.
+constexpr int kVendorChainCap = 12;
 constexpr int kMaxUnwind = 128;
 
 LearnedTable<15> ReturnAddresses;  // return address -> delta | flags
@@ -93,8 +100,10 @@ std::uint64_t walk(std::uint32_t Callback, const char *Base, bool Python, const 
     if (!readSlot(Slot, Top, Ra) || !ReturnAddresses.find(Ra, Facts) || !(Facts & kStart))
       continue;
     std::uint64_t H = mixKey(0x5357ull << 32 | Callback, Ra);
+    bool Program = !(Facts & kVendor);  // a program frame seen: the longer cap
     for (int Level = 1;; ++Level) {
-      if ((Facts & kStop) || ((Facts & kVendor) && Python) || Level >= kChainCap || !(Facts & kHasDelta))
+      if ((Facts & kStop) || ((Facts & kVendor) && Python) || ((Facts & kVendorEnd) && !Program) ||
+          Level >= kChainCap || !(Facts & kHasDelta))
         break;
       // Only a frame whose size is followed must be stable: under Python the key ends at
       // the first vendor frame, whatever its size (libtorch's realign their stacks).
@@ -107,6 +116,7 @@ std::uint64_t walk(std::uint32_t Callback, const char *Base, bool Python, const 
         Broken = true;
         break;
       }
+      Program |= !(Facts & kVendor);
       H = mixKey(H, Ra);
     }
     if (Broken)
@@ -186,7 +196,7 @@ void learnReturnAddress(std::uint64_t Ra, std::uint64_t Facts) {
       Facts |= kUnstable;
       UnstableCount.fetch_add(1, std::memory_order_relaxed);
     }
-    Facts |= Old & (kUnstable | kStart);
+    Facts |= Old & (kUnstable | kStart | kVendorEnd);  // (sticky: a vendor-only thread still walks it)
     if (!(Facts & kHasDelta))
       Facts |= Old & (kHasDelta | 0xffffffffu);
   }
@@ -253,23 +263,39 @@ std::uint64_t learnSiteKey(std::uint32_t Callback, const char *Base, RawStack &S
       SlotsHold = SlotsHold && Held == U->Frames[I].Ip;
     }
     // The chain must end at the user's frame, at a vendor frame under Python (where the
-    // Python line names the site), or at the outermost frame; not at the cap.
-    bool Ends = false;
-    if (SlotsHold) {
-      for (int I = First; I < U->Depth && I < First + kChainCap && !Ends; ++I) {
-        FrameFacts F = I == First ? Facts : factsOf(U->Frames[I].Ip, Kernel);
-        Ends = F.Stop || (F.Kind == FrameKind::Vendor && S.PythonDepth > 0) || I + 1 == U->Depth;
-        Kernel = F.Kernel;
+    // Python line names the site), or at the outermost frame; not at the cap. A stack of
+    // vendor frames only ends after kVendorChainCap frames. Each frame is classified once (a
+    // symbol lookup and a demangling: the slow path's cost), then learned.
+    std::vector<FrameFacts> Above;  // frames First.. of the stack
+    bool AllVendor = Facts.Kind == FrameKind::Vendor && S.PythonDepth == 0;
+    for (int I = First; SlotsHold && I < U->Depth; ++I) {
+      Above.push_back(I == First ? Facts : factsOf(U->Frames[I].Ip, Kernel));
+      Kernel = Above.back().Kernel;
+      AllVendor = AllVendor && Above.back().Kind == FrameKind::Vendor;
+      if (!AllVendor && Above.size() > static_cast<std::size_t>(kChainCap))
+        break;  // (enough: a program frame is there)
+    }
+    int Length = 0;
+    bool Ends = false, VendorEnd = false;
+    if (AllVendor) {
+      Length = std::min<int>(static_cast<int>(Above.size()), kVendorChainCap);
+      Ends = true;
+      VendorEnd = Length < static_cast<int>(Above.size());
+    } else {
+      for (; Length < static_cast<int>(Above.size()) && Length < kChainCap && !Ends; ++Length) {
+        const FrameFacts &F = Above[Length];
+        Ends = F.Stop || (F.Kind == FrameKind::Vendor && S.PythonDepth > 0) || First + Length + 1 == U->Depth;
       }
     }
-    Kernel.clear();
     if (SlotsHold && Ends) {
-      for (int I = First; I < U->Depth && I < First + kChainCap; ++I) {
-        FrameFacts F = I == First ? Facts : factsOf(U->Frames[I].Ip, Kernel);
-        Kernel = F.Kernel;
+      for (int K = 0; K < Length; ++K) {
+        int I = First + K;
+        const FrameFacts &F = Above[K];
         std::uint64_t Value = 0;
         if (F.Stop)
           Value |= kStop;
+        if (VendorEnd && K + 1 == Length)
+          Value |= kVendorEnd;
         if (F.Kind == FrameKind::Vendor)
           Value |= kVendor;
         if (I == First)
@@ -280,8 +306,6 @@ std::uint64_t learnSiteKey(std::uint32_t Callback, const char *Base, RawStack &S
             Value |= kHasDelta | static_cast<std::uint32_t>(Delta);
         }
         learnReturnAddress(U->Frames[I].Ip, Value);
-        if (F.Stop)
-          break;
       }
       learnStart(Callback, static_cast<std::int64_t>(SlotOf(First)) - reinterpret_cast<std::intptr_t>(Base));
       Key = fastSiteKey(Callback, Base);
