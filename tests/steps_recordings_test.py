@@ -52,7 +52,7 @@ for name in ("h200_step_loop.swrec", "h200_step_loop_measure_steps.swrec"):
     r = subprocess.run([tool, "gate", "--fail-on=error", "--budget-ms-per-step", "1", os.path.join(inputs, name)],
                        capture_output=True, text=True, timeout=120)
     check(f"{name}: a 1 ms step budget fails on that step", r.returncode == 1
-          and f"(#{f.get('steps.worstIndex')} of 50 (main" in r.stdout, r.stdout + r.stderr)
+          and f"steps, #{f.get('steps.worstIndex')} of 50 (main" in r.stdout, r.stdout + r.stderr)
     r = subprocess.run([tool, "gate", "--fail-on=error", "--budget-ms-per-step", "5", os.path.join(inputs, name)],
                        capture_output=True, text=True, timeout=120)
     check(f"{name}: a 5 ms step budget passes", r.returncode == 0 and "within the per-step budget" in r.stdout,
