@@ -30,9 +30,9 @@ constexpr std::uint64_t kVendorEnd = 1ull << 37; // ends a key that has seen ven
 
 // A chain longer than this gets no key (its calls take the slow path, each site by its whole
 // stack). A key that stopped at the cap would not hold the user's frame: every call of an API
-// through the same deep chain would be one site. A statically linked CUDA runtime is such a
-// chain between CUPTI's callback and the user's line (on the H200, cudaMemcpy from six lines
-// of one function came out as the first line's site with a cap of 12).
+// through the same deep chain would be one site. Between CUPTI's callback and the user's line
+// there may be a statically linked CUDA runtime's frames, named or (without libelf) not: none
+// of them ends the key.
 constexpr int kChainCap = 32;
 // A stack of vendor frames only (a PyTorch autograd thread's launches, deep in libtorch, no
 // Python frame, no program frame) has no user's frame to lose: its key ends after this many

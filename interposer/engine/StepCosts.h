@@ -49,7 +49,7 @@ private:
   bool Tracking = false, Partial = false;
 };
 
-// The summary's line for figures() ("500 'train_step' steps: the worst, #17 of 500 (...),
+// The summary's line for a report's figures, figures()'s among them ("500 'train_step' steps: the worst, #17 of 500 (...),
 // blocked 12.3 ms; the mean 3.1 ms\n"); "" without steps.
 std::string stepsText(const std::vector<std::pair<std::string, std::string>> &Figures);
 

@@ -339,7 +339,7 @@ void Recorder::finish(const char *Why) {
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
     writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
     Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
-    if (std::string Steps = stepsText(Analysis.stepFigures()); !Steps.empty())
+    if (std::string Steps = stepsText(R.Figures); !Steps.empty())
       Err << "syncwatch: " << Steps;
     if (!Profile.Path.empty())
       Err << "syncwatch: calibration profile " << Profile.Path << " (" << Profile.Device << ")\n";

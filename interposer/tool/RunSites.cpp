@@ -78,7 +78,6 @@ bool loadSide(const std::vector<VerifyRun> &Runs, Side &Out, std::string &Error)
         if (!Steps.Count || Worst > Steps.WorstMs) {
           Steps.WorstMs = Worst;
           Steps.Worst = figure(R, "steps.worst");
-          Steps.File = File;
           Steps.MeanMs = std::atof(figure(R, "steps.blockedMeanMs").c_str());
         }
         Steps.Name = figure(R, "steps.name");

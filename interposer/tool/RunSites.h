@@ -53,7 +53,6 @@ struct Side {
     std::string Name, Worst;  // Worst: "#17 of 500 (main, 3.200 s into the run, ...)"
     unsigned long Count = 0;
     double WorstMs = 0, MeanMs = 0;
-    std::string File;  // the report that had the worst step
   };
   std::vector<Steps> StepsOfRun;
 };

@@ -295,7 +295,7 @@ int replay(const std::vector<std::string> &Args) {
         << E.callsSeen() << " CUDA calls recorded)\n";
     writeText(Out, R.Findings, diskLineReader(), TextOptions{false, false});
     Out << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
-    Out << stepsText(E.stepFigures());
+    Out << stepsText(R.Figures);
     if (!Profile.Path.empty())
       Out << "calibration profile: " << Profile.Path << " (" << Profile.Device << ")\n";
   }

@@ -51,20 +51,6 @@ if [ -z "${SKIP_COV:-}" ]; then  # (SKIP_COV=1: the gcov runs do not depend on s
 fi
 
 [ -z "${SKIP_BENCH:-}" ] || { say "done (SKIP_BENCH)"; exit 0; }
-say "launch_bound.cu, ns per iteration: plain / f545000 / this build, interleaved"
-for r in 1 2 3; do
-  p=$(timeout 20 "$b.launch_bound" 200000 2>&1 | tail -1)
-  ol=$(LD_PRELOAD=$o/interposer/libsyncwatch.so SYNCWATCH_QUIET=1 timeout 20 "$b.launch_bound" 200000 2>&1 | tail -1)
-  nw=$(LD_PRELOAD=$b/interposer/libsyncwatch.so SYNCWATCH_QUIET=1 timeout 20 "$b.launch_bound" 200000 2>&1 | tail -1)
-  echo "round $r | plain: $p | old: $ol | new: $nw"
-done
-say "bench/train_loop.py, ms per step: plain / f545000 / this build, interleaved while time is left"
-r=0
-while [ "$(left)" -gt 45 ]; do
-  r=$((r + 1))
-  p=$(timeout 14 python3 bench/train_loop.py 2>&1 | tail -1)
-  ol=$(LD_PRELOAD=$o/interposer/libsyncwatch.so SYNCWATCH_QUIET=1 timeout 14 python3 bench/train_loop.py 2>&1 | tail -1)
-  nw=$(LD_PRELOAD=$b/interposer/libsyncwatch.so SYNCWATCH_QUIET=1 timeout 14 python3 bench/train_loop.py 2>&1 | tail -1)
-  echo "round $r | plain: $p | old: $ol | new: $nw"
-done
+say "the fast path against f545000"
+tests/gpu/fast_path_rounds.sh "$b" "$o" "$b.launch_bound" "$(left)"
 say "done"
