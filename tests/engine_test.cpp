@@ -488,7 +488,7 @@ TEST(CalibrationProfile, SaysWhyAFileIsNoProfile) {
   CalibrationProfile P;
   std::string Error;
   EXPECT_FALSE(readCalibrationProfile("/nonexistent/profile.json", P, Error));
-  EXPECT_EQ(Error, "cannot read profile '/nonexistent/profile.json'");
+  EXPECT_EQ(Error, "cannot read profile '/nonexistent/profile.json': No such file or directory");
   // A SARIF file is JSON but no profile.
   std::string Sarif = ::testing::TempDir() + "/not_a_profile.json";
   std::ofstream(Sarif) << R"({"version": "2.1.0", "runs": []})";

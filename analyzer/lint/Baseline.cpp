@@ -1,11 +1,10 @@
 #include "Baseline.h"
 
 #include "syncwatch/baseline.h"
+#include "syncwatch/file_input.h"
 #include "syncwatch/file_output.h"
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/json_limits.h"
-
-#include "llvm/Support/MemoryBuffer.h"
 
 namespace syncwatch {
 
@@ -18,10 +17,11 @@ llvm::Error writeBaseline(const std::string &Path, const std::vector<Finding> &F
 }
 
 llvm::Expected<std::set<std::string>> readBaseline(const std::string &Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return llvm::createStringError("cannot read baseline '" + Path + "': " + Buf.getError().message());
-  std::string Text((*Buf)->getBuffer());
+  // Read as every input of both halves is (file_input.h): a FIFO with no writer is refused,
+  // where MemoryBuffer::getFile waited on it forever.
+  std::string Text, Why;
+  if (!readRegularFile(Path, Text, Why))
+    return llvm::createStringError("cannot read baseline '" + Path + "': " + unreadableReason(Why));
   if (std::string Why = jsonLimitsError(Text); !Why.empty())
     return llvm::createStringError("baseline '" + Path + "' is " + Why);
   std::set<std::string> Known;

@@ -1,12 +1,15 @@
 #include "EventLog.h"
 
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <sstream>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "syncwatch/catalogue.h"
+#include "syncwatch/evidence_number.h"
 
 namespace syncwatch::runtime {
 
@@ -155,25 +158,47 @@ std::vector<std::string> split(const std::string &Line) {
   }
 }
 
-bool toU64(const std::string &S, std::uint64_t &V) {
-  if (S.empty())
-    return false;
-  V = 0;
-  for (char C : S) {
-    if (C < '0' || C > '9')
-      return false;
-    V = V * 10 + (C - '0');
-  }
-  return true;
-}
+// A record's numbers, typed and range-checked by the readers' shared rules
+// (syncwatch/evidence_number.h): a value past its type's range used to wrap (an exit time
+// past 2^64 became "801505682.08 s"); it is refused with the field named.
+class Fields {
+public:
+  Fields(const std::vector<std::string> &F, std::string Record) : F(F), Record(std::move(Record)) {}
 
-template <typename T> bool toU(const std::string &S, T &V) {
-  std::uint64_t X;
-  if (!toU64(S, X))
-    return false;
-  V = static_cast<T>(X);
-  return true;
-}
+  template <typename T> bool num(std::size_t I, const char *Name, T &V) {
+    std::uint64_t X = 0;
+    if (I >= F.size()) {
+      Why = Record + ": no " + Name;
+      return false;
+    }
+    if (std::string E = readCountText(Name, F[I], X, std::numeric_limits<T>::max()); !E.empty()) {
+      Why = Record + ": " + E;
+      return false;
+    }
+    V = static_cast<T>(X);
+    return true;
+  }
+
+  // A signed field (a stream's priority, negative for the urgent ones).
+  bool integer(std::size_t I, const char *Name, std::int32_t &V) {
+    bool Negative = I < F.size() && F[I].size() > 1 && F[I][0] == '-';
+    std::uint64_t X = 0;
+    std::string Digits = I < F.size() ? F[I].substr(Negative) : "";
+    std::uint64_t Max = Negative ? 1ull << 31 : (1ull << 31) - 1;
+    if (I >= F.size() || !readCountText(Name, Digits, X, Max).empty()) {
+      Why = Record + ": " + Name + " '" + (I < F.size() ? F[I] : "") + "' is not a 32-bit whole number";
+      return false;
+    }
+    V = static_cast<std::int32_t>(Negative ? -static_cast<std::int64_t>(X) : static_cast<std::int64_t>(X));
+    return true;
+  }
+
+  std::string Why;
+
+private:
+  const std::vector<std::string> &F;
+  std::string Record;
+};
 
 std::string unfield(const std::string &S) { return S == "-" ? "" : S; }
 
@@ -183,20 +208,26 @@ ParseResult readEventLog(std::istream &In) {
   ParseResult R;
   std::string Line;
   unsigned N = 0;
-  bool Header = false, HasIdentity = false, Ended = false;
+  bool Header = false, HasIdentity = false, Ended = false, AnyRecord = false;
   auto Fail = [&](const std::string &Why) {
     R.Error = "line " + std::to_string(N) + ": " + Why;
     return R;
   };
   while (std::getline(In, Line)) {
     ++N;
+    // The recorder writes '\n' alone. A CR at a line's end (an editor's or git's
+    // core.autocrlf conversion) made the last field of every record unreadable, said as
+    // "needs a time" and never named.
+    if (!Line.empty() && Line.back() == '\r')
+      return Fail("ends in a carriage return ('\\r'): the recording has Windows line ends (CRLF), from an "
+                  "editor or git's core.autocrlf; syncwatch writes '\\n' alone (convert it back: dos2unix)");
     if (Line.empty())
       continue;
     if (Line[0] == '#') {
       if (Line.rfind("# syncwatch-events ", 0) == 0) {
         // Only versions this reader knows: a newer recorder's format is refused, not misread.
         std::string Version = Line.substr(19);
-        while (!Version.empty() && (Version.back() == ' ' || Version.back() == '\r'))
+        while (!Version.empty() && Version.back() == ' ')
           Version.pop_back();
         if (Version != "1")
           return Fail("recording format version '" + Version + "' is not one this syncwatch reads (1)");
@@ -206,6 +237,7 @@ ParseResult readEventLog(std::istream &In) {
     }
     if (!Header)
       return Fail("not a syncwatch event stream (no '# syncwatch-events 1' header)");
+    AnyRecord = true;
     std::vector<std::string> F = split(Line);
     const std::string &T = F[0];
     if (T == "I") {
@@ -217,36 +249,40 @@ ParseResult readEventLog(std::istream &In) {
       Ended = true;
     } else if (T == "T") {
       std::uint64_t From = 0;
-      if (F.size() < 2 || !toU64(F[1], From))
-        return Fail("kernel-tracing record needs a time");
+      Fields X(F, "kernel-tracing record");
+      if (!X.num(1, "since_ns", From))
+        return Fail(X.Why);
       R.Log.KernelsTracedFrom = From;
     } else if (T == "S") {
       if (F.size() < 4)
         return Fail("stream record needs 4 fields");
       StreamInfo S;
-      if (!toU(F[1], S.Stream))
-        return Fail("bad stream id");
+      Fields X(F, "stream record");
+      if (!X.num(1, "stream", S.Stream) || !X.integer(3, "priority", S.Priority))
+        return Fail(X.Why);
       S.Flag = F[2] == "legacy" ? StreamFlag::Legacy
                : F[2] == "blocking" ? StreamFlag::Blocking
                : F[2] == "nonblocking" ? StreamFlag::NonBlocking
                                        : StreamFlag::Unknown;
-      S.Priority = std::atoi(F[3].c_str());
       R.Log.Streams.push_back(S);
     } else if (T == "C") {
       ApiCall C;
-      if (F.size() < 7 || !toU(F[1], C.Correlation) || !toU(F[2], C.Thread) ||
-          !toU(F[4], C.Enter) || !toU(F[5], C.Exit) || !toU(F[6], C.Site))
-        return Fail("malformed API call record");
+      Fields X(F, "malformed API call record");
+      if (F.size() < 7)
+        return Fail("malformed API call record (7 fields or more)");
+      if (!X.num(1, "correlation", C.Correlation) || !X.num(2, "thread", C.Thread) || !X.num(4, "enter_ns", C.Enter) ||
+          !X.num(5, "exit_ns", C.Exit) || !X.num(6, "site", C.Site))
+        return Fail(X.Why);
       C.Api = internApiName(unfield(F[3]));
       // Optional flags after the site, in any order; unknown ones are a newer recorder's.
       for (std::size_t K = 7; K < F.size(); ++K) {
         if (F[K] == "ctx") {
           C.CreatedContext = true;
         } else if (F[K].compare(0, 6, "torch=") == 0) {
-          std::uint32_t Stream = ApiCall::kUnknownStream;
-          if (F[K] != "torch=?" && !toU(F[K].substr(6), Stream))
+          std::uint64_t Stream = ApiCall::kUnknownStream;
+          if (F[K] != "torch=?" && !readCountText("torch=", F[K].substr(6), Stream, UINT32_MAX).empty())
             return Fail("malformed API call record (torch=)");
-          C.OffTorchStream = Stream;
+          C.OffTorchStream = static_cast<std::uint32_t>(Stream);
         }
       }
       R.Log.Calls.push_back(C);
@@ -254,19 +290,21 @@ ParseResult readEventLog(std::istream &In) {
       GpuWork W;
       W.Kind = T == "K" ? GpuKind::Kernel : T == "M" ? GpuKind::Memcpy : GpuKind::Memset;
       std::size_t Need = T == "K" ? 6 : T == "M" ? 10 : 6;
-      if (F.size() < Need || !toU(F[1], W.Correlation) || !toU(F[2], W.Stream) ||
-          !toU(F[3], W.Start) || !toU(F[4], W.End))
-        return Fail("malformed GPU activity record");
-      if (T == "K") {
+      Fields X(F, "malformed GPU activity record");
+      if (F.size() < Need)
+        return Fail("malformed GPU activity record (" + std::to_string(Need) + " fields or more)");
+      if (!X.num(1, "correlation", W.Correlation) || !X.num(2, "stream", W.Stream) || !X.num(3, "start_ns", W.Start) ||
+          !X.num(4, "end_ns", W.End))
+        return Fail(X.Why);
+      if (T == "K")
         W.Name = unfield(F[5]);
-      } else if (!toU(F[5], W.Bytes)) {
-        return Fail("bad byte count");
-      }
+      else if (!X.num(5, "bytes", W.Bytes))
+        return Fail(X.Why);
       if (T == "M") {
-        unsigned K, S, D, A;
-        if (!toU(F[6], K) || !toU(F[7], S) || !toU(F[8], D) || !toU(F[9], A))
-          return Fail("malformed memcpy record");
-        W.CopyKind = static_cast<std::uint8_t>(K);
+        unsigned S, D, A;
+        if (!X.num(6, "copy_kind", W.CopyKind) || !X.num(7, "src_kind", S) || !X.num(8, "dst_kind", D) ||
+            !X.num(9, "async", A))
+          return Fail(X.Why);
         W.Src = static_cast<MemoryKind>(S <= 3 ? S : 0);
         W.Dst = static_cast<MemoryKind>(D <= 3 ? D : 0);
         W.Async = A != 0;
@@ -276,32 +314,51 @@ ParseResult readEventLog(std::istream &In) {
       R.Log.CountsAllCalls = F.size() >= 2 && F[1] == "counts";
     } else if (T == "L") {
       UnwatchedSpan U;
-      if (F.size() < 3 || !toU64(F[1], U.From) || !toU64(F[2], U.To) || U.To < U.From)
-        return Fail("malformed unwatched-launches record");
+      Fields X(F, "malformed unwatched-launches record");
+      if (!X.num(1, "off_ns", U.From) || !X.num(2, "on_ns", U.To))
+        return Fail(X.Why);
+      if (U.To < U.From)
+        return Fail("malformed unwatched-launches record (on_ns before off_ns)");
       R.Log.LaunchesUnwatched.push_back(U);
     } else if (T == "W") {
       StepSpan W;
-      if (F.size() < 5 || !toU64(F[1], W.Thread) || !toU64(F[2], W.Start) || !toU64(F[3], W.End) || W.End < W.Start)
-        return Fail("malformed step record");
+      Fields X(F, "malformed step record");
+      if (F.size() < 5)
+        return Fail("malformed step record (5 fields)");
+      if (!X.num(1, "thread", W.Thread) || !X.num(2, "start_ns", W.Start) || !X.num(3, "end_ns", W.End))
+        return Fail(X.Why);
+      if (W.End < W.Start)
+        return Fail("malformed step record (end_ns before start_ns)");
       W.Name = unfield(F[4]);
       R.Log.Steps.push_back(W);
     } else if (T == "H") {
       std::uint64_t Tid = 0;
-      if (F.size() < 3 || !toU64(F[1], Tid))
-        return Fail("malformed thread-name record");
+      Fields X(F, "malformed thread-name record");
+      if (F.size() < 3)
+        return Fail("malformed thread-name record (3 fields)");
+      if (!X.num(1, "thread", Tid))
+        return Fail(X.Why);
       R.Log.ThreadNames[Tid] = unfield(F[2]);
     } else if (T == "N") {
       CountedCalls C;
-      if (F.size() < 5 || !toU(F[1], C.Site) || !toU64(F[3], C.Calls) || !toU64(F[4], C.Judged) || C.Judged > C.Calls)
-        return Fail("malformed counted-calls record");
+      Fields X(F, "malformed counted-calls record");
+      if (F.size() < 5)
+        return Fail("malformed counted-calls record (5 fields)");
+      if (!X.num(1, "site", C.Site) || !X.num(3, "calls", C.Calls) || !X.num(4, "judged", C.Judged))
+        return Fail(X.Why);
+      if (C.Judged > C.Calls)
+        return Fail("malformed counted-calls record (more judged than calls)");
       C.Api = internApiName(unfield(F[2]));
       R.Log.Counted.push_back(C);
     } else if (T == "F" || T == "P") {
       // site function file line: the site's native frame (F) or one of its Python frames (P)
       std::uint32_t Id;
       SourceFrame Frame;
-      if (F.size() < 5 || !toU(F[1], Id) || !toU(F[4], Frame.Line))
-        return Fail(T == "F" ? "malformed call-site record" : "malformed Python frame record");
+      Fields X(F, T == "F" ? "malformed call-site record" : "malformed Python frame record");
+      if (F.size() < 5)
+        return Fail(T == "F" ? "malformed call-site record (5 fields)" : "malformed Python frame record (5 fields)");
+      if (!X.num(1, "site", Id) || !X.num(4, "line", Frame.Line))
+        return Fail(X.Why);
       Frame.Function = unfield(F[2]);
       Frame.File = unfield(F[3]);
       SiteFrame &Site = R.Log.Sites[Id];
@@ -314,9 +371,13 @@ ParseResult readEventLog(std::istream &In) {
   }
   if (!Header)
     R.Error = "empty or not a syncwatch event stream";
-  else if (HasIdentity && !Ended)
-    R.Error = "cut short after line " + std::to_string(N) +
-              " (no end record: the process was killed or the disk filled while writing it)";
+  else if ((HasIdentity || !AnyRecord) && !Ended)
+    // Every recorder since process records writes them first and the end record last; the
+    // older ones wrote a record for every call. A header alone is a recording cut at its
+    // first line end, not an idle run.
+    R.Error = "truncated: cut short after line " + std::to_string(N) +
+              " (no end record, which the recorder writes last: the process was killed or the disk filled while "
+              "writing it)";
   return R;
 }
 

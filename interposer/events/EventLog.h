@@ -30,7 +30,8 @@
 //   H  thread  name    a thread's name (/proc/self/task/<tid>/comm at exit, threads still
 //                      alive then); the process's main thread is the one whose id is the pid
 //   I  key  value      the process: rank, worldSize, job, host, gpu, pid, commandLine
-//   E  records         the last line: a recording with I records and no E was cut short
+//   E  records         the last line: a recording with I records and no E, or with the
+//                      header alone, was cut short (said as truncated)
 // Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
 #pragma once
 
@@ -144,7 +145,8 @@ struct EventLog {
 void writeEventLog(std::ostream &Out, const EventLog &Log);
 
 // Reads a recorded stream. Unknown record types are skipped (newer recorders); a
-// malformed line is an error naming its line number.
+// malformed line is an error naming its line number and, for a number out of its field's
+// range, the field; a line ending in a CR (a CRLF file) is one that says so.
 struct ParseResult {
   EventLog Log;
   std::string Error;  // empty on success

@@ -2,6 +2,7 @@
 
 #include "ToolFiles.h"
 
+#include "syncwatch/file_input.h"
 #include "syncwatch/file_output.h"
 #include "syncwatch/json_report_reader.h"
 #include "syncwatch/sarif_reader.h"
@@ -120,13 +121,12 @@ std::string moved(const std::string &S, const std::string &From, const std::stri
 // not overlapping), then the file is replaced whole. Sets Applied and Files.
 bool applyReportFixes(const std::string &ReportPath, const std::string &Tree, unsigned &Applied, unsigned &Files,
                       std::string &Error) {
-  std::string Text;
-  if (!readWholeFile(ReportPath, Text)) {
-    Error = "cannot read the fix-its' report '" + ReportPath + "'";
+  std::string Text, Why;
+  if (!readWholeFile(ReportPath, Text, Why)) {
+    Error = "cannot read the fix-its' report '" + ReportPath + "': " + unreadableReason(Why);
     return false;
   }
   Report R;
-  std::string Why;
   bool Sarif = Text.find("\"$schema\"") != std::string::npos || Text.find("\"runs\"") != std::string::npos;
   if (!(Sarif ? readSarifReport(Text, R, Why) : readJsonReport(Text, R, Why))) {
     Error = ReportPath + ": not a syncwatch-lint report (SARIF or JSON): " + Why;
@@ -148,8 +148,8 @@ bool applyReportFixes(const std::string &ReportPath, const std::string &Tree, un
     }
   Applied = Files = 0;
   for (auto &[File, Fixes] : ByFile) {
-    std::string Code;
-    if (!readWholeFile(File, Code)) {
+    std::string Code, Unread;
+    if (!readWholeFile(File, Code, Unread)) {
       Error = ReportPath + " edits '" + File + "', which this commit does not have (a report of another commit?)";
       return false;
     }
@@ -205,8 +205,8 @@ bool readDatabase(std::string Path, JsonValue &Db, std::string &Error) {
   if (::stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode))
     Path += "/compile_commands.json";
   std::string Text, Why;
-  if (!readWholeFile(Path, Text)) {
-    Error = "no compile database at '" + Path + "' (-p names the build folder or its compile_commands.json)";
+  if (!readWholeFile(Path, Text, Why)) {
+    Error = "no compile database at '" + Path + "' (-p names the build folder or its compile_commands.json): " + unreadableReason(Why);
     return false;
   }
   if (!JsonValue::parse(Text, Db, Why) || Db.kind() != JsonValue::Kind::Array) {

@@ -4,6 +4,7 @@
 #include "ToolFiles.h"
 
 #include "syncwatch/catalogue.h"
+#include "syncwatch/evidence_number.h"
 #include "syncwatch/file_output.h"
 #include "syncwatch/json_value.h"
 #include "syncwatch/json_writer.h"
@@ -60,13 +61,12 @@ struct AllowEntry {
 const char *const AllowKeys[] = {"file", "line", "function", "thread", "rule", "api", "reason", "maxMs"};
 
 bool readAllowlist(const std::string &Path, std::vector<AllowEntry> &Out, std::string &Error) {
-  std::string Text;
-  if (!readWholeFile(Path, Text)) {
-    Error = "cannot read '" + Path + "'";
+  std::string Text, Why;
+  if (!readWholeFile(Path, Text, Why)) {
+    Error = Path + ": " + Why;
     return false;
   }
   JsonValue Doc;
-  std::string Why;
   if (!JsonValue::parse(Text, Doc, Why)) {
     Error = Path + ": is not JSON: " + Why;
     return false;
@@ -114,9 +114,9 @@ bool readAllowlist(const std::string &Path, std::vector<AllowEntry> &Out, std::s
       }
     }
     if (E["maxMs"].kind() != JsonValue::Kind::Null) {
-      A.MaxMs = E["maxMs"].number(-1);
-      if (E["maxMs"].kind() != JsonValue::Kind::Number || A.MaxMs < 0) {
-        Error = Where + ": maxMs is a number of milliseconds (0 or more)";
+      // Typed and range-checked (evidence_number.h): 1e400 read as inf allowed any cost.
+      if (std::string Why = readMsJson(Where + ".maxMs", E["maxMs"], A.MaxMs); !Why.empty()) {
+        Error = Why + " (maxMs is a number of milliseconds, 0 or more)";
         return false;
       }
     }
@@ -168,7 +168,7 @@ const char *const BaselineTool = "syncwatch gate baseline";
 int readGateBaseline(const std::string &Path, Side &Out, std::string &Error) {
   std::string Text, Why;
   JsonValue Doc;
-  if (!readWholeFile(Path, Text) || !JsonValue::parse(Text, Doc, Why) || Doc["tool"].kind() != JsonValue::Kind::String ||
+  if (!readWholeFile(Path, Text, Why) || !JsonValue::parse(Text, Doc, Why) || Doc["tool"].kind() != JsonValue::Kind::String ||
       Doc["tool"].string() != BaselineTool)
     return 0;
   if (Doc["sites"].kind() != JsonValue::Kind::Array) {
@@ -184,11 +184,16 @@ int readGateBaseline(const std::string &Path, Side &Out, std::string &Error) {
     S.Api = E["api"].kind() == JsonValue::Kind::String ? E["api"].string() : "";
     S.Fingerprint = E["fingerprint"].kind() == JsonValue::Kind::String ? E["fingerprint"].string() : "";
     S.Line = E["line"].whole<unsigned>(0);
+    std::string At = Path + ": sites[" + std::to_string(Out.Sites.size()) + "]";
     if (S.Rule.empty() || E["ms"].kind() != JsonValue::Kind::Number) {
-      Error = Path + ": sites[" + std::to_string(Out.Sites.size()) + "] needs a rule and ms";
+      Error = At + " needs a rule and ms";
       return -1;
     }
-    Out.BlockedMs.back()[Out.Sites.size()] = E["ms"].number();
+    // What the next run is compared with: a negative or infinite cost would pass any run.
+    if (std::string Why = readMsJson(At + ".ms", E["ms"], Out.BlockedMs.back()[Out.Sites.size()]); !Why.empty()) {
+      Error = Why;
+      return -1;
+    }
     Out.Sites.push_back(S);
     Out.Levels.push_back(Severity::Warning);
     Out.ThreadMs.emplace_back();

@@ -14,6 +14,7 @@
 
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/json_report_reader.h"
+#include "syncwatch/json_value.h"
 #include "syncwatch/report.h"
 #include "syncwatch/sarif_reader.h"
 
@@ -92,21 +93,24 @@ bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
 bool loadInput(const std::string &File, RankInput &In, std::string &Error) {
   std::string Text;
   In.File = File;
-  if (!readWholeFile(File, Text)) {
-    Error = "cannot read it";
+  if (!readWholeFile(File, Text, Error))
     return false;
-  }
   if (Text.empty()) {
     Error = "empty (the process wrote nothing: killed before exit?)";
     return false;
   }
   if (Text.rfind("# syncwatch-events", 0) == 0)
     return loadRecording(In, Text, Error);
-  bool Sarif = Text.find("\"$schema\"") != std::string::npos || Text.find("\"runs\"") != std::string::npos;
-  if (Sarif ? !readSarifReport(Text, In.R, Error) : !readJsonReport(Text, In.R, Error)) {
-    Error = std::string("not a syncwatch recording or ") + (Sarif ? "SARIF log" : "JSON report") + ": " + Error;
+  // Not JSON at all: neither a recording nor a report. Else the reader's own words, which
+  // say what kind of report it is not, or which field of one is out of range.
+  JsonValue Doc;
+  if (!JsonValue::parse(Text, Doc, Error)) {
+    Error = "not a syncwatch recording or report (not JSON: " + Error + ")";
     return false;
   }
+  bool Sarif = Doc["runs"].kind() != JsonValue::Kind::Null || Doc["$schema"].kind() != JsonValue::Kind::Null;
+  if (Sarif ? !readSarifReport(Text, In.R, Error) : !readJsonReport(Doc, In.R, Error))
+    return false;
   if (In.R.ToolName != "libsyncwatch" && In.R.ToolName != "syncwatch replay" && In.R.ToolName != "syncwatch merge") {
     Error = "a report of '" + In.R.ToolName + "', not of the runtime (libsyncwatch)";
     return false;

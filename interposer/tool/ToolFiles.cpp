@@ -1,23 +1,16 @@
 #include "ToolFiles.h"
 
+#include "syncwatch/file_input.h"
 #include "syncwatch/report.h"
 
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 namespace syncwatch::runtime {
 
-bool readWholeFile(const std::string &Path, std::string &Text) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return false;
-  std::stringstream S;
-  S << In.rdbuf();
-  Text = S.str();
-  return true;
+bool readWholeFile(const std::string &Path, std::string &Text, std::string &Error) {
+  return readRegularFile(Path, Text, Error);
 }
 
 std::string sourceRootOption(const std::string &Given) {

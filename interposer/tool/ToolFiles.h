@@ -6,8 +6,10 @@
 
 namespace syncwatch::runtime {
 
-// False when the file cannot be read.
-bool readWholeFile(const std::string &Path, std::string &Text);
+// All of a regular file (syncwatch/file_input.h). False, with Error ending a sentence that
+// starts with the path: "cannot be read: No such file or directory", "is a directory, not a
+// file", "is a FIFO, not a regular file (...)": a FIFO is refused, not waited on forever.
+bool readWholeFile(const std::string &Path, std::string &Text, std::string &Error);
 
 // (Outputs are written with syncwatch/file_output.h: all or nothing, the reason on failure.)
 

@@ -26,6 +26,7 @@
 #include "Merge.h"
 #include "PathMaps.h"
 #include "ToolFiles.h"
+#include "syncwatch/file_input.h"
 #include "syncwatch/file_output.h"
 
 #include <dirent.h>
@@ -217,9 +218,15 @@ int replay(const std::vector<std::string> &Args) {
   std::string TraceFile = P0.get("trace"), ProfileFile = P0.get("profile");
   if (std::string Same = outputThatIsAnInput(TraceFile, {File, ProfileFile}); !Same.empty())
     return badArguments("replay", "the output '" + TraceFile + "' is the input '" + Same + "': refusing to overwrite it");
-  std::ifstream In(File);
+  // A FIFO is refused, not waited on for a writer forever; a regular file is streamed (a
+  // recording may be larger than the memory a copy of it would take).
+  if (std::string Why = notRegularFileError(File); !Why.empty()) {
+    std::cerr << "syncwatch: error: " << File << ": " << Why << "\n";
+    return 2;
+  }
+  std::ifstream In(File, std::ios::binary);
   if (!In) {
-    std::cerr << "syncwatch: error: cannot read '" << File << "'\n";
+    std::cerr << "syncwatch: error: " << File << ": cannot be read\n";
     return 2;
   }
   ParseResult P = readEventLog(In);

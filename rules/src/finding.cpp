@@ -1,5 +1,8 @@
 #include "syncwatch/finding.h"
 
+#include "syncwatch/evidence_number.h"
+#include "syncwatch/thread_costs.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <tuple>
@@ -64,17 +67,26 @@ void setMeasured(Finding &F, const Measurement &M) {
   setEvidence(F, "maxMs", std::to_string(M.MaxMs));
 }
 
-void readMeasured(Finding &F) {
+bool readMeasured(Finding &F, const std::string &Field, std::string &Error) {
   const std::string *Total = evidenceOf(F, "totalMs");
   if (!Total)
-    return;
-  auto Number = [](const std::string *V) { return V ? std::strtod(V->c_str(), nullptr) : 0.0; };
+    return true;
   Measurement M;
-  M.TotalMs = Number(Total);
-  M.MaxMs = Number(evidenceOf(F, "maxMs"));
-  if (const std::string *C = evidenceOf(F, "count"))
-    M.Count = std::strtoull(C->c_str(), nullptr, 10);
+  // Typed and range-checked (evidence_number.h): a negative or non-finite cost made every
+  // stall not-observed in confirm and wrapped through uint64_t in merge.
+  Error = readMsText(Field + ".totalMs", *Total, M.TotalMs);
+  if (const std::string *Max = evidenceOf(F, "maxMs"); Max && Error.empty())
+    Error = readMsText(Field + ".maxMs", *Max, M.MaxMs);
+  // An empty count is the engine's own: the place setMeasured leaves as it was when
+  // nothing was counted.
+  if (const std::string *C = evidenceOf(F, "count"); C && !C->empty() && Error.empty())
+    Error = readCountText(Field + ".count", *C, M.Count);
+  if (const std::string *T = evidenceOf(F, "threads"); T && Error.empty())
+    Error = threadCostsError(Field + ".threads", *T);
+  if (!Error.empty())
+    return false;
   F.Measured = M;
+  return true;
 }
 
 namespace {

@@ -1,24 +1,20 @@
 #include "syncwatch/profile.h"
 
+#include "syncwatch/file_input.h"
 #include "syncwatch/json_value.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace syncwatch {
 
 bool readCalibrationProfile(const std::string &Path, CalibrationProfile &Out, std::string &Error) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    Error = "cannot read profile '" + Path + "'";
+  std::string Text, Why;
+  if (!readRegularFile(Path, Text, Why)) {  // a FIFO refused, not waited on
+    Error = "cannot read profile '" + Path + "': " + unreadableReason(Why);
     return false;
   }
-  std::stringstream Text;
-  Text << In.rdbuf();
   JsonValue Doc;
-  std::string Why;
-  if (!JsonValue::parse(Text.str(), Doc, Why)) {
+  if (!JsonValue::parse(Text, Doc, Why)) {
     Error = "'" + Path + "' is not JSON (" + Why + ")";
     return false;
   }

@@ -1,6 +1,7 @@
 #include "syncwatch/sarif_reader.h"
 
 #include "syncwatch/catalogue.h"
+#include "syncwatch/evidence_number.h"
 #include "syncwatch/json_report_reader.h"
 #include "syncwatch/json_value.h"
 
@@ -81,7 +82,8 @@ std::vector<FixIt> fixesOf(const JsonValue &FixSet, const std::string &Root) {
   return Out;
 }
 
-bool readResult(const JsonValue &R, const std::string &Root, Finding &F, std::string &Error) {
+// Where is the result in the log ("runs[0].results[3]"), for the errors that name a field.
+bool readResult(const JsonValue &R, const std::string &Where, const std::string &Root, Finding &F, std::string &Error) {
   F.Rule = R["ruleId"].string();
   std::optional<Severity> Level = parseSeverity(R["level"].string());
   if (F.Rule.empty() || !Level) {
@@ -124,9 +126,14 @@ bool readResult(const JsonValue &R, const std::string &Root, Finding &F, std::st
   F.Fingerprint = R["partialFingerprints"]["syncwatch/v1"].string();
   if (R["rank"].kind() == JsonValue::Kind::Number)
     F.Rank = R["rank"].number();
+  // The measurement's fields as syncwatch writes them, strings: flatten would take a number
+  // there, which is not the tool's output (a JSON report's reader refuses one the same way).
+  for (const char *K : {"count", "totalMs", "maxMs", "threads"})
+    if (std::string S; R["properties"][K].kind() != JsonValue::Kind::Null &&
+                       !(Error = readStringJson(Where + ".properties." + K, R["properties"][K], S)).empty())
+      return false;
   flatten(R["properties"], "", F.Evidence);
-  readMeasured(F);
-  return true;
+  return readMeasured(F, Where + ".properties", Error);
 }
 
 } // namespace
@@ -182,19 +189,29 @@ bool readSarifReport(const std::string &Text, Report &Out, std::string &Error) {
   const JsonValue &Props = Run["properties"];
   for (const auto &[K, V] : Props["process"].members())
     Out.Process.emplace_back(K, V.string());
-  for (const auto &[K, V] : Props["figures"].members())
-    Out.Figures.emplace_back(K, V.string());
-  Out.Coverage = readCoverage(Props["coverage"]);
+  // Figures are strings as writeSarif writes them, and the times among them times.
+  for (const auto &[K, V] : Props["figures"].members()) {
+    std::string S;
+    if (!(Error = readStringJson("runs[0].properties.figures." + K, V, S)).empty())
+      return false;
+    Out.Figures.emplace_back(K, S);
+  }
+  if (!(Error = figuresError("runs[0].properties.figures.", Out.Figures)).empty())
+    return false;
+  if (!readCoverage(Props["coverage"], "runs[0].properties.coverage", Out.Coverage, Error))
+    return false;
   for (const JsonValue &A : Run["artifacts"].array())
     if (std::string File = pathOf(A["location"], Out.SourceRoot); !File.empty())
       Out.Artifacts.push_back({File, A["hashes"]["sha-256"].string()});
-  for (const JsonValue &R : Run["results"].array()) {
+  const std::vector<JsonValue> &Results = Run["results"].array();
+  for (std::size_t I = 0; I < Results.size(); ++I) {
+    const JsonValue &R = Results[I];
     Finding F;
     if (!R.isObject()) {
       Error = "a result is not an object";
       return false;
     }
-    if (!readResult(R, Out.SourceRoot, F, Error))
+    if (!readResult(R, "runs[0].results[" + std::to_string(I) + "]", Out.SourceRoot, F, Error))
       return false;
     Out.Findings.push_back(std::move(F));
   }

@@ -99,7 +99,10 @@ void setEvidence(Finding &F, const std::string &Key, const std::string &Value);
 // Sets the measurement and its evidence (count only when there is one).
 void setMeasured(Finding &F, const Measurement &M);
 // After a reader filled the evidence: the measurement it holds, if any (totalMs present).
-void readMeasured(Finding &F);
+// False, with Error naming the field after Field, where the evidence is in the input
+// ("findings[0].evidence.totalMs '-50.0' is negative: ..."), for a count, time or thread
+// cost that is not one (evidence_number.h).
+bool readMeasured(Finding &F, const std::string &Field, std::string &Error);
 // The finding's measured cost in ms (0 for a static result).
 inline double measuredMs(const Finding &F) { return F.Measured ? F.Measured->TotalMs : 0; }
 

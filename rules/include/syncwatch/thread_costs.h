@@ -5,6 +5,8 @@
 // it by label over ranks, and `syncwatch gate`'s allowlist scopes a site by thread with it.
 #pragma once
 
+#include "syncwatch/evidence_number.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -29,6 +31,26 @@ inline ThreadCosts parseThreadCosts(const std::string &S) {
     Start = End + 2;
   }
   return Out;
+}
+
+// Why S's costs are not times in ms (evidence_number.h), or "": what the readers check
+// before merge sums them and the gate compares them with an allowlist's maxMs.
+inline std::string threadCostsError(std::string_view Field, const std::string &S) {
+  std::size_t Start = 0;
+  while (Start < S.size()) {
+    std::size_t End = S.find("; ", Start);
+    std::string Part = S.substr(Start, End == std::string::npos ? std::string::npos : End - Start);
+    std::size_t Eq = Part.rfind('=');
+    double Ms;
+    if (Eq != std::string::npos && Eq > 0)
+      if (std::string Why = readMsText(std::string(Field) + "[" + Part.substr(0, Eq) + "]", Part.substr(Eq + 1), Ms);
+          !Why.empty())
+        return Why;
+    if (End == std::string::npos)
+      break;
+    Start = End + 2;
+  }
+  return "";
 }
 
 inline std::string formatThreadCosts(ThreadCosts C) {
