@@ -1,5 +1,7 @@
 """A Language Server Protocol client over a server's stdio, as an editor is one: framed
-JSON-RPC, requests matched to their responses, notifications kept until asked for.
+JSON-RPC, requests matched to their responses, notifications kept until asked for. The
+server's log - its window/logMessage notifications, and any line on its stderr - is in
+`log`, in arrival order; the logMessage notifications themselves in `log_messages`.
 Used by tests/lsp_test.py and bench/lsp_latency.py."""
 import json
 import queue
@@ -9,17 +11,24 @@ import time
 
 
 class Client:
-    def __init__(self, command, cwd=None, timeout=300):
+    def __init__(self, command, cwd=None, timeout=300, env=None):
         self.timeout = timeout
         self.p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, cwd=cwd)
+                                  stderr=subprocess.PIPE, cwd=cwd, env=env)
         self.inbox = queue.Queue()
         self.seen = []
         self.next_id = 1
         threading.Thread(target=self._read, daemon=True).start()
-        self.log = []  # the server's stderr, line by line
-        threading.Thread(target=lambda: self.log.extend(l.decode(errors="replace") for l in self.p.stderr),
-                         daemon=True).start()
+        self.log = []  # the server's log: its logMessage texts and its stderr, line by line
+        self.log_messages = []  # the window/logMessage notifications' params
+        self.stderr = []  # the server's stderr alone (editors log it as errors)
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self):
+        for l in self.p.stderr:
+            line = l.decode(errors="replace")
+            self.stderr.append(line)
+            self.log.append(line)
 
     def _read(self):
         out = self.p.stdout
@@ -35,7 +44,12 @@ class Client:
                     break
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
-            self.inbox.put(json.loads(out.read(length)))
+            m = json.loads(out.read(length))
+            if m.get("method") == "window/logMessage":
+                self.log_messages.append(m["params"])
+                self.log.append(m["params"]["message"])
+                continue
+            self.inbox.put(m)
 
     def raw(self, body: bytes):
         self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)

@@ -1,5 +1,6 @@
 #include "MeasuredCosts.h"
 
+#include "syncwatch/confirm_evidence.h"
 #include "syncwatch/json_report_reader.h"
 #include "syncwatch/path_suffix.h"
 #include "syncwatch/report.h"
@@ -28,6 +29,22 @@ std::string evidence(const Finding &F, const char *Key) {
   return V ? *V : "";
 }
 
+// What the runtime said at the line, in words: "confirmed: 118.5 ms over 200 call(s)",
+// "runtime-only: 9.8 ms over 3 call(s)", then Where (the GPU and the report's day).
+std::string describe(const Finding &F, const RuntimeEvidence &E, const std::string &Where) {
+  const std::string &Count = E.Count;
+  if (E.Status == "not-observed")
+    return "not observed: ran " + Count + " time(s), never stalled" + Where;
+  if (E.Status == "not-measured")
+    return (Count.empty() ? std::string("not measured: launches were not all counted")
+                          : "not measured: ran " + Count + " time(s), untimed") +
+           " (SYNCWATCH_MEASURE=all times it)" + Where;
+  std::string Said = E.Status.empty() ? "measured" : E.Status;
+  // A count finding (launches off PyTorch's current stream) is an ordering bug, not a time.
+  if (const std::string *N = evidenceOf(F, "offStreamLaunches"); N && E.runtimeOnly())
+    return Said + ": ran off PyTorch's current stream " + *N + " time(s)" + Where;
+  return Said + ": " + formatMs(E.TotalMs.value_or(0)) + (Count.empty() ? "" : " over " + Count + " call(s)") + Where;
+}
 
 } // namespace
 
@@ -58,39 +75,16 @@ bool MeasuredCosts::refresh(std::vector<std::string> &Problems) {
       }
       continue;
     }
-    std::string Gpu;
-    for (const auto &[K, V] : R.Process)
-      if (K == "gpu")
-        Gpu = V;
-    std::string Where = (Gpu.empty() ? "" : " on " + Gpu) + ", " + day(MTime);
     for (const Finding &F : R.Findings) {
+      RuntimeEvidence E = readRuntimeEvidence(F);
+      if (E.Status == "not-exercised")
+        continue;
       MeasuredAt M;
       M.Rule = F.Rule;
-      M.Message = F.Message;
-      std::string Status = evidence(F, "syncwatch.status");
-      if (!Status.empty()) {  // confirm's output: a static result and what the GPU said of it
-        if (Status == "not-exercised")
-          continue;
-        std::string Count = evidence(F, "syncwatch.count");
-        double Ms = std::atof(evidence(F, "syncwatch.totalMs").c_str());
-        if (Status == "confirmed")
-          M.Text = "confirmed: " + formatMs(Ms) + " over " + Count + " call(s)" + Where;
-        else if (Status == "not-observed")
-          M.Text = "not observed: ran " + Count + " time(s), never stalled" + Where;
-        else if (Status == "not-measured")
-          M.Text = (Count.empty() ? std::string("not measured: launches were not all counted")
-                                  : "not measured: ran " + Count + " time(s), untimed") +
-                   " (SYNCWATCH_MEASURE=all times it)" + Where;
-        else
-          M.Text = Status + ": " + formatMs(Ms) + Where;
-      } else {
-        M.RuntimeFinding = true;
-        std::string Count = evidence(F, "count");
-        if (const std::string *N = evidenceOf(F, "offStreamLaunches"))
-          M.Text = "measured: ran off PyTorch's current stream " + *N + " time(s)" + Where;
-        else
-          M.Text = "measured: " + formatMs(measuredMs(F)) + " over " + Count + " call(s)" + Where;
-      }
+      M.Message = E.Message;
+      M.RuntimeFinding = E.runtimeOnly();
+      std::string Gpu = E.Gpu.empty() ? reportGpuOf(R, F) : E.Gpu;
+      M.Text = describe(F, E, (Gpu.empty() ? "" : " on " + Gpu) + ", " + day(MTime));
       Entries.push_back({pathComponents(F.Where.File), F.Where.Line, M});
       // A Python process's finding is at the Python line; its C++ frame too.
       std::string Native = evidence(F, "nativeSite");

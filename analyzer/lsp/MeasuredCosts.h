@@ -14,8 +14,10 @@ namespace syncwatch::lsp {
 struct MeasuredAt {
   std::string Rule;
   std::string Text;        // "confirmed: 1.64 s over 20 calls on GPU-..., 2026-12-02"
-  std::string Message;     // the runtime finding's message
-  bool RuntimeFinding = false;  // libsyncwatch's own finding (not a confirm status)
+  std::string Message;     // the runtime finding's message ("" where no finding was joined)
+  // A finding the runtime made that no static result names (a runtime report's own, or
+  // confirm's runtime-only): an information diagnostic where the analysis has none.
+  bool RuntimeFinding = false;
 };
 
 class MeasuredCosts {

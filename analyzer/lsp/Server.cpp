@@ -68,6 +68,24 @@ std::optional<std::pair<unsigned, unsigned>> linesOfRange(const Object &Params) 
   return std::make_pair(*First, *Last);
 }
 
+// Whether a document is C, C++ or CUDA, source or header: by its languageId ("c", "cpp",
+// "cuda", VS Code's "cuda-cpp", eglot's "c++"), or else by its extension (an editor that
+// knows no CUDA says "plaintext" of a .cu file). Anything else (a Python file, a binary)
+// would be parsed as C++ and get a parse error for a diagnostic.
+bool isCFamily(llvm::StringRef LanguageId, llvm::StringRef Path) {
+  static const char *const Ids[] = {"c", "cpp", "c++", "cuda", "cuda-cpp", "cu"};
+  for (const char *Id : Ids)
+    if (LanguageId.equals_insensitive(Id))
+      return true;
+  static const char *const Extensions[] = {".c",  ".h",  ".cc",  ".cpp", ".cxx", ".c++", ".cp", ".hh", ".hpp",
+                                           ".hxx", ".h++", ".ipp", ".inl", ".tcc", ".tpp", ".cu", ".cuh"};
+  std::string Ext = llvm::sys::path::extension(Path).lower();
+  for (const char *E : Extensions)
+    if (Ext == E)
+      return true;
+  return false;
+}
+
 } // namespace
 
 int Server::run() {
@@ -109,9 +127,11 @@ void Server::handle(Object &Msg) {
   const Value *Id = Msg.get("id");
   std::optional<llvm::StringRef> Method = Msg.getString("method");
   if (!Method) {
-    if (Id)  // a response to a request of ours (none is sent) or no method at all
-      if (!Msg.get("result") && !Msg.get("error"))
-        Out.replyError(*Id, InvalidRequest, "a request needs a method");
+    // A response to a request of ours (workspace/inlayHint/refresh) needs nothing. Anything
+    // else is not JSON-RPC: its id, or null where it has none (JSON-RPC 2.0, section 5).
+    bool Response = Id && (Msg.get("result") || Msg.get("error"));
+    if (!Response)
+      Out.replyError(Id ? *Id : Value(nullptr), InvalidRequest, "a request needs a method");
     return;
   }
   static const Object NoParams;
@@ -121,6 +141,13 @@ void Server::handle(Object &Msg) {
   if (!Initialized && *Method != "initialize") {
     if (Id)
       Out.replyError(*Id, ServerNotInitialized, "initialize first");
+    return;
+  }
+  // After shutdown only exit is served (run() takes it); LSP: requests are refused with
+  // InvalidRequest, notifications dropped.
+  if (ShutDown) {
+    if (Id)
+      Out.replyError(*Id, InvalidRequest, "the server was shut down: only exit is served");
     return;
   }
   if (Id) {
@@ -191,6 +218,10 @@ void Server::opened(const Object &Params) {
   std::optional<llvm::StringRef> Text = Doc ? Doc->getString("text") : std::nullopt;
   if (!Path || !Text)
     return showMessage(1, "syncwatch-lsp: didOpen without a file:// uri and text: ignored");
+  std::optional<llvm::StringRef> Language = Doc->getString("languageId");
+  if (!isCFamily(Language.value_or(""), *Path))  // not opened for us: no diagnostics, ever
+    return logMessage("syncwatch-lsp: " + *Path + ": not C, C++ or CUDA (" + Language.value_or("no languageId").str() +
+                      "): not analyzed");
   {
     std::lock_guard<std::mutex> G(M);
     Document &D = Docs[*Path];
@@ -215,7 +246,10 @@ void Server::changed(const Object &Params) {
     return showMessage(1, "syncwatch-lsp: an incremental change was sent to a full-sync server: ignored");
   {
     std::lock_guard<std::mutex> G(M);
-    Document &D = Docs[*Path];
+    auto It = Docs.find(*Path);
+    if (It == Docs.end())
+      return;  // not open, or not C, C++ or CUDA (opened() left it out)
+    Document &D = It->second;
     D.Text = Text->str();
     if (const Object *Doc = Params.getObject("textDocument"))
       D.Version = Doc->getInteger("version").value_or(D.Version + 1);
@@ -258,6 +292,8 @@ void Server::closed(const Object &Params) {
   if (!Path)
     return;
   std::lock_guard<std::mutex> G(M);
+  if (!Docs.count(*Path))
+    return;  // never analyzed: nothing was published to take back
   cancelLocked(*Path);
   Docs.erase(*Path);
   Due.erase(*Path);
@@ -313,6 +349,8 @@ void Server::work() {
     CancelAnalysis = false;
     L.unlock();
     AnalysisResult R = analyzeBuffer(Path, Text, Config);
+    if (!R.Log.empty())  // before its diagnostics: a client reads what the analysis was
+      logMessage(R.Log);
     L.lock();
     Analyzing.clear();
     Doc = Docs.find(Path);
@@ -499,7 +537,7 @@ Value Server::hover(const Object &Params) {
       Md += "**" + F.Rule + "**: " + F.Message + "\n\n";
   std::vector<MeasuredAt> Measured = Costs.at(*Path, *Line);
   for (const MeasuredAt &M : Measured)
-    Md += "*" + M.Text + "* (" + M.Rule + ")" + (M.RuntimeFinding ? ": " + M.Message : std::string()) + "\n\n";
+    Md += "*" + M.Text + "* (" + M.Rule + ")" + (M.Message.empty() ? std::string() : ": " + M.Message) + "\n\n";
   if (Md.empty())
     return nullptr;
   return Object{{"contents", Object{{"kind", "markdown"}, {"value", llvm::StringRef(Md).rtrim().str()}}}};
@@ -522,7 +560,7 @@ Value Server::inlayHints(const Object &Params) {
     std::string Label, Tooltip;
     for (const MeasuredAt &Mt : Measured) {
       Label += (Label.empty() ? "" : "; ") + Mt.Text;
-      Tooltip += (Tooltip.empty() ? "" : "\n") + Mt.Rule + (Mt.RuntimeFinding ? ": " + Mt.Message : std::string());
+      Tooltip += (Tooltip.empty() ? "" : "\n") + Mt.Rule + (Mt.Message.empty() ? std::string() : ": " + Mt.Message);
     }
     llvm::StringRef L = lineOf(Text, Line - 1);
     Hints.push_back(Object{{"position", position(Line - 1, utf16Column(L, static_cast<unsigned>(L.size()) + 1))},
@@ -566,6 +604,11 @@ void Server::refreshInlayHints() {
 
 void Server::showMessage(int Type, const std::string &Message) {
   Out.notify("window/showMessage", Object{{"type", Type}, {"message", Message}});
+}
+
+void Server::logMessage(const std::string &Message) {
+  // Info (3): editors log a server's stderr as errors (Neovim: every line at [ERROR]).
+  Out.notify("window/logMessage", Object{{"type", 3}, {"message", Message}});
 }
 
 } // namespace syncwatch::lsp

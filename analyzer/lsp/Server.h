@@ -10,6 +10,10 @@
 //   textDocument/inlayHint             -> what the GPU measured, at the end of the line
 //                                         ("confirmed: 118.5 ms over 200 call(s) on GPU-...");
 //                                         workspace/inlayHint/refresh when a new run lands
+//   window/logMessage (Info)           <- the server's log: what each analysis took (editors
+//                                         log a server's stderr as errors)
+// Documents that are not C, C++ or CUDA (by languageId, else extension) are not analyzed.
+// After shutdown, requests are refused with InvalidRequest, as LSP says.
 // One analysis runs at a time, on a worker thread. An edit that arrives while one runs for
 // the same file cancels it (the parse stops at its next top-level declaration, the checks do
 // not run) and the new text is analyzed next; a result that is stale anyway is never published.
@@ -80,6 +84,7 @@ private:
   llvm::json::Value diagnostic(const Finding &F, llvm::StringRef Text) const;
   std::string textOfLocked(const std::string &Path) const;  // open buffer, else the disk's
   void showMessage(int Type, const std::string &Message);
+  void logMessage(const std::string &Message);  // the server's log: window/logMessage, Info
   void refreshInlayHints();
   // The reports as they are now; when they changed, every analysis is published again by
   // the worker (CostsChanged), whichever of the worker's poll, a hover or an inlay-hint

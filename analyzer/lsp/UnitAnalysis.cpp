@@ -159,8 +159,8 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
   R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
   if (L.Cancelled) {
     R.Cancelled = true;
-    llvm::errs() << "syncwatch-lsp: " << Path << ": cancelled after " << llvm::format("%.2f", R.Seconds)
-                 << " s (edited meanwhile)\n";
+    llvm::raw_string_ostream(R.Log) << "syncwatch-lsp: " << Path << ": cancelled after "
+                                    << llvm::format("%.2f", R.Seconds) << " s (edited meanwhile)";
     return R;
   }
   R.MainFileOnly = L.MainFileOnly;
@@ -172,12 +172,12 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
   if (!ChecksError.empty())
     R.Errors.push_back({Path, ChecksError + "; its Checks and CheckOptions are not used"});
   R.Checks = Options.Checks;
-  // The server's log (editors show a server's stderr): what each analysis took.
-  llvm::errs() << "syncwatch-lsp: " << Path << ": " << R.Findings.size() << " finding(s), " << R.Errors.size()
-               << " error(s) in " << llvm::format("%.2f", R.Seconds) << " s"
-               << (R.MainFileOnly ? " (the file's own code)" : " (the whole unit)") << " (the unit "
-               << llvm::format("%.2f", L.SlowestSeconds) << " s)"
-               << (L.PchFallbacks ? " (parsed again without the PCH)" : "") << "\n";
+  // The server's log: what each analysis took.
+  llvm::raw_string_ostream(R.Log) << "syncwatch-lsp: " << Path << ": " << R.Findings.size() << " finding(s), "
+                                  << R.Errors.size() << " error(s) in " << llvm::format("%.2f", R.Seconds) << " s"
+                                  << (R.MainFileOnly ? " (the file's own code)" : " (the whole unit)") << " (the unit "
+                                  << llvm::format("%.2f", L.SlowestSeconds) << " s)"
+                                  << (L.PchFallbacks ? " (parsed again without the PCH)" : "");
   return R;
 }
 

@@ -42,6 +42,9 @@ struct AnalysisResult {
   std::string DatabaseFile;       // the compile_commands.json used
   std::string Checks;             // the glob applied
   double Seconds = 0;
+  // The server's log line of it (what it took, or that it was cancelled): sent as
+  // window/logMessage, not written to stderr, which editors log as errors.
+  std::string Log;
 };
 
 // clangd's search: compile_commands.json in the file's directory or a parent, or in a

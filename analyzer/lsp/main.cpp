@@ -5,12 +5,14 @@
 //   syncwatch-lsp [--compile-commands-dir=DIR] [--checks=GLOBS] [--reports=DIR] [--profile=FILE]
 //
 // The protocol owns stdout: anything else that would print there (a library's stray
-// output) is sent to stderr, which editors show as the server's log.
+// output) is sent to stderr. The server's own log goes as window/logMessage (editors log
+// stderr as errors); stderr has only what went wrong.
 #include "JsonRpc.h"
 #include "Server.h"
 
 #include "../lint/InstallLayout.h"
 #include "../lint/LintRunner.h"
+#include "../lint/RunGuard.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,6 +47,9 @@ static cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA for nvcc comman
                                      cl::cat(Category));
 
 int main(int argc, char **argv) {
+  // Editors stop a server with SIGTERM: the preambles' PCH folder ($TMPDIR/syncwatch-pch-*,
+  // up to 11 MB) is removed first, by a thread of its own (first: before any other thread).
+  syncwatch::cleanUpOnSignals();
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](raw_ostream &OS) { OS << "syncwatch-lsp " SYNCWATCH_VERSION "\n"; });
   cl::ParseCommandLineOptions(argc, argv,

@@ -8,6 +8,7 @@
 #include "../engine/Engine.h"
 
 #include "syncwatch/catalogue.h"
+#include "syncwatch/confirm_evidence.h"
 #include "syncwatch/finding.h"
 #include "syncwatch/path_suffix.h"
 #include "syncwatch/report.h"
@@ -100,11 +101,10 @@ int confirmFindings(const ConfirmOptions &Opts) {
     if (std::string In = outputThatIsAnInput(Opts.Output, Inputs); !In.empty())
       return fail("the output '" + Opts.Output + "' is the input '" + In + "': refusing to overwrite it");
   }
-  std::string Text;
-  if (!readWholeFile(Opts.Static, Text))
-    return fail(Opts.Static + ": cannot read it");
+  std::string Text, Error;
+  if (!readWholeFile(Opts.Static, Text, Error))
+    return fail(Opts.Static + ": " + Error);
   Report Static;
-  std::string Error;
   if (!readSarifReport(Text, Static, Error))
     return fail(Opts.Static + ": not a SARIF log: " + Error);
   if (Static.ToolName != "syncwatch-lint")
@@ -264,20 +264,28 @@ int confirmFindings(const ConfirmOptions &Opts) {
 
   // --- each static result's status --------------------------------------------------------
   std::string Gpu, Host, Driver;
-  for (const Report &R : Runtime)
+  for (const Report &R : Runtime) {
+    // (a merged report names its ranks' GPUs in its figures)
+    if (std::string G = reportGpuOf(R, Finding()); !G.empty() && Gpu.find(G) == std::string::npos)
+      Gpu += (Gpu.empty() ? "" : ", ") + G;
     for (const auto &[K, V] : R.Process) {
-      if (K == "gpu" && Gpu.find(V) == std::string::npos)
-        Gpu += (Gpu.empty() ? "" : ", ") + V;
       if (K == "host" && Host.find(V) == std::string::npos)
         Host += (Host.empty() ? "" : ", ") + V;
       if (K == "driver" && Driver.find(V) == std::string::npos)
         Driver += (Driver.empty() ? "" : ", ") + V;
     }
+  }
   std::string Profile;
   for (const Report &R : Runtime)
     for (const auto &[K, V] : R.Figures)
       if (K == "calibrationProfile" || K == "calibration.device")
         Profile = V;
+  auto WhereItRan = [&](Finding &F) {
+    for (auto [Key, Value] : {std::pair{confirm_key::Gpu, &Gpu}, std::pair{confirm_key::Host, &Host},
+                              std::pair{confirm_key::Driver, &Driver}, std::pair{confirm_key::Profile, &Profile}})
+      if (!Value->empty())
+        F.Evidence.emplace_back(Key, *Value);
+  };
 
   Report Out;
   Out.ToolName = "syncwatch confirm";
@@ -381,20 +389,16 @@ int confirmFindings(const ConfirmOptions &Opts) {
       Status = "confirmed";
       Cost = measuredMs(*Best->F);
       const Finding &R = *Best->F;
-      F.Evidence.emplace_back("syncwatch.runtimeRule", R.Rule);
-      F.Evidence.emplace_back("syncwatch.runtimeMessage", R.Message);
+      setRuntimeEvidence(F, R);
       if (ByFunction.empty())
-        F.Evidence.emplace_back("syncwatch.runtimeLine", std::to_string(BestLine));
-      for (const char *K : {"count", "totalMs", "maxMs"})
-        if (const std::string *V = evidenceOf(R, K))
-          F.Evidence.emplace_back(std::string("syncwatch.") + K, *V);
+        F.Evidence.emplace_back(confirm_key::RuntimeLine, std::to_string(BestLine));
       if (Causal)
-        F.Evidence.emplace_back("syncwatch.via", "its stream's work held the legacy-stream work at line " +
+        F.Evidence.emplace_back(confirm_key::Via, "its stream's work held the legacy-stream work at line " +
                                                     std::to_string(BestLine));
       if (!ByFunction.empty()) {
-        F.Evidence.emplace_back("syncwatch.matchedBy", ByFunction == "function" ? "function" : "function, " + ByFunction);
+        F.Evidence.emplace_back(confirm_key::MatchedBy, ByFunction == "function" ? "function" : "function, " + ByFunction);
         if (const std::string *Fn = evidenceOf(R, "function"))
-          F.Evidence.emplace_back("syncwatch.runtimeFunction", *Fn);
+          F.Evidence.emplace_back(confirm_key::RuntimeFunction, *Fn);
       }
       if (isCountFinding(R))
         F.Message += " [confirmed: " + countConfirmation(R) + "]";
@@ -425,28 +429,28 @@ int confirmFindings(const ConfirmOptions &Opts) {
       if (Calls && Timed == 0 && !StaticOnly && !Best) {
         // It ran, and nothing of it was timed: harmless is not known.
         Status = "not-measured";
-        F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
-        F.Evidence.emplace_back("syncwatch.measured", "0");
-        F.Evidence.emplace_back("syncwatch.measureWith", kMeasureAll);
+        F.Evidence.emplace_back(confirm_key::Count, std::to_string(Count));
+        F.Evidence.emplace_back(confirm_key::Measured, "0");
+        F.Evidence.emplace_back(confirm_key::MeasureWith, kMeasureAll);
         F.Message += " [not measured: ran " + std::to_string(Count) + " time(s), none timed (" +
                      untimedWhy(Api ? *Api : "") + "); " + kMeasureAll + " times every call]";
       } else if (!Calls && Filterable && !LaunchGap.empty()) {
         Status = "not-measured";
-        F.Evidence.emplace_back("syncwatch.measureWith", kMeasureAll);
+        F.Evidence.emplace_back(confirm_key::MeasureWith, kMeasureAll);
         F.Message += " [not measured: not seen, but " + LaunchGap + "; " + kMeasureAll + " counts and times every call]";
       } else if (Calls) {
         Status = "not-observed";
-        F.Evidence.emplace_back("syncwatch.count", std::to_string(Count));
+        F.Evidence.emplace_back(confirm_key::Count, std::to_string(Count));
         if (Timed < Count)
-          F.Evidence.emplace_back("syncwatch.measured", std::to_string(Timed));
-        F.Evidence.emplace_back("syncwatch.totalMs", evidenceNumber(Total));
-        F.Evidence.emplace_back("syncwatch.maxMs", evidenceNumber(Max));
+          F.Evidence.emplace_back(confirm_key::Measured, std::to_string(Timed));
+        F.Evidence.emplace_back(confirm_key::TotalMs, evidenceNumber(Total));
+        F.Evidence.emplace_back(confirm_key::MaxMs, evidenceNumber(Max));
         if (StaticOnly) {
-          F.Evidence.emplace_back("syncwatch.unmeasured", "the runtime does not report " + S.Rule);
+          F.Evidence.emplace_back(confirm_key::Unmeasured, "the runtime does not report " + S.Rule);
           F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); the runtime does not measure what "
                        "this rule saves (docs/rules/" + S.Rule + ".md)]";
         } else if (Best) {
-          F.Evidence.emplace_back("syncwatch.belowMinCostMs", evidenceNumber(measuredMs(*Best->F)));
+          F.Evidence.emplace_back(confirm_key::BelowMinCostMs, evidenceNumber(measuredMs(*Best->F)));
           F.Message += " [not observed: ran " + std::to_string(Count) + " time(s); what it cost, " +
                        formatMs(measuredMs(*Best->F)) + ", is below --min-cost-ms " + evidenceNumber(Opts.MinCostMs) + "]";
         } else {
@@ -460,15 +464,8 @@ int confirmFindings(const ConfirmOptions &Opts) {
                                   : " [not exercised: no runtime coverage (reports older than syncwatch 0.1.0?)]";
       }
     }
-    F.Evidence.insert(F.Evidence.begin(), {"syncwatch.status", Status});
-    if (!Gpu.empty())
-      F.Evidence.emplace_back("syncwatch.gpu", Gpu);
-    if (!Host.empty())
-      F.Evidence.emplace_back("syncwatch.host", Host);
-    if (!Driver.empty())
-      F.Evidence.emplace_back("syncwatch.driver", Driver);
-    if (!Profile.empty())
-      F.Evidence.emplace_back("syncwatch.profile", Profile);
+    F.Evidence.insert(F.Evidence.begin(), {confirm_key::Status, Status});
+    WhereItRan(F);
     ++StatusCount[Status];
     MaxCost = std::max(MaxCost, Cost);
     Costs.push_back(Cost);
@@ -483,7 +480,10 @@ int confirmFindings(const ConfirmOptions &Opts) {
     // Placed in the checkout the lint ran in (its SARIF then annotates the right file).
     if (const std::string *S = staticFileOf(F.Where.File))
       F.Where.File = *S;
-    F.Evidence.insert(F.Evidence.begin(), {"syncwatch.status", "runtime-only"});
+    // Confirm's keys beside the runtime's own (readers ask the same keys of every status).
+    F.Evidence.insert(F.Evidence.begin(), {confirm_key::Status, "runtime-only"});
+    setRuntimeEvidence(F, *M.F);
+    WhereItRan(F);
     F.Message += " [runtime-only: no static warning at this line]";
     ++StatusCount["runtime-only"];
     MaxCost = std::max(MaxCost, Cost);

@@ -2,6 +2,8 @@
 // (syncwatch merge) or the lint's results as one table (report.h, writeMarkdown).
 #include "syncwatch/report.h"
 
+#include "syncwatch/confirm_evidence.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -38,10 +40,6 @@ std::string cell(const std::string &S, std::size_t Max = 240) {
   return Out;
 }
 
-double number(const Finding &F, const char *Key) {
-  const std::string *V = evidenceOf(F, Key);
-  return V ? std::strtod(V->c_str(), nullptr) : 0;
-}
 std::string ms(double Ms) { return formatMs(Ms); }
 
 // A link target: percent-encodes what a URL may not hold as it is.
@@ -79,7 +77,7 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
     return "[" + Label + "](" + Target + ")";
   };
   const bool Joined = std::any_of(R.Findings.begin(), R.Findings.end(),
-                                  [](const Finding &F) { return evidenceOf(F, "syncwatch.status"); });
+                                  [](const Finding &F) { return evidenceOf(F, confirm_key::Status); });
   const bool Measured = !Joined && std::any_of(R.Findings.begin(), R.Findings.end(),
                                                [](const Finding &F) { return F.Measured.has_value(); });
   std::string Title = Opts.Title.empty() ? R.ToolName : Opts.Title;
@@ -91,20 +89,20 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
     Row X;
     std::string Rule = "`" + F.Rule + "`";
     if (Joined) {
-      std::string Status = *evidenceOf(F, "syncwatch.status");
+      std::string Status = *evidenceOf(F, confirm_key::Status);
       ++Statuses[Status];
       std::string Cost = "", Calls = "";
-      if (Status == "confirmed") {
-        X.Cost = number(F, "syncwatch.totalMs");
-        Cost = ms(X.Cost);
-      } else if (Status == "runtime-only") {
-        X.Cost = measuredMs(F);
+      // (one vocabulary for every status: confirm_evidence.h; a runtime-only result of an
+      // older confirm has its cost as the runtime's own evidence)
+      RuntimeEvidence E = readRuntimeEvidence(F);
+      if (Status == "confirmed" || Status == "runtime-only") {
+        X.Cost = E.TotalMs.value_or(0);
         Cost = ms(X.Cost);
       } else if (Status == "not-observed") {
         Cost = "no stall";
       }
-      if (const std::string *C = evidenceOf(F, Status == "runtime-only" ? "count" : "syncwatch.count"))
-        Calls = *C;
+      if (!E.Count.empty())
+        Calls = E.Count;
       Total += X.Cost;
       X.Text = "| " + Status + " | " + Cost + " | " + Calls + " | " + Rule + " | " + Where(F.Where) + " | " +
                cell(F.Message) + " |\n";
@@ -134,7 +132,7 @@ void writeMarkdown(std::ostream &Out, const Report &R, const MarkdownOptions &Op
     Head << Statuses["confirmed"] << " confirmed, " << Statuses["not-observed"] << " not observed, "
          << Statuses["not-measured"] << " not measured, " << Statuses["not-exercised"] << " not exercised, " << Statuses["runtime-only"] << " runtime-only";
     if (!R.Findings.empty())
-      if (const std::string *Gpu = evidenceOf(R.Findings.front(), "syncwatch.gpu"))
+      if (const std::string *Gpu = evidenceOf(R.Findings.front(), confirm_key::Gpu))
         Head << " (" << cell(*Gpu, 200) << ")";
     Head << "\n\n";
   } else if (Measured) {

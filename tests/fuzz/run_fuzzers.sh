@@ -18,7 +18,7 @@ fi
 cmake -S "$here" -B "$out" -G Ninja -DCMAKE_CXX_COMPILER="$clangxx" -DCMAKE_BUILD_TYPE=None >/dev/null
 ninja -C "$out" -j2 >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
 failed=0
-for target in fuzz_compile_db fuzz_json_report fuzz_sarif fuzz_baseline fuzz_cache_entry fuzz_swrec fuzz_confirm; do
+for target in fuzz_compile_db fuzz_json_report fuzz_sarif fuzz_baseline fuzz_cache_entry fuzz_swrec fuzz_confirm fuzz_lsp; do
   work="$(mktemp -d "$out/corpus-$target.XXXXXX")"
   cp "$here/corpus/$target"/* "$work/"
   dirs=("$work")
