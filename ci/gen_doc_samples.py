@@ -17,6 +17,10 @@ COMMAND (split as a shell would, quotes allowed; `*` globs are expanded, relativ
 repository root):
   syncwatch SUB ARGS...       BUILD_DIR/interposer/syncwatch; exit 0 or 1 (1: findings)
   syncwatch-lint ARGS...      BUILD_DIR/analyzer/syncwatch-lint; exit 0 or 1
+  demo-lint FILE...           ci/demo.sh's own syncwatch-lint command line (its first one,
+                              read from the script), run on these FILEs instead of all of
+                              test_inputs/static: the demo's real output, paths as its
+                              user sees them
   figures-table LABEL REC.swrec [LABEL REC.swrec]...
                               a Markdown table of the recordings' GPU figures (replay's
                               JSON `figures`), one column per recording
@@ -29,6 +33,10 @@ FILTER:
                               without --path-map (replay, merge and confirm have it)
   json EXPR                   the command's stdout is JSON: the value at EXPR, a dotted path
                               with [n] indices (`findings[0].evidence.variants`)
+  quiet                       the command runs for the files it writes; its stdout is no
+                              part of the sample (`syncwatch-lint --output=$TMP/lint.sarif
+                              ... | quiet ; syncwatch confirm --static $TMP/lint.sarif ...`)
+$TMP in a command is a scratch directory of the marker's own, removed afterwards.
 
 Recordings were made on the H200 in /work/main: their paths are absolute there, so replay
 samples use `--path-map /work/main/=`, which makes them repo-relative in any checkout."""
@@ -37,8 +45,10 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MARKER = re.compile(r"^\s*<!--\s*docs-sample:\s*(.*?)\s*-->\s*$")
@@ -69,6 +79,20 @@ def run_tool(exe, args):
     if p.returncode not in (0, 1):
         raise SampleError(f"{os.path.basename(exe)} {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()[-400:]}")
     return p.stdout
+
+
+def demo_lint(build, files):
+    """ci/demo.sh's first `build/analyzer/syncwatch-lint ... "${files[@]}" ...` line, as the
+    demo runs it, with FILEs for the demo's list: a change to the demo's command changes the
+    README's excerpt of its output."""
+    demo = open(os.path.join(ROOT, "ci", "demo.sh"), encoding="utf-8").read()
+    m = re.search(r'^build/analyzer/syncwatch-lint (.*)"\$\{files\[@\]\}"(.*)$', demo, re.M)
+    if not m:
+        raise SampleError('ci/demo.sh has no `build/analyzer/syncwatch-lint ... "${files[@]}" ...` line')
+    if not files:
+        raise SampleError("demo-lint takes the files to run the demo's command on")
+    before, after = shlex.split(m.group(1)), shlex.split(m.group(2))
+    return run_tool(os.path.join(build, "analyzer", "syncwatch-lint"), before + files + after)
 
 
 def json_at(text, expr):
@@ -112,6 +136,15 @@ def generate(build, command):
         tokens = shlex.split(command)
     except ValueError as e:
         raise SampleError(f"cannot split the command: {e}")
+    scratch = tempfile.mkdtemp(prefix="syncwatch-doc-sample-")
+    try:
+        return run_commands(build, [t.replace("$TMP", scratch) for t in tokens])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_commands(build, tokens):
+    """The sample of a marker's commands (split into tokens, $TMP replaced)."""
     commands, cur = [], []
     for t in tokens + [";"]:
         if t == ";":
@@ -136,16 +169,21 @@ def generate(build, command):
             text = run_tool(os.path.join(build, "interposer", "syncwatch"), head[1:])
         elif head[0] == "syncwatch-lint":
             text = run_tool(os.path.join(build, "analyzer", "syncwatch-lint"), head[1:])
+        elif head[0] == "demo-lint":
+            text = demo_lint(build, expand(head[1:]))
         elif head[0] == "figures-table":
             text = figures_table(build, expand(head[1:]))
         else:
-            raise SampleError(f"unknown command '{head[0]}' (syncwatch, syncwatch-lint, figures-table)")
+            raise SampleError(f"unknown command '{head[0]}' (syncwatch, syncwatch-lint, demo-lint, figures-table)")
+        quiet = False
         for f in filters:
             if not f:
                 raise SampleError("empty filter")
             name, fargs = f[0], f[1:]
             lines = text.splitlines()
-            if name == "grep" and fargs and (len(fargs) == 1 or (len(fargs) == 2 and fargs[0] == "-v")):
+            if name == "quiet" and not fargs:
+                quiet, text = True, ""
+            elif name == "grep" and fargs and (len(fargs) == 1 or (len(fargs) == 2 and fargs[0] == "-v")):
                 rx, keep = re.compile(fargs[-1]), len(fargs) == 1
                 text = "".join(l + "\n" for l in lines if bool(rx.search(l)) == keep)
             elif name == "head" and len(fargs) == 1 and fargs[0].isdigit():
@@ -161,7 +199,9 @@ def generate(build, command):
                 except (ValueError, KeyError, IndexError, TypeError) as e:
                     raise SampleError(f"json {fargs[0]}: {type(e).__name__}: {e}")
             else:
-                raise SampleError(f"bad filter '{' '.join(f)}' (grep [-v] RE, head N, relative, map OLD=NEW, json EXPR)")
+                raise SampleError(f"bad filter '{' '.join(f)}' (grep [-v] RE, head N, relative, map OLD=NEW, json EXPR, quiet)")
+        if quiet:
+            continue
         if not text.strip():
             raise SampleError(f"'{' '.join(cmd)}' gives nothing: a sample would be empty")
         out.append(text.rstrip("\n"))

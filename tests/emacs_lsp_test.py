@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """A real editor: Debian 12's Emacs 28 in batch, with eglot (elpa-eglot) or lsp-mode
-(elpa-lsp-mode) set up as docs/editor.md says. It opens a CUDA file of a project with a
+(elpa-lsp-mode) set up with docs/editor.md's snippets as written (tests/editors/snippets.py
+takes them from the page: the CUDA mode, then the client's), syncwatch-lsp on PATH as they
+name it. It opens a CUDA file of a project with a
 compile database, waits for syncwatch-lsp's diagnostics, applies the preferred quickfix and
 checks the buffer (tests/editors/emacs_lsp.el).
   emacs_lsp_test.py SYNCWATCH-LSP REPO_ROOT eglot|lsp-mode   (exit 77: no Emacs or no client)"""
@@ -11,6 +13,9 @@ import sys
 import tempfile
 
 from editor_project import disk_unchanged, editor_env, make_project
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "editors"))
+from snippets import write_snippet  # noqa: E402
 
 server, root, client = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 emacs = shutil.which("emacs")
@@ -23,7 +28,9 @@ if not emacs or not any(n.startswith(package + "-") for n in (os.listdir(elpa) i
 with tempfile.TemporaryDirectory() as d:
     project, flow = make_project(d, root)
     results = os.path.join(d, "results.txt")
-    env = editor_env(d, SYNCWATCH_LSP=server, EMACS_RESULTS=results, EMACS_CLIENT=client)
+    loaded = [write_snippet(root, "emacs", d), write_snippet(root, "emacs-" + client, d)]
+    env = editor_env(d, EMACS_RESULTS=results, EMACS_CLIENT=client, EMACS_SNIPPETS=":".join(loaded),
+                     PATH=os.path.dirname(server) + os.pathsep + os.environ["PATH"])
     try:
         p = subprocess.run([emacs, "--batch", "-l", os.path.join(root, "tests", "editors", "emacs_lsp.el"), flow],
                            env=env, cwd=os.path.dirname(flow), capture_output=True, text=True, timeout=800,
@@ -33,7 +40,7 @@ with tempfile.TemporaryDirectory() as d:
         rc, log = "timeout", str(e.stderr or "")
     report = open(results).read() if os.path.exists(results) else ""
     print(report, end="")
-    ok = rc == 0 and "FAIL" not in report and report.count("ok ") >= 6
+    ok = rc == 0 and "FAIL" not in report and report.count("ok ") >= 7
     if not ok or os.environ.get("SYNCWATCH_TEST_VERBOSE"):
         print(f"{'FAIL ' if not ok else ''}emacs exited {rc}; its output:\n{log[:1500]}\n...\n{log[-1500:]}")
     unchanged = disk_unchanged(flow)

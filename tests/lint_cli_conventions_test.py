@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 lint, wrapper, inputs, version = sys.argv[1:5]
+lint, wrapper, inputs = (os.path.abspath(p) for p in (lint, wrapper, inputs))
 fails = 0
 source = os.path.join(inputs, "static", "bs_pos_stream_create_with_memcpy.cu")
 
@@ -64,6 +65,50 @@ with tempfile.TemporaryDirectory() as d:
     r = run(lint, "--format", "yaml", source, "--")
     check("a bad value: one line naming it, exit 2", r.returncode == 2 and "yaml" in r.stderr
           and len(r.stderr.strip().splitlines()) == 1, f"{r.returncode} {r.stderr!r}")
+
+# As a user finds it (issue 42): paths as given, a quiet stderr, a quiet baseline, -j, bad inputs.
+static = os.path.join(inputs, "static")
+name = os.path.basename(source)
+r = run(lint, "--no-source", os.path.join("static", name), "--", cwd=inputs)
+check("a relative source argument: findings name it relative (as clang-tidy does)",
+      r.returncode == 1 and r.stdout.startswith(f"static/{name}:"), r.stdout[:200])
+r = run(lint, "--no-source", source, "--", cwd=inputs)
+check("an absolute source argument: findings name it absolute", r.returncode == 1 and r.stdout.startswith(source + ":"),
+      r.stdout[:200])
+with tempfile.TemporaryDirectory() as d:
+    noisy = os.path.join(d, "noisy.cu")
+    with open(noisy, "w") as f:
+        f.write("#include <cuda_runtime.h>\n__global__ void k() {}\n"
+                "int no_return() { int unused = 1; }  // clang warns twice here (-Wall)\n"
+                "int main() { k<<<1, 1>>>(); return 0; }\n")
+    r = run(lint, "noisy.cu", "--", "-Wall", cwd=d)
+    check("clang's own warnings leave no 'N warnings generated' line on stderr",
+          r.returncode in (0, 1) and "generated" not in r.stderr and r.stdout.startswith("noisy.cu:"),
+          f"{r.returncode} {r.stderr!r}")
+    base = os.path.join(d, "base.json")
+    r = run(lint, f"--write-baseline={base}", source, "--")
+    check("--write-baseline is quiet: no report on stdout, one line on stderr",
+          r.returncode == 0 and r.stdout == "" and "wrote" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+          f"{r.returncode} {r.stdout[:100]!r} {r.stderr!r}")
+    r = run(lint, f"--write-baseline={base}", "--format=text", source, "--")
+    check("--write-baseline with --format: the report too", r.returncode == 0 and "syncwatch-" in r.stdout,
+          f"{r.returncode} {r.stdout[:100]!r}")
+    two = [os.path.join(static, n) for n in ("ds_pos_launch_zero_stream.cu", name)]
+    r = run(lint, "-j", "10000", "--run-stats", "--no-source", *two, "--")
+    check("-j 10000 on 2 files: 2 workers", r.returncode == 1 and " 2 worker(s)" in r.stderr, r.stderr[-300:])
+    db = os.path.join(d, "db")
+    os.makedirs(db)
+    entry = json.dumps([{"directory": d, "file": noisy, "command": f"clang++ -x cuda -c {noisy}"}])
+    with open(os.path.join(db, "compile_commands.json"), "w") as f:
+        f.write(entry[: len(entry) // 2])  # cut off, as a full disk or a killed build leaves it
+    r = run(lint, "-p", db)
+    check("a truncated compile_commands.json: named, 'not valid JSON', exit 2",
+          r.returncode == 2 and "compile_commands.json" in r.stderr and "not valid JSON" in r.stderr
+          and "YAML" not in r.stderr, f"{r.returncode} {r.stderr!r}")
+    r = run(lint, "@missing.rsp", source, "--", cwd=d)
+    check("@missing.rsp: the response file does not exist, exit 2",
+          r.returncode == 2 and "response file 'missing.rsp' does not exist" in r.stderr
+          and "could not be parsed" not in r.stderr, f"{r.returncode} {r.stderr!r}")
 
 print("all passed" if not fails else f"{fails} failed")
 sys.exit(1 if fails else 0)

@@ -174,13 +174,15 @@ private:
 };
 
 // Counts compiler errors and keeps the first one for the message; everything else that
-// clang would say about the file (its own warnings) stays quiet.
+// clang would say about the file (its own warnings) stays quiet. Warnings are not even
+// counted: clang prints "N warnings generated when compiling for host." on stderr for a
+// client that counted some.
 class ParseErrorCollector : public DiagnosticConsumer {
 public:
   void HandleDiagnostic(DiagnosticsEngine::Level Level, const Diagnostic &Info) override {
-    DiagnosticConsumer::HandleDiagnostic(Level, Info);
     if (Level < DiagnosticsEngine::Error)
       return;
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
     if (First.empty()) {
       llvm::SmallString<256> Text;
       Info.FormatDiagnostic(Text);
@@ -249,6 +251,10 @@ public:
                     bool ParsedOnly, const std::atomic<bool> *Cancel)
       : Finder(Finder), LO(LO), Unit(Unit), Deps(Deps), ParsedOnly(ParsedOnly), Cancel(Cancel) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    // The parse's errors are reported as the file's tool error (ParseErrorCollector): no
+    // "N errors generated when compiling for host." from clang on stderr besides (clang's
+    // CompilerInstance prints that count only with ShowCarets on).
+    CI.getDiagnosticOpts().ShowCarets = false;
     LO = &CI.getLangOpts();
     Unit.Ctx = CI.hasASTContext() ? &CI.getASTContext() : nullptr;
     ++Unit.Generation;
@@ -596,7 +602,10 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   // thread limit (ulimit -u) LLVM aborts when pthread_create fails, so the threads that can
   // start are counted first, and the run takes fewer workers, or none (parses on this
   // thread), with a warning.
+  // No more workers than units: `-j 10000` on two files started thousands of threads
+  // (the probe below, then the pool) for two parses.
   unsigned Workers = llvm::hardware_concurrency(Options.Jobs).compute_thread_count();
+  Workers = static_cast<unsigned>(std::min<std::size_t>(Workers, std::max<std::size_t>(Files.size(), 1)));
   unsigned CanStart = threadsThatCanStart(2 * Workers);
   LintOptions Run = Options;
   if (CanStart < 2 * Workers) {
@@ -608,6 +617,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     Workers = Fewer;
     Run.ParseOnCallingThread = Fewer == 0;
   }
+  Result.Workers = Workers;
   auto AnalyzeOne = [&](std::size_t I) {
     auto Start = std::chrono::steady_clock::now();
     PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs, &Cache);

@@ -66,6 +66,7 @@ struct LintResult {
   std::string SlowestFile;
   double SlowestSeconds = 0;
   unsigned Crashes = 0;            // files whose analysis crashed and was recovered
+  unsigned Workers = 0;            // parallel workers the run took (0: on the calling thread)
   unsigned PchsBuilt = 0;          // precompiled preludes built
   unsigned PchFallbacks = 0;       // files parsed again without the prelude PCH
   unsigned CacheHits = 0, CacheMisses = 0;  // units taken from / added to --cache-dir

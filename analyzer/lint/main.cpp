@@ -295,6 +295,53 @@ int runMerge() {
   return Exit;
 }
 
+// Paths as the user named the sources (clang-tidy's behaviour): with a source given by a
+// relative path, the text report and the tool errors name files under the working directory
+// relative to it; a source given by an absolute path, and every file outside the working
+// directory, stays absolute. JSON, SARIF and Markdown keep their own paths (absolute, or
+// under --source-root), which tools read.
+class DisplayPaths {
+public:
+  DisplayPaths(const std::vector<std::string> &Named, StringRef StartDir) {
+    bool AnyRelative = false;
+    for (const std::string &N : Named) {
+      if (sys::path::is_relative(N)) {
+        AnyRelative = true;
+      } else {
+        SmallString<256> Abs(N);
+        sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+        Absolute.insert(std::string(Abs));
+      }
+    }
+    if (AnyRelative)
+      Prefix = StartDir.str() + (StartDir.ends_with("/") ? "" : "/");
+  }
+  std::string operator()(const std::string &Path) const {
+    if (Prefix.empty() || Path.compare(0, Prefix.size(), Prefix) != 0)
+      return Path;
+    SmallString<256> Clean(Path);
+    sys::path::remove_dots(Clean, /*remove_dot_dot=*/true);
+    return Absolute.count(std::string(Clean)) ? Path : Path.substr(Prefix.size());
+  }
+  std::vector<syncwatch::Finding> findings(std::vector<syncwatch::Finding> Findings) const {
+    for (syncwatch::Finding &F : Findings) {
+      F.Where.File = (*this)(F.Where.File);
+      for (syncwatch::FindingNote &N : F.Notes)
+        N.Where.File = (*this)(N.Where.File);
+    }
+    return Findings;
+  }
+  std::vector<syncwatch::ToolError> errors(std::vector<syncwatch::ToolError> Errors) const {
+    for (syncwatch::ToolError &E : Errors)
+      E.File = (*this)(E.File);
+    return Errors;
+  }
+
+private:
+  std::string Prefix;  // the working directory with a '/': empty when every source was absolute
+  std::set<std::string> Absolute;
+};
+
 bool isSourceFile(StringRef File) {
   StringRef Ext = sys::path::extension(File);
   return Ext == ".cu" || Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" ||
@@ -318,6 +365,11 @@ int lintMain(int argc, const char **argv) {
       HaveFixed = true;
       continue;
     }
+    // LLVM leaves an `@file` that does not exist as it is, so `@missing.rsp` was taken for
+    // a source file named so ("could not be parsed"): name the missing response file instead.
+    if (!HaveFixed && I > 0 && argv[I][0] == '@' && argv[I][1] && !sys::fs::exists(argv[I] + 1))
+      return toolError("the response file '" + Twine(argv[I] + 1) + "' does not exist (an argument " +
+                       "that starts with '@' names a file of arguments)");
     if (HaveFixed)
       FixedFlags.push_back(argv[I]);
     else
@@ -397,6 +449,7 @@ int lintMain(int argc, const char **argv) {
   }
 
   std::vector<std::string> Files(Sources.begin(), Sources.end());
+  DisplayPaths Shown(Files, StartDir);
   if (Files.empty()) {
     for (const std::string &F : DB->getAllFiles())
       if (isSourceFile(F))
@@ -571,18 +624,21 @@ int lintMain(int argc, const char **argv) {
     syncwatch::TextOptions TO;
     TO.ShowSource = !NoSource;
     TO.Color = OutputFile.empty() && sys::Process::StandardOutHasColors();
-    syncwatch::writeText(Text, Report.Findings, syncwatch::diskLineReader(), TO);
+    syncwatch::writeText(Text, Shown.findings(Report.Findings), syncwatch::diskLineReader(), TO);
   }
 
-  int Exit = exitCodeFor(Report.Findings, Report.Errors, *FailLevel);
+  int Exit = exitCodeFor(Report.Findings, Shown.errors(Report.Errors), *FailLevel);
   if (FixFailed)
     Exit = ExitToolError;
   // --write-baseline records; the run that writes it is not a failure.
   if (!WriteBaseline.empty() && Exit == ExitFindings)
     Exit = ExitClean;
-  if (!emitReport(Text.str()) || OutputRefused)
+  // Recording a baseline is quiet: its one line on stderr says what was written. The report
+  // too only when asked for (--output, or a --format named).
+  bool Quiet = !WriteBaseline.empty() && OutputFile.empty() && Format.getNumOccurrences() == 0;
+  if ((!Quiet && !emitReport(Text.str())) || OutputRefused)
     return ExitToolError;
-  if (Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
+  if (!Quiet && Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
     errs() << "syncwatch-lint: " << Report.FilesAnalyzed << " file(s) analyzed, no findings\n";
   if (!WriteSummaries.empty()) {
     std::string Error;
@@ -592,7 +648,7 @@ int lintMain(int argc, const char **argv) {
   if (Stats || !StatsJson.empty()) {
     double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Started).count();
     long Rss = peakRssKiB();
-    unsigned Workers = llvm::hardware_concurrency(Jobs).compute_thread_count();
+    unsigned Workers = Result.Workers;
     if (Stats)
       errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
                        "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "

@@ -1,16 +1,17 @@
 ;;; emacs_lsp.el --- syncwatch-lsp under Emacs's LSP clients, in batch  -*- lexical-binding: t -*-
-;; Debian 12's Emacs 28 with elpa-eglot (1.9) or elpa-lsp-mode (8.0), set up as docs/editor.md
-;; says: open a CUDA file, wait for syncwatch's diagnostic, apply the preferred quickfix as the
-;; user would pick it from the menu, check the buffer, wait for the finding to go.
-;; Run by tests/emacs_lsp_test.py:
-;;   SYNCWATCH_LSP=... EMACS_RESULTS=... EMACS_CLIENT=eglot|lsp-mode emacs --batch -l emacs_lsp.el FILE
+;; Debian 12's Emacs 28 with elpa-eglot (1.9) or elpa-lsp-mode (8.0), set up with
+;; docs/editor.md's own snippets (EMACS_SNIPPETS: the files tests/emacs_lsp_test.py took from
+;; the page, loaded as an init file would be, before the file is opened): open a CUDA file,
+;; start the client as M-x eglot / M-x lsp does, wait for syncwatch's diagnostic, apply the
+;; preferred quickfix as the user would pick it from the menu, check the buffer, wait for the
+;; finding to go. Run by tests/emacs_lsp_test.py (syncwatch-lsp on PATH, as the snippets name it):
+;;   EMACS_SNIPPETS=a.el:b.el EMACS_RESULTS=... EMACS_CLIENT=eglot|lsp-mode emacs --batch -l emacs_lsp.el FILE
 (require 'package)
 (package-initialize)                    ; Debian's elpa-* packages
 (require 'cl-lib)
 
 (defvar sw-results (getenv "EMACS_RESULTS"))
 (defvar sw-client (getenv "EMACS_CLIENT"))
-(defvar sw-server (getenv "SYNCWATCH_LSP"))
 (defvar sw-failed nil)
 (defun sw-check (name ok &optional detail)
   (write-region (concat (if ok "ok   " "FAIL ") name
@@ -35,18 +36,18 @@ and flymake asks for diagnostics from idle timers)."
   (save-excursion (goto-char (point-min)) (forward-line (1- n))
                   (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
 
-;; Emacs 28 has no CUDA mode: .cu as C++ (docs/editor.md)
-(add-to-list 'auto-mode-alist '("\\.cu\\'" . c++-mode))
+;; docs/editor.md's snippets, as written
 (setq make-backup-files nil auto-save-default nil create-lockfiles nil)
+(dolist (snippet (split-string (getenv "EMACS_SNIPPETS") ":" t))
+  (load snippet nil t))
 (find-file (car command-line-args-left))
 (setq command-line-args-left nil)
+(sw-check "the .cu file opens in cuda-mode" (eq major-mode 'cuda-mode) major-mode)
 (defconst sw-fixed "cudaMemcpyAsync(d_prev_saved, d_prev, pixels * sizeof(float), cudaMemcpyDeviceToDevice, stream)")
 
 (cond
  ((equal sw-client "eglot")
-  (require 'eglot)
   (require 'flymake)
-  (add-to-list 'eglot-server-programs `(c++-mode . (,sw-server)))
   ;; M-x eglot, as it guesses the server for this buffer
   (apply #'eglot (eglot--guess-contact))
   (sw-check "eglot started syncwatch-lsp" (eglot-current-server))
@@ -84,14 +85,8 @@ and flymake asks for diagnostics from idle timers)."
         lsp-restart 'ignore lsp-enable-snippet nil
         lsp-diagnostics-provider :flymake lsp-keep-workspace-alive nil
         lsp-session-file (expand-file-name "lsp-session" temporary-file-directory))
-  (require 'lsp-mode)
+  (require 'lsp-mode)                   ; the snippet's with-eval-after-load registers the client
   (require 'lsp-diagnostics)
-  ;; docs/editor.md's client, as an add-on beside clangd
-  (lsp-register-client
-   (make-lsp-client :new-connection (lsp-stdio-connection (list sw-server))
-                    :activation-fn (lsp-activate-on "c" "cpp" "cuda")
-                    :add-on? t
-                    :server-id 'syncwatch))
   (lsp-workspace-folders-add (locate-dominating-file default-directory "compile_commands.json"))
   (lsp)
   (sw-check "lsp-mode started syncwatch-lsp"

@@ -1,8 +1,9 @@
--- Neovim's built-in LSP client (0.7+: start_client/buf_attach_client; vim.lsp.start is 0.8+)
--- against syncwatch-lsp, headless: wait for syncwatch's diagnostics on the open buffer,
--- apply the preferred code action (the fix-it) as Neovim applies it, check the text.
--- Run by tests/nvim_lsp_test.py:
---   SYNCWATCH_LSP=... NVIM_RESULTS=... nvim --headless --clean -c 'luafile nvim_lsp.lua' FILE
+-- Neovim's built-in LSP client against syncwatch-lsp, headless, with docs/editor.md's own
+-- snippet (loaded before the file is opened, as init.lua is): the snippet's autocmd has
+-- started the server and attached it to the buffer. Wait for syncwatch's diagnostics on the
+-- open buffer, apply the preferred code action (the fix-it) as Neovim applies it, check the
+-- text. Run by tests/nvim_lsp_test.py:
+--   NVIM_RESULTS=... nvim --headless --clean -c 'luafile SNIPPET' -c 'edit FILE' -c 'luafile nvim_lsp.lua'
 local results = io.open(os.getenv('NVIM_RESULTS'), 'w')
 local failed = false
 local function check(name, ok, detail)
@@ -16,12 +17,17 @@ local function finish()
 end
 
 local buf = vim.api.nvim_get_current_buf()
-local file = vim.api.nvim_buf_get_name(buf)
-local root = vim.fn.fnamemodify(file, ':h:h')
-local id = vim.lsp.start_client({ name = 'syncwatch', cmd = { os.getenv('SYNCWATCH_LSP') }, root_dir = root })
-check('the client started syncwatch-lsp', id ~= nil)
-if not id then return finish() end
-vim.lsp.buf_attach_client(buf, id)
+check('the buffer is a cuda one', vim.bo[buf].filetype == 'cuda', vim.bo[buf].filetype)
+local function attached()
+  for _, c in pairs(vim.lsp.buf_get_clients(buf)) do
+    if c.name == 'syncwatch' then return c end
+  end
+end
+vim.wait(30000, function() return attached() ~= nil end, 50)
+local started = attached()
+check("docs/editor.md's snippet started syncwatch-lsp and attached it to the buffer", started ~= nil)
+if not started then return finish() end
+local id = started.id
 
 -- syncwatch's diagnostics on this buffer (the first parse of cuda_runtime.h takes seconds)
 local function memcpy_diagnostic()
