@@ -6,6 +6,8 @@ prints the real version, and reports carry it.
   runtime_cli_test.py SYNCWATCH RECORDING.swrec VERSION"""
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -122,4 +124,28 @@ with tempfile.TemporaryDirectory() as d:
     r = run("run", "--out=" + d, "--", "/bin/sh", "-c", "exit 3")
     s = run("run", "--out", d, "--", "/bin/sh", "-c", "exit 3")
     check("run --out=DIR and --out DIR: the command's exit code", r.returncode == s.returncode == 3, f"{r.returncode} {s.returncode}")
+# A libsyncwatch.so the dynamic loader cannot load (CUPTI not found): `run` says so and starts
+# nothing - the loader would refuse to start the program (exit 127), and "no process of the
+# run made a CUDA call" read as if it had made none. The copy's DT_NEEDED names a CUPTI that
+# no system has (the same length, so the ELF stays whole).
+lib = os.path.join(os.path.dirname(tool), "libsyncwatch.so")
+if os.path.exists(lib):
+    with tempfile.TemporaryDirectory() as d:
+        data = open(lib, "rb").read()
+        needed = re.search(rb"libcupti\.so\.\d+\x00", data)
+        if needed:
+            gone = b"libcupti.so." + b"9" * (len(needed.group(0)) - 13) + b"\x00"
+            open(os.path.join(d, "libsyncwatch.so"), "wb").write(data.replace(needed.group(0), gone))
+            shutil.copy2(tool, os.path.join(d, "syncwatch"))
+            marker = os.path.join(d, "ran")
+            r = subprocess.run([os.path.join(d, "syncwatch"), "run", "--out", os.path.join(d, "out"), "--",
+                                "/bin/sh", "-c", "touch " + marker], capture_output=True, text=True, timeout=60)
+            check("run with a libsyncwatch.so whose CUPTI is not found: exit 2, CUPTI named, the program not started",
+                  r.returncode == 2 and gone[:-1].decode() + " not found" in r.stderr and "CUPTI comes with" in r.stderr
+                  and not os.path.exists(marker) and "made a CUDA call" not in r.stderr,
+                  f"{r.returncode} {r.stderr!r}")
+        else:
+            check("libsyncwatch.so names libcupti.so.N", False, "no libcupti DT_NEEDED found")
+    r = run("run", "--", "/bin/sh", "-c", "exit 5")
+    check("run with CUPTI found: the check passes and the program runs", r.returncode == 5, r.stderr)
 sys.exit(1 if fails else 0)

@@ -25,6 +25,7 @@
 #include "Verify.h"
 #include "Merge.h"
 #include "PathMaps.h"
+#include "PreloadCheck.h"
 #include "ToolFiles.h"
 #include "syncwatch/file_input.h"
 #include "syncwatch/file_output.h"
@@ -346,6 +347,10 @@ int run(const std::vector<std::string> &Args) {
   std::string Lib = ownFile("libsyncwatch.so", SYNCWATCH_BIN_TO_LIB);
   if (access(Lib.c_str(), R_OK) != 0) {
     std::cerr << "syncwatch: error: " << Lib << " not found (build with -DSYNCWATCH_BUILD_INTERPOSER=ON)\n";
+    return 2;
+  }
+  if (std::vector<std::string> Missing = missingDependencies(Lib); !Missing.empty()) {
+    std::cerr << cannotPreloadMessage(Lib, Missing);
     return 2;
   }
   // Reports go where the library can write them; say before the run when that is not Out,
