@@ -187,6 +187,78 @@ WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx,
   computeCallerWork();
 }
 
+namespace {
+
+// A call that leaves GPU work running when it returns: a launch, an API or library call
+// that issues work without waiting for it, a helper (or another unit's function) whose
+// summary leaves work - unless the call is a copy that returns only once it is done.
+bool generatesWork(const WorkFlow &Flow, const WorkCall &W, ASTContext &Ctx) {
+  bool Generates = W.isLaunch() || (W.Api && isGeneratingApi(*W.Api)) ||
+                   (W.Library && !libraryStreamOf(*W.Call, *W.Library, Ctx).Waits);
+  if (W.Helper)
+    if (const FunctionSummary *S = Flow.summary(W.Helper))
+      Generates = S->LeavesWork != nullptr;
+  if (W.External)
+    Generates = W.External->LeftOn != ExportedFunction::Left::None;
+  if (Flow.doneAtReturn(W))
+    Generates = false;
+  return Generates;
+}
+
+// What a function tells its callers (FunctionSummary), from its calls and the work in
+// flight at its exit (Exit: the fixpoint's state there): whether it waits, the streams it
+// drains, the work it leaves running and where.
+FunctionSummary summarize(const WorkFlow &Flow, const FunctionCalls &F, const std::vector<Origin> &Origins,
+                          const WorkState &Exit) {
+  FunctionSummary Sum;
+  for (const WorkCall &W : F.Calls) {
+    if (Sum.Waits)
+      break;
+    if (W.HostWaits || W.PollsToCompletion || (W.External && W.External->Waits))
+      Sum.Waits = &W;
+    else if (W.Helper)
+      if (const FunctionSummary *S = Flow.summary(W.Helper); S && S->Waits)
+        Sum.Waits = &W;
+  }
+  for (const WorkCall &W : F.Calls)
+    if (W.Api && W.Api->Drains == Drain::Stream) {
+      Queue Q = Flow.queueOf(W);
+      if (Q.K == Queue::Named && !isa<ParmVarDecl>(Q.Stream))
+        Sum.DrainsNamed.push_back(Q);
+    }
+  if (Exit.Reached) {
+    std::optional<Queue> Left;
+    bool Mixed = false;
+    for (unsigned I = 0; I < Origins.size(); ++I) {
+      const Origin &O = Origins[I];
+      if (!Exit.May.test(I))
+        continue;
+      if (O.Entry)
+        continue;
+      if (!Sum.LeavesWork)
+        Sum.LeavesWork = O.Work;
+      if (Left && !(*Left == O.Q))
+        Mixed = true;
+      Left = O.Q;
+    }
+    if (Left && !Mixed) {
+      Sum.LeftOn = *Left;
+      if (Left->K == Queue::Named)
+        if (const auto *P = dyn_cast<ParmVarDecl>(Left->Stream))
+          Sum.LeftOnParam = static_cast<int>(P->getFunctionScopeIndex());
+    }
+    Sum.DrainsAll = !Exit.May.test(0);
+    for (unsigned I = 1; I < Origins.size(); ++I)
+      if (Origins[I].Entry && !Exit.May.test(I))
+        Sum.DrainsParams.push_back(static_cast<unsigned>(Origins[I].Param));
+  } else {
+    Sum.DrainsAll = false; // never returns: nothing after the call runs
+  }
+  return Sum;
+}
+
+} // namespace
+
 void WorkFlow::analyze(const FunctionCalls &F) {
   const auto *FD = dyn_cast<FunctionDecl>(F.Function);
   // Uninstantiated templates have no types to reason with; their instantiations do.
@@ -202,16 +274,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
       FS->Origins.push_back(Origin{nullptr, Queue{Queue::Named, FD->getParamDecl(P)->getCanonicalDecl()},
                                    static_cast<int>(P), true});
   for (const WorkCall &W : F.Calls) {
-    bool Generates = W.isLaunch() || (W.Api && isGeneratingApi(*W.Api)) ||
-                     (W.Library && !libraryStreamOf(*W.Call, *W.Library, Ctx).Waits);
-    if (W.Helper)
-      if (const FunctionSummary *S = summary(W.Helper))
-        Generates = S->LeavesWork != nullptr;
-    if (W.External)
-      Generates = W.External->LeftOn != ExportedFunction::Left::None;
-    if (doneAtReturn(W))
-      Generates = false;
-    if (!Generates)
+    if (!generatesWork(*this, W, Ctx))
       continue;
     FS->GenOf[&W] = FS->Origins.size();
     FS->Origins.push_back(Origin{&W, queueOf(W), -1, false});
@@ -266,50 +329,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
   }
   const WorkState &Exit = Solution.In[G->getExit().getBlockID()];
 
-  FunctionSummary Sum;
-  for (const WorkCall &W : F.Calls) {
-    if (Sum.Waits)
-      break;
-    if (W.HostWaits || W.PollsToCompletion || (W.External && W.External->Waits))
-      Sum.Waits = &W;
-    else if (W.Helper)
-      if (const FunctionSummary *S = summary(W.Helper); S && S->Waits)
-        Sum.Waits = &W;
-  }
-  for (const WorkCall &W : F.Calls)
-    if (W.Api && W.Api->Drains == Drain::Stream) {
-      Queue Q = queueOf(W);
-      if (Q.K == Queue::Named && !isa<ParmVarDecl>(Q.Stream))
-        Sum.DrainsNamed.push_back(Q);
-    }
-  if (Exit.Reached) {
-    std::optional<Queue> Left;
-    bool Mixed = false;
-    for (unsigned I = 0; I < FS->Origins.size(); ++I) {
-      const Origin &O = FS->Origins[I];
-      if (!Exit.May.test(I))
-        continue;
-      if (O.Entry)
-        continue;
-      if (!Sum.LeavesWork)
-        Sum.LeavesWork = O.Work;
-      if (Left && !(*Left == O.Q))
-        Mixed = true;
-      Left = O.Q;
-    }
-    if (Left && !Mixed) {
-      Sum.LeftOn = *Left;
-      if (Left->K == Queue::Named)
-        if (const auto *P = dyn_cast<ParmVarDecl>(Left->Stream))
-          Sum.LeftOnParam = static_cast<int>(P->getFunctionScopeIndex());
-    }
-    Sum.DrainsAll = !Exit.May.test(0);
-    for (unsigned I = 1; I < FS->Origins.size(); ++I)
-      if (FS->Origins[I].Entry && !Exit.May.test(I))
-        Sum.DrainsParams.push_back(static_cast<unsigned>(FS->Origins[I].Param));
-  } else {
-    Sum.DrainsAll = false; // never returns: nothing after the call runs
-  }
+  FunctionSummary Sum = summarize(*this, F, FS->Origins, Exit);
   Summaries[F.Function] = Sum;
 }
 

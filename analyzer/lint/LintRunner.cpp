@@ -543,6 +543,187 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
   return Result;
 }
 
+// Files sharing a command share one precompiled CUDA prelude (PreludePch.h). The cache is
+// told every file's key before the first parse, so that it builds a PCH only for a command
+// that more than one file uses. Null with --no-pch.
+PreludePchCache *planPreludePchs(const tooling::CompilationDatabase &DB, const std::vector<std::string> &Files,
+                                 const LintOptions &Options, std::unique_ptr<PreludePchCache> &OwnPchs) {
+  if (!Options.UsePch)
+    return nullptr;
+  if (!Options.KeptPchs)
+    OwnPchs = std::make_unique<PreludePchCache>();
+  PreludePchCache *Pchs = Options.KeptPchs ? Options.KeptPchs : OwnPchs.get();
+  std::vector<std::string> Keys;
+  tooling::ArgumentsAdjuster A = fullAdjuster(Options);
+  for (const std::string &F : Files) {
+    std::vector<tooling::CompileCommand> C = DB.getCompileCommands(F);
+    if (C.size() == 1)
+      Keys.push_back(PreludePchCache::keyOf(A(C[0].CommandLine, C[0].Filename), C[0].Filename, C[0].Directory));
+  }
+  Pchs->plan(Keys);
+  if (Options.KeptPchs)
+    Pchs->plan(Keys);  // analyzed again at every edit: worth a PCH from the first run
+  return Pchs;
+}
+
+// Each worker runs each parse on a thread of its own: two threads per worker. Under a
+// thread limit (ulimit -u) LLVM aborts when pthread_create fails, so the threads that can
+// start are counted first, and the run takes fewer workers, or none (parses on this
+// thread, Run.ParseOnCallingThread), with a warning.
+// No more workers than units: `-j 10000` on two files started thousands of threads
+// (the probe below, then the pool) for two parses.
+unsigned workersFor(const LintOptions &Options, std::size_t Units, LintOptions &Run) {
+  unsigned Workers = llvm::hardware_concurrency(Options.Jobs).compute_thread_count();
+  Workers = static_cast<unsigned>(std::min<std::size_t>(Workers, std::max<std::size_t>(Units, 1)));
+  unsigned CanStart = threadsThatCanStart(2 * Workers);
+  if (CanStart < 2 * Workers) {
+    unsigned Fewer = CanStart / 2;
+    llvm::errs() << "syncwatch-lint: warning: only " << CanStart << " thread(s) could be started (a thread limit?): "
+                 << (Fewer ? std::to_string(Fewer) + " worker(s) instead of " + std::to_string(Workers)
+                           : std::string("parsing on the main thread, one file at a time"))
+                 << "\n";
+    Workers = Fewer;
+    Run.ParseOnCallingThread = Fewer == 0;
+  }
+  return Workers;
+}
+
+// Calls Analyze(I) for every index in Units: on this thread when there are no workers
+// (workersFor), else on a pool of that many threads, and returns when all are done.
+template <typename Fn>
+void forEachUnit(unsigned Workers, const std::vector<std::size_t> &Units, Fn &Analyze) {
+  if (Workers == 0) {
+    for (std::size_t I : Units)
+      Analyze(I);
+    return;
+  }
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Workers));
+  for (std::size_t I : Units)
+    Pool.async([&, I] { Analyze(I); });
+  Pool.wait();
+}
+
+// What every analysis of one run shares: the database and files, the rules, the options
+// (as workersFor adjusted them), the NOLINT comments, the prelude PCHs and the result cache.
+struct UnitRun {
+  const tooling::CompilationDatabase &DB;
+  const std::vector<std::string> &Files;
+  const std::vector<RuleId> &Rules;
+  const LintOptions &Options;
+  NoLintFilter &NoLint;
+  PreludePchCache *Pchs;
+  ResultCache &Cache;
+  unsigned Workers;
+
+  FileResult analyze(std::size_t I, const SummaryIndex *External = nullptr, const std::string &Slice = "") const {
+    return analyzeFile(DB, Files[I], Rules, Options, NoLint, Pchs, &Cache, External, Slice);
+  }
+};
+
+// Phase one: every file alone, timed, with "[n/m] file" progress as each one ends.
+void analyzeEachUnit(const UnitRun &U, std::vector<FileResult> &PerFile) {
+  std::atomic<unsigned> Done{0};
+  std::mutex ProgressLock;
+  auto AnalyzeOne = [&](std::size_t I) {
+    auto Start = std::chrono::steady_clock::now();
+    PerFile[I] = U.analyze(I);
+    PerFile[I].Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    unsigned N = ++Done;
+    if (U.Options.Progress) {
+      std::lock_guard<std::mutex> Lock(ProgressLock);
+      llvm::errs() << "[" << N << "/" << U.Files.size() << "] " << U.Files[I] << "\n";
+    }
+  };
+  std::vector<std::size_t> All(U.Files.size());
+  for (std::size_t I = 0; I < All.size(); ++I)
+    All[I] = I;
+  forEachUnit(U.Workers, All, AnalyzeOne);
+}
+
+// Phase two: every unit's summary (and other shards'), then the units that need them
+// again, each with its slice of the index. A unit whose slice is empty - it calls no
+// summarized function, and no other unit calls its functions with work in flight -
+// keeps its first result. A unit analyzed again has a new summary (a call of another
+// unit's function now leaves work, or drains it), which may change other units'
+// slices: rounds go on while a slice changes, at most kCrossUnitRounds (a chain of
+// calls through that many files is followed to its end). Returns how many units were
+// analyzed again.
+std::size_t crossUnitPhase(const UnitRun &U, std::vector<FileResult> &PerFile) {
+  constexpr unsigned kCrossUnitRounds = 4;
+  const std::vector<std::string> &Files = U.Files;
+  std::set<std::string> Here(Files.begin(), Files.end());
+  std::vector<std::string> LastSlice(Files.size());
+  std::vector<SummaryIndex> Slices(Files.size());
+  std::set<std::size_t> Reanalyzed;
+  for (unsigned Round = 0; Round < kCrossUnitRounds; ++Round) {
+    SummaryIndex Index;
+    for (const auto &[File, Summary] : U.Options.ImportedSummaries)
+      if (!Here.count(File))
+        Index.add(Summary);
+    for (const FileResult &R : PerFile)
+      if (!R.Error)
+        Index.add(R.Summary);
+    std::vector<std::size_t> Again;
+    for (std::size_t I = 0; I < Files.size(); ++I) {
+      if (PerFile[I].Error)
+        continue;
+      SummaryIndex Slice = Index.restrictedTo(PerFile[I].Summary);
+      std::string Text = Slice.text();
+      if (Text == LastSlice[I])
+        continue;
+      LastSlice[I] = std::move(Text);
+      Slices[I] = std::move(Slice);
+      Again.push_back(I);
+    }
+    if (Again.empty())
+      break;
+    auto AnalyzeAgain = [&](std::size_t I) {
+      FileResult R = U.analyze(I, LastSlice[I].empty() ? nullptr : &Slices[I], LastSlice[I]);
+      // The same parse cannot fail the second time unless the file changed meanwhile:
+      // then the first result stands.
+      if (!R.Error) {
+        PerFile[I].Findings = std::move(R.Findings);
+        PerFile[I].Summary = std::move(R.Summary);
+      }
+    };
+    forEachUnit(U.Workers, Again, AnalyzeAgain);
+    Reanalyzed.insert(Again.begin(), Again.end());
+  }
+  return Reanalyzed.size();
+}
+
+// The files' results, in the files' order, into the run's: errors, findings, counts, the
+// slowest file, and the files the analysis read (sorted, real paths, once each).
+void gatherResults(std::vector<FileResult> &PerFile, const std::vector<std::string> &Files, LintResult &Result) {
+  for (std::size_t I = 0; I < PerFile.size(); ++I) {
+    FileResult &R = PerFile[I];
+    if (R.Error)
+      Result.Errors.push_back(*R.Error);
+    else
+      ++Result.FilesAnalyzed;
+    Result.Crashes += R.Crashed;
+    if (R.Seconds > Result.SlowestSeconds) {
+      Result.SlowestSeconds = R.Seconds;
+      Result.SlowestFile = Files[I];
+    }
+    for (Finding &F : R.Findings)
+      Result.Findings.push_back(std::move(F));
+    Result.MainFileOnly |= R.MainFileOnly;
+    Result.Cancelled |= R.Cancelled;
+    if (!R.Error) {
+      Result.FilesRead.push_back(Files[I]);
+      Result.FilesRead.insert(Result.FilesRead.end(), R.Deps.begin(), R.Deps.end());
+    }
+  }
+  for (std::string &F : Result.FilesRead) {
+    llvm::SmallString<256> Real;
+    if (!llvm::sys::fs::real_path(F, Real))
+      F = std::string(Real);
+  }
+  std::sort(Result.FilesRead.begin(), Result.FilesRead.end());
+  Result.FilesRead.erase(std::unique(Result.FilesRead.begin(), Result.FilesRead.end()), Result.FilesRead.end());
+}
+
 } // namespace
 
 void enableCrashRecovery() {
@@ -574,126 +755,18 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   Result.RulesRun = enabledRules(Options.Checks);
   std::vector<FileResult> PerFile(Files.size());
   NoLintFilter NoLint;
-  // Files sharing a command share one precompiled CUDA prelude (PreludePch.h).
   std::unique_ptr<PreludePchCache> OwnPchs;
-  PreludePchCache *Pchs = nullptr;
-  if (Options.UsePch) {
-    if (!Options.KeptPchs)
-      OwnPchs = std::make_unique<PreludePchCache>();
-    Pchs = Options.KeptPchs ? Options.KeptPchs : OwnPchs.get();
-    std::vector<std::string> Keys;
-    tooling::ArgumentsAdjuster A = fullAdjuster(Options);
-    for (const std::string &F : Files) {
-      std::vector<tooling::CompileCommand> C = DB.getCompileCommands(F);
-      if (C.size() == 1)
-        Keys.push_back(PreludePchCache::keyOf(A(C[0].CommandLine, C[0].Filename), C[0].Filename, C[0].Directory));
-    }
-    Pchs->plan(Keys);
-    if (Options.KeptPchs)
-      Pchs->plan(Keys);  // analyzed again at every edit: worth a PCH from the first run
-  }
+  PreludePchCache *Pchs = planPreludePchs(DB, Files, Options, OwnPchs);
   // (an editor's unsaved text is never cached: the cache keys the disk's contents)
   ResultCache Cache(Options.Unsaved.empty() ? Options.CacheDir : std::string());
   for (const auto &[Path, Text] : Options.Unsaved)
     NoLint.preload(Path, Text);
-  std::atomic<unsigned> Done{0};
-  std::mutex ProgressLock;
-  // Each worker runs each parse on a thread of its own: two threads per worker. Under a
-  // thread limit (ulimit -u) LLVM aborts when pthread_create fails, so the threads that can
-  // start are counted first, and the run takes fewer workers, or none (parses on this
-  // thread), with a warning.
-  // No more workers than units: `-j 10000` on two files started thousands of threads
-  // (the probe below, then the pool) for two parses.
-  unsigned Workers = llvm::hardware_concurrency(Options.Jobs).compute_thread_count();
-  Workers = static_cast<unsigned>(std::min<std::size_t>(Workers, std::max<std::size_t>(Files.size(), 1)));
-  unsigned CanStart = threadsThatCanStart(2 * Workers);
   LintOptions Run = Options;
-  if (CanStart < 2 * Workers) {
-    unsigned Fewer = CanStart / 2;
-    llvm::errs() << "syncwatch-lint: warning: only " << CanStart << " thread(s) could be started (a thread limit?): "
-                 << (Fewer ? std::to_string(Fewer) + " worker(s) instead of " + std::to_string(Workers)
-                           : std::string("parsing on the main thread, one file at a time"))
-                 << "\n";
-    Workers = Fewer;
-    Run.ParseOnCallingThread = Fewer == 0;
-  }
-  Result.Workers = Workers;
-  auto AnalyzeOne = [&](std::size_t I) {
-    auto Start = std::chrono::steady_clock::now();
-    PerFile[I] = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs, &Cache);
-    PerFile[I].Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-    unsigned N = ++Done;
-    if (Options.Progress) {
-      std::lock_guard<std::mutex> Lock(ProgressLock);
-      llvm::errs() << "[" << N << "/" << Files.size() << "] " << Files[I] << "\n";
-    }
-  };
-  if (Workers == 0) {
-    for (std::size_t I = 0; I < Files.size(); ++I)
-      AnalyzeOne(I);
-  } else {
-    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Workers));
-    for (std::size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] { AnalyzeOne(I); });
-    Pool.wait();
-  }
+  Result.Workers = workersFor(Options, Files.size(), Run);
+  UnitRun Units{DB, Files, Result.RulesRun, Run, NoLint, Pchs, Cache, Result.Workers};
+  analyzeEachUnit(Units, PerFile);
   if (Options.CrossUnit) {
-    // Phase two: every unit's summary (and other shards'), then the units that need them
-    // again, each with its slice of the index. A unit whose slice is empty - it calls no
-    // summarized function, and no other unit calls its functions with work in flight -
-    // keeps its first result. A unit analyzed again has a new summary (a call of another
-    // unit's function now leaves work, or drains it), which may change other units'
-    // slices: rounds go on while a slice changes, at most kCrossUnitRounds (a chain of
-    // calls through that many files is followed to its end).
-    constexpr unsigned kCrossUnitRounds = 4;
-    std::set<std::string> Here(Files.begin(), Files.end());
-    std::vector<std::string> LastSlice(Files.size());
-    std::vector<SummaryIndex> Slices(Files.size());
-    std::set<std::size_t> Reanalyzed;
-    for (unsigned Round = 0; Round < kCrossUnitRounds; ++Round) {
-      SummaryIndex Index;
-      for (const auto &[File, U] : Options.ImportedSummaries)
-        if (!Here.count(File))
-          Index.add(U);
-      for (const FileResult &R : PerFile)
-        if (!R.Error)
-          Index.add(R.Summary);
-      std::vector<std::size_t> Again;
-      for (std::size_t I = 0; I < Files.size(); ++I) {
-        if (PerFile[I].Error)
-          continue;
-        SummaryIndex Slice = Index.restrictedTo(PerFile[I].Summary);
-        std::string Text = Slice.text();
-        if (Text == LastSlice[I])
-          continue;
-        LastSlice[I] = std::move(Text);
-        Slices[I] = std::move(Slice);
-        Again.push_back(I);
-      }
-      if (Again.empty())
-        break;
-      auto AnalyzeAgain = [&](std::size_t I) {
-        FileResult R = analyzeFile(DB, Files[I], Result.RulesRun, Run, NoLint, Pchs, &Cache,
-                                   LastSlice[I].empty() ? nullptr : &Slices[I], LastSlice[I]);
-        // The same parse cannot fail the second time unless the file changed meanwhile:
-        // then the first result stands.
-        if (!R.Error) {
-          PerFile[I].Findings = std::move(R.Findings);
-          PerFile[I].Summary = std::move(R.Summary);
-        }
-      };
-      if (Workers == 0) {
-        for (std::size_t I : Again)
-          AnalyzeAgain(I);
-      } else {
-        llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Workers));
-        for (std::size_t I : Again)
-          Pool.async([&, I] { AnalyzeAgain(I); });
-        Pool.wait();
-      }
-      Reanalyzed.insert(Again.begin(), Again.end());
-    }
-    Result.UnitsReanalyzed = Reanalyzed.size();
+    Result.UnitsReanalyzed = crossUnitPhase(Units, PerFile);
     for (std::size_t I = 0; I < Files.size(); ++I)
       if (!PerFile[I].Error)
         Result.Summaries.emplace_back(Files[I], PerFile[I].Summary);
@@ -705,33 +778,7 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     Result.PchsBuilt = Pchs->built();
     Result.PchFallbacks = Pchs->fallbacks();
   }
-  for (std::size_t I = 0; I < PerFile.size(); ++I) {
-    FileResult &R = PerFile[I];
-    if (R.Error)
-      Result.Errors.push_back(*R.Error);
-    else
-      ++Result.FilesAnalyzed;
-    Result.Crashes += R.Crashed;
-    if (R.Seconds > Result.SlowestSeconds) {
-      Result.SlowestSeconds = R.Seconds;
-      Result.SlowestFile = Files[I];
-    }
-    for (Finding &F : R.Findings)
-      Result.Findings.push_back(std::move(F));
-    Result.MainFileOnly |= R.MainFileOnly;
-    Result.Cancelled |= R.Cancelled;
-    if (!R.Error) {
-      Result.FilesRead.push_back(Files[I]);
-      Result.FilesRead.insert(Result.FilesRead.end(), R.Deps.begin(), R.Deps.end());
-    }
-  }
-  for (std::string &F : Result.FilesRead) {
-    llvm::SmallString<256> Real;
-    if (!llvm::sys::fs::real_path(F, Real))
-      F = std::string(Real);
-  }
-  std::sort(Result.FilesRead.begin(), Result.FilesRead.end());
-  Result.FilesRead.erase(std::unique(Result.FilesRead.begin(), Result.FilesRead.end()), Result.FilesRead.end());
+  gatherResults(PerFile, Files, Result);
   // A header included by several analyzed files reports the same finding once; the order
   // is total, so shards merged later give the same report (SarifMerge.h).
   sortEvidence(Result.Findings);

@@ -545,28 +545,136 @@ void addOpenMPHeader(const TranslationConfig &Config, StringRef HostCompiler,
   Out.push_back("-DSYNCWATCH_GCC_OMP_H=\"" + Gcc + "\"");
 }
 
-TranslatedCommand translateNvcc(const std::vector<std::string> &Args, StringRef Directory,
-                                StringRef File, const TranslationConfig &Config,
-                                StringRef Driver) {
-  TranslatedCommand T;
-  T.Kind = CompilerKind::Nvcc;
-  T.CudaPath = cudaPathOfNvcc(Driver);
-  if (T.CudaPath.empty())
-    T.CudaPath = Config.FallbackCudaPath;
-
+// What translateNvcc reads from nvcc's arguments before it writes clang's command: the
+// options that translate one for one (in order), the sources, and what decides the rest
+// of the command (the language, the GPU architectures, rdc, the default stream, OpenMP).
+struct NvccCommand {
   std::vector<std::string> Flags;    // the translated options, in order
   std::vector<std::string> Inputs;   // the source file(s)
   std::vector<std::string> Arches, Defines;
   std::string Language, DefaultStream, HostCompiler = "g++";
   bool Rdc = false, OpenMP = false;
+};
 
+// One nvcc option (readNvccOption) into clang's flags, or into what NvccCommand records for
+// the command's head; what clang has no use for goes to T.Dropped, as written.
+void translateNvccOption(const ExpandedOption &E, StringRef Directory, TranslatedCommand &T, NvccCommand &N) {
+  std::vector<std::string> Values =
+      isListOption(E.Opt->Action) ? splitList(E.Value) : std::vector<std::string>{E.Value};
+  switch (E.Opt->Action) {
+  case Act::Include:
+  case Act::SystemInclude:
+    for (const std::string &V : Values)
+      includeDir(V, E.Opt->Action == Act::SystemInclude, T.CudaPath, Directory, N.Flags);
+    break;
+  case Act::Define:
+    for (const std::string &V : Values)
+      N.Flags.push_back("-D" + V);
+    break;
+  case Act::Undefine:
+    for (const std::string &V : Values)
+      N.Flags.push_back("-U" + V);
+    break;
+  case Act::PreInclude:
+    for (const std::string &V : Values) {
+      N.Flags.push_back("-include");
+      N.Flags.push_back(V);
+    }
+    break;
+  case Act::Std:
+    N.Flags.push_back("-std=" + E.Value);
+    break;
+  case Act::Optimize:
+    N.Flags.push_back("-O" + E.Value);
+    break;
+  case Act::Language:
+    N.Language = E.Value;
+    break;
+  case Act::OutputFile:
+    N.Flags.push_back("-o");
+    N.Flags.push_back(E.Value);
+    break;
+  case Act::Compile:
+    N.Flags.push_back("-c");
+    break;
+  case Act::DeviceC:
+    N.Flags.push_back("-c");
+    N.Rdc = true;
+    break;
+  case Act::DeviceW:
+    N.Rdc = true;
+    break;
+  case Act::Rdc:
+    N.Rdc = StringRef(E.Value).equals_insensitive("true");
+    break;
+  case Act::GpuArch:
+  case Act::GpuCode:
+    for (const std::string &V : splitList(E.Value))
+      N.Arches.push_back(V);
+    break;
+  case Act::GenerateCode:
+    archesOfGencode(E.Value, N.Arches);
+    break;
+  case Act::DefaultStream:
+    N.DefaultStream = E.Value == "per-thread" ? "per-thread" : "legacy";
+    break;
+  case Act::CompilerOptions:
+    for (const std::string &V : Values) {
+      // "-Xcompiler '-O3 -Wall'" hands several options in one value.
+      BumpPtrAllocator Alloc;
+      StringSaver Saver(Alloc);
+      SmallVector<const char *, 8> Parts;
+      cl::TokenizeGNUCommandLine(V, Saver, Parts);
+      for (const char *P : Parts)
+        addHostFlag(P, N.Flags, T.Dropped, N.OpenMP);
+    }
+    break;
+  case Act::HostCompiler:
+    N.HostCompiler = E.Value;
+    T.Dropped.push_back(E.Spelling);
+    break;
+  case Act::ExtendedLambda:
+    N.Defines.push_back("__CUDACC_EXTENDED_LAMBDA__");
+    T.Dropped.push_back(E.Spelling);
+    break;
+  case Act::RelaxedConstexpr:
+    N.Defines.push_back("__CUDACC_RELAXED_CONSTEXPR__");
+    T.Dropped.push_back(E.Spelling);
+    break;
+  case Act::NoExceptions:
+    N.Flags.push_back("-fno-exceptions");
+    break;
+  case Act::NoWarnings:
+    N.Flags.push_back("-w");
+    break;
+  case Act::Machine:
+    N.Flags.push_back("-m64");
+    break;
+  case Act::TemplateDepth:
+    N.Flags.push_back("-ftemplate-depth=" + E.Value);
+    break;
+  case Act::TemplateBacktrace:
+    N.Flags.push_back("-ftemplate-backtrace-limit=" + E.Value);
+    break;
+  case Act::OptionsFile:  // expanded before
+  case Act::Drop:
+    T.Dropped.push_back(E.Spelling);
+    break;
+  }
+}
+
+// nvcc's arguments, in order: the sources (a link input goes to T.Dropped), nvcc's own
+// options (translateNvccOption), and the rest, which nvcc hands to the host compiler.
+NvccCommand readNvccArgs(const std::vector<std::string> &Args, StringRef Directory, StringRef File,
+                         TranslatedCommand &T) {
+  NvccCommand N;
   for (std::size_t I = 1; I < Args.size(); ++I) {
     const std::string &A = Args[I];
     if (A.empty())
       continue;
     if (A[0] != '-' || A == "-") {
       if (isSourceExtension(A) || sameFile(A, File, Directory))
-        Inputs.push_back(A);
+        N.Inputs.push_back(A);
       else
         T.Dropped.push_back(A);  // object files, libraries: link inputs
       continue;
@@ -579,176 +687,97 @@ TranslatedCommand translateNvcc(const std::vector<std::string> &Args, StringRef 
         T.Dropped.push_back(A);
         continue;
       }
-      addHostFlag(A, Flags, T.Dropped, OpenMP);
+      addHostFlag(A, N.Flags, T.Dropped, N.OpenMP);
       continue;
     }
-    std::vector<std::string> Values =
-        isListOption(E.Opt->Action) ? splitList(E.Value) : std::vector<std::string>{E.Value};
-    switch (E.Opt->Action) {
-    case Act::Include:
-    case Act::SystemInclude:
-      for (const std::string &V : Values)
-        includeDir(V, E.Opt->Action == Act::SystemInclude, T.CudaPath, Directory, Flags);
-      break;
-    case Act::Define:
-      for (const std::string &V : Values)
-        Flags.push_back("-D" + V);
-      break;
-    case Act::Undefine:
-      for (const std::string &V : Values)
-        Flags.push_back("-U" + V);
-      break;
-    case Act::PreInclude:
-      for (const std::string &V : Values) {
-        Flags.push_back("-include");
-        Flags.push_back(V);
-      }
-      break;
-    case Act::Std:
-      Flags.push_back("-std=" + E.Value);
-      break;
-    case Act::Optimize:
-      Flags.push_back("-O" + E.Value);
-      break;
-    case Act::Language:
-      Language = E.Value;
-      break;
-    case Act::OutputFile:
-      Flags.push_back("-o");
-      Flags.push_back(E.Value);
-      break;
-    case Act::Compile:
-      Flags.push_back("-c");
-      break;
-    case Act::DeviceC:
-      Flags.push_back("-c");
-      Rdc = true;
-      break;
-    case Act::DeviceW:
-      Rdc = true;
-      break;
-    case Act::Rdc:
-      Rdc = StringRef(E.Value).equals_insensitive("true");
-      break;
-    case Act::GpuArch:
-    case Act::GpuCode:
-      for (const std::string &V : splitList(E.Value))
-        Arches.push_back(V);
-      break;
-    case Act::GenerateCode:
-      archesOfGencode(E.Value, Arches);
-      break;
-    case Act::DefaultStream:
-      DefaultStream = E.Value == "per-thread" ? "per-thread" : "legacy";
-      break;
-    case Act::CompilerOptions:
-      for (const std::string &V : Values) {
-        // "-Xcompiler '-O3 -Wall'" hands several options in one value.
-        BumpPtrAllocator Alloc;
-        StringSaver Saver(Alloc);
-        SmallVector<const char *, 8> Parts;
-        cl::TokenizeGNUCommandLine(V, Saver, Parts);
-        for (const char *P : Parts)
-          addHostFlag(P, Flags, T.Dropped, OpenMP);
-      }
-      break;
-    case Act::HostCompiler:
-      HostCompiler = E.Value;
-      T.Dropped.push_back(E.Spelling);
-      break;
-    case Act::ExtendedLambda:
-      Defines.push_back("__CUDACC_EXTENDED_LAMBDA__");
-      T.Dropped.push_back(E.Spelling);
-      break;
-    case Act::RelaxedConstexpr:
-      Defines.push_back("__CUDACC_RELAXED_CONSTEXPR__");
-      T.Dropped.push_back(E.Spelling);
-      break;
-    case Act::NoExceptions:
-      Flags.push_back("-fno-exceptions");
-      break;
-    case Act::NoWarnings:
-      Flags.push_back("-w");
-      break;
-    case Act::Machine:
-      Flags.push_back("-m64");
-      break;
-    case Act::TemplateDepth:
-      Flags.push_back("-ftemplate-depth=" + E.Value);
-      break;
-    case Act::TemplateBacktrace:
-      Flags.push_back("-ftemplate-backtrace-limit=" + E.Value);
-      break;
-    case Act::OptionsFile:  // expanded before
-    case Act::Drop:
-      T.Dropped.push_back(E.Spelling);
-      break;
-    }
+    translateNvccOption(E, Directory, T, N);
   }
+  return N;
+}
+
+// A CUDA unit's head of the command: CUDA mode, the install, the GPU architectures, the
+// default stream, rdc, and the macros nvcc defines (its version, the compat header's).
+void addCudaArgs(NvccCommand &N, const TranslationConfig &Config, TranslatedCommand &T) {
+  T.Args.push_back("-x");
+  T.Args.push_back("cuda");
+  if (!T.CudaPath.empty())
+    T.Args.push_back("--cuda-path=" + T.CudaPath);
+  std::set<std::string> Seen;
+  for (const std::string &A : N.Arches) {
+    std::string Arch = clangArch(A);
+    if (!Arch.empty() && Seen.insert(Arch).second)
+      T.Args.push_back("--cuda-gpu-arch=" + Arch);
+  }
+  // -arch=native/all/all-major, or only architectures clang does not know: the default.
+  if (Seen.empty())
+    T.Args.push_back("--cuda-gpu-arch=" + Config.DefaultGpuArch);
+  if (!N.DefaultStream.empty())
+    T.Args.push_back("-fgpu-default-stream=" + N.DefaultStream);
+  if (N.Rdc) {
+    T.Args.push_back("-fgpu-rdc");
+    N.Defines.push_back("__CUDACC_RDC__");
+  }
+  // The macros nvcc defines for the host compiler (nvcc --dryrun shows them).
+  CudaVersion V = cudaVersionOf(T.CudaPath);
+  if (V.known()) {
+    T.Args.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(V.Major));
+    T.Args.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(V.Minor));
+    T.Args.push_back("-D__CUDACC_VER_BUILD__=" + std::to_string(V.Build));
+  }
+  for (const std::string &D : N.Defines)
+    T.Args.push_back("-D" + D);
+  if (!Config.CompatDir.empty()) {
+    SmallString<256> Compat(Config.CompatDir);
+    sys::path::append(Compat, "syncwatch_nvcc_compat.h");
+    T.Args.push_back("-include");
+    T.Args.push_back(std::string(Compat));
+  }
+}
+
+// A host unit's head of the command (a .cpp or .c file nvcc compiles, or -x c++/c).
+void addHostArgs(const NvccCommand &N, TranslatedCommand &T) {
+  if (!N.Language.empty()) {
+    T.Args.push_back("-x");
+    T.Args.push_back(N.Language);
+  }
+  // nvcc puts CUDA's headers on every compile's include path, .cpp files' too.
+  if (!T.CudaPath.empty()) {
+    SmallString<256> Inc(T.CudaPath);
+    sys::path::append(Inc, "include");
+    T.Args.push_back("-isystem");
+    T.Args.push_back(std::string(Inc));
+  }
+}
+
+TranslatedCommand translateNvcc(const std::vector<std::string> &Args, StringRef Directory,
+                                StringRef File, const TranslationConfig &Config,
+                                StringRef Driver) {
+  TranslatedCommand T;
+  T.Kind = CompilerKind::Nvcc;
+  T.CudaPath = cudaPathOfNvcc(Driver);
+  if (T.CudaPath.empty())
+    T.CudaPath = Config.FallbackCudaPath;
+  NvccCommand N = readNvccArgs(Args, Directory, File, T);
 
   // nvcc compiles .cu files, and anything under -x cu, as CUDA; .cpp/.c files as host code.
-  StringRef Source = Inputs.empty() ? File : StringRef(Inputs.front());
-  if (Language == "cu" || Language == "cuda")
+  StringRef Source = N.Inputs.empty() ? File : StringRef(N.Inputs.front());
+  if (N.Language == "cu" || N.Language == "cuda")
     T.Cuda = true;
-  else if (Language.empty())
+  else if (N.Language.empty())
     T.Cuda = sys::path::extension(Source) == ".cu";
-  bool C = Language == "c" || (Language.empty() && sys::path::extension(Source) == ".c");
+  bool C = N.Language == "c" || (N.Language.empty() && sys::path::extension(Source) == ".c");
 
   T.Args.push_back(C ? "clang" : "clang++");
-  if (T.Cuda) {
-    T.Args.push_back("-x");
-    T.Args.push_back("cuda");
-    if (!T.CudaPath.empty())
-      T.Args.push_back("--cuda-path=" + T.CudaPath);
-    std::set<std::string> Seen;
-    for (const std::string &A : Arches) {
-      std::string Arch = clangArch(A);
-      if (!Arch.empty() && Seen.insert(Arch).second)
-        T.Args.push_back("--cuda-gpu-arch=" + Arch);
-    }
-    // -arch=native/all/all-major, or only architectures clang does not know: the default.
-    if (Seen.empty())
-      T.Args.push_back("--cuda-gpu-arch=" + Config.DefaultGpuArch);
-    if (!DefaultStream.empty())
-      T.Args.push_back("-fgpu-default-stream=" + DefaultStream);
-    if (Rdc) {
-      T.Args.push_back("-fgpu-rdc");
-      Defines.push_back("__CUDACC_RDC__");
-    }
-    // The macros nvcc defines for the host compiler (nvcc --dryrun shows them).
-    CudaVersion V = cudaVersionOf(T.CudaPath);
-    if (V.known()) {
-      T.Args.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(V.Major));
-      T.Args.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(V.Minor));
-      T.Args.push_back("-D__CUDACC_VER_BUILD__=" + std::to_string(V.Build));
-    }
-    for (const std::string &D : Defines)
-      T.Args.push_back("-D" + D);
-    if (!Config.CompatDir.empty()) {
-      SmallString<256> Compat(Config.CompatDir);
-      sys::path::append(Compat, "syncwatch_nvcc_compat.h");
-      T.Args.push_back("-include");
-      T.Args.push_back(std::string(Compat));
-    }
-  } else {
-    if (!Language.empty()) {
-      T.Args.push_back("-x");
-      T.Args.push_back(Language);
-    }
-    // nvcc puts CUDA's headers on every compile's include path, .cpp files' too.
-    if (!T.CudaPath.empty()) {
-      SmallString<256> Inc(T.CudaPath);
-      sys::path::append(Inc, "include");
-      T.Args.push_back("-isystem");
-      T.Args.push_back(std::string(Inc));
-    }
-  }
-  T.Args.insert(T.Args.end(), Flags.begin(), Flags.end());
-  if (OpenMP)
-    addOpenMPHeader(Config, HostCompiler, T.Args);
-  for (const std::string &In : Inputs)
+  if (T.Cuda)
+    addCudaArgs(N, Config, T);
+  else
+    addHostArgs(N, T);
+  T.Args.insert(T.Args.end(), N.Flags.begin(), N.Flags.end());
+  if (N.OpenMP)
+    addOpenMPHeader(Config, N.HostCompiler, T.Args);
+  for (const std::string &In : N.Inputs)
     T.Args.push_back(In);
-  if (Inputs.empty())
+  if (N.Inputs.empty())
     T.Args.push_back(File.str());
   dropUnknownToClang(T.Args, T.Dropped);
   return T;

@@ -348,39 +348,50 @@ bool isSourceFile(StringRef File) {
          Ext == ".C";
 }
 
-} // namespace
+// A step of lintMain that may end the run: the exit code to end it with, or nothing when
+// the run goes on (the step has said why it stops, on stderr).
+using Stop = std::optional<int>;
 
-int lintMain(int argc, const char **argv) {
-  auto Started = std::chrono::steady_clock::now();
-  // "syncwatch-lint merge ...": the shards' reports into one.
-  bool Merge = argc > 1 && std::string_view(argv[1]) == "merge";
-  // Flags after "--" are the compile command for the files (no database needed).
+// The command line, split where lintMain's options end: "merge" as the first argument, the
+// arguments llvm::cl parses, and the compile command after "--" (no database needed then).
+struct CommandLine {
+  bool Merge = false;
   std::vector<const char *> Args;
   std::vector<std::string> FixedFlags;
   bool HaveFixed = false;
+};
+
+Stop splitCommandLine(int argc, const char **argv, CommandLine &Command) {
+  // "syncwatch-lint merge ...": the shards' reports into one.
+  Command.Merge = argc > 1 && std::string_view(argv[1]) == "merge";
   for (int I = 0; I < argc; ++I) {
-    if (Merge && I == 1)
+    if (Command.Merge && I == 1)
       continue;
-    if (!HaveFixed && std::string_view(argv[I]) == "--") {
-      HaveFixed = true;
+    if (!Command.HaveFixed && std::string_view(argv[I]) == "--") {
+      Command.HaveFixed = true;
       continue;
     }
     // LLVM leaves an `@file` that does not exist as it is, so `@missing.rsp` was taken for
     // a source file named so ("could not be parsed"): name the missing response file instead.
-    if (!HaveFixed && I > 0 && argv[I][0] == '@' && argv[I][1] && !sys::fs::exists(argv[I] + 1))
+    if (!Command.HaveFixed && I > 0 && argv[I][0] == '@' && argv[I][1] && !sys::fs::exists(argv[I] + 1))
       return toolError("the response file '" + Twine(argv[I] + 1) + "' does not exist (an argument " +
                        "that starts with '@' names a file of arguments)");
-    if (HaveFixed)
-      FixedFlags.push_back(argv[I]);
+    if (Command.HaveFixed)
+      Command.FixedFlags.push_back(argv[I]);
     else
-      Args.push_back(argv[I]);
+      Command.Args.push_back(argv[I]);
   }
+  return std::nullopt;
+}
+
+// The option table above, filled from the command line by llvm::cl.
+Stop parseOptions(const CommandLine &Command) {
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](raw_ostream &OS) { OS << "syncwatch-lint " SYNCWATCH_VERSION "\n"; });
   // A bad option is one line naming it (LLVM adds "Did you mean" lines: dropped), exit 2.
   std::string ParseErrors;
   raw_string_ostream ParseErrorStream(ParseErrors);
-  if (!cl::ParseCommandLineOptions(static_cast<int>(Args.size()), Args.data(),
+  if (!cl::ParseCommandLineOptions(static_cast<int>(Command.Args.size()), Command.Args.data(),
                                    "syncwatch-lint: finds implicit synchronization in CUDA "
                                    "host code\n\n  syncwatch-lint merge A.sarif B.sarif ... "
                                    "[--output F] [--format=sarif|text]: one report from "
@@ -390,50 +401,69 @@ int lintMain(int argc, const char **argv) {
     errs() << First.rtrim() << "\n";
     return ExitToolError;
   }
+  return std::nullopt;
+}
 
-  if (Merge)
-    return runMerge();
-  // A crash while analyzing one file is recovered and reported as that file's tool error.
-  syncwatch::enableCrashRecovery();
+int listChecks() {
+  for (syncwatch::RuleId R : syncwatch::enabledRules(Checks))
+    outs() << syncwatch::ruleInfo(R).Id << "  " << syncwatch::ruleInfo(R).Summary << "\n";
+  return ExitClean;
+}
 
-  if (ListChecks) {
-    for (syncwatch::RuleId R : syncwatch::enabledRules(Checks))
-      outs() << syncwatch::ruleInfo(R).Id << "  " << syncwatch::ruleInfo(R).Summary << "\n";
-    return ExitClean;
-  }
+// What the options decide before anything is read: where the tool's files are, where it
+// was started, the source root, the --fail-on level and the shard.
+struct RunSettings {
+  syncwatch::InstallLayout Layout;
+  SmallString<256> StartDir;
+  std::string Base;  // the source root: fingerprints and SARIF URIs are relative to it
+  syncwatch::Severity FailLevel = syncwatch::Severity::Warning;
+  unsigned ShardK = 1, ShardN = 1;
+};
+
+// Where the tool was started: running the units moves the process's working directory to
+// each entry's `directory`, so it is read before. The source root is --source-root, or the
+// git top level of that directory (else the directory itself).
+Stop findSourceRoot(RunSettings &Settings) {
+  sys::fs::current_path(Settings.StartDir);
+  Settings.Base = syncwatch::defaultSourceRoot(std::string(Settings.StartDir));
+  if (SourceRoot.empty())
+    return std::nullopt;
+  SmallString<256> Root(SourceRoot);
+  sys::path::make_absolute(Settings.StartDir, Root);
+  sys::path::remove_dots(Root, /*remove_dot_dot=*/true);
+  if (!sys::fs::is_directory(Root))
+    return toolError("--source-root '" + SourceRoot + "' is not a directory");
+  Settings.Base = std::string(Root);
+  return std::nullopt;
+}
+
+// The options checked, in the order they are said wrong, before any file is read.
+Stop checkOptions(const char *Argv0, RunSettings &Settings) {
   if (Format != "text" && Format != "json" && Format != "sarif" && Format != "markdown")
     return toolError("unknown --format '" + Format + "' (expected text, json, sarif or markdown)");
-  syncwatch::InstallLayout Layout = syncwatch::findInstallLayout(
-      syncwatch::runningExecutable(argv[0]), SYNCWATCH_BUILD_DIR, SYNCWATCH_SOURCE_DIR);
-  if (!Layout.Error.empty())
-    return toolError(Layout.Error);
-  // Where the tool was started: running the units moves the process's working directory to
-  // each entry's `directory`, so it is read now.
-  SmallString<256> StartDir;
-  sys::fs::current_path(StartDir);
-  std::string Base = syncwatch::defaultSourceRoot(std::string(StartDir));
-  if (!SourceRoot.empty()) {
-    SmallString<256> Root(SourceRoot);
-    sys::path::make_absolute(StartDir, Root);
-    sys::path::remove_dots(Root, /*remove_dot_dot=*/true);
-    if (!sys::fs::is_directory(Root))
-      return toolError("--source-root '" + SourceRoot + "' is not a directory");
-    Base = std::string(Root);
-  }
+  Settings.Layout = syncwatch::findInstallLayout(syncwatch::runningExecutable(Argv0), SYNCWATCH_BUILD_DIR,
+                                                 SYNCWATCH_SOURCE_DIR);
+  if (!Settings.Layout.Error.empty())
+    return toolError(Settings.Layout.Error);
+  if (Stop S = findSourceRoot(Settings))
+    return S;
   std::optional<syncwatch::Severity> FailLevel = syncwatch::parseSeverity(FailOn);
   if (!FailLevel)
     return toolError("unknown --fail-on '" + FailOn + "' (expected note, warning or error)");
+  Settings.FailLevel = *FailLevel;
   if (syncwatch::enabledRules(Checks).empty())
     return toolError("--checks '" + Checks + "' enables no syncwatch check (see --list-checks)");
-
-  unsigned ShardK = 1, ShardN = 1;
-  if (!Shard.empty() && !parseShard(Shard, ShardK, ShardN))
+  if (!Shard.empty() && !parseShard(Shard, Settings.ShardK, Settings.ShardN))
     return toolError("--shard '" + Shard + "': expected K/N with 1 <= K <= N, e.g. --shard=2/4");
+  return std::nullopt;
+}
 
-  std::unique_ptr<CompilationDatabase> DB;
+// The compile commands: the flags after "--", else -p's database, else one found above the
+// first source (clang-tidy's search).
+Stop openDatabase(const CommandLine &Command, std::unique_ptr<CompilationDatabase> &DB) {
   std::string DbError;
-  if (HaveFixed) {
-    std::vector<std::string> Flags = FixedFlags;
+  if (Command.HaveFixed) {
+    std::vector<std::string> Flags = Command.FixedFlags;
     DB = std::make_unique<FixedCompilationDatabase>(".", Flags);
   } else if (!BuildPath.empty()) {
     DB = loadDatabase(BuildPath, DbError);
@@ -447,11 +477,32 @@ int lintMain(int argc, const char **argv) {
   } else {
     return toolError("nothing to analyze: pass -p <build dir>, or files followed by -- <flags>");
   }
+  return std::nullopt;
+}
 
-  std::vector<std::string> Files(Sources.begin(), Sources.end());
-  DisplayPaths Shown(Files, StartDir);
+// Outputs that are also inputs (the sources, the baseline, the profile, the database) are
+// refused before the run.
+Stop refuseOutputsThatAreInputs(const std::vector<std::string> &Files) {
+  std::vector<std::string> Inputs = Files;
+  for (const std::string *In : {&BaselineFile.getValue(), &ProfileFile.getValue()})
+    if (!In->empty())
+      Inputs.push_back(*In);
+  if (!BuildPath.empty()) {
+    Inputs.push_back(BuildPath);
+    Inputs.push_back(BuildPath + "/compile_commands.json");
+  }
+  if (std::string Clash = outputsThatAreInputs(Inputs); !Clash.empty())
+    return toolError(Clash);
+  return std::nullopt;
+}
+
+// The files to analyze, absolute: those named, else the database's sources; then --shard's
+// part of them.
+Stop selectFiles(const CompilationDatabase &DB, bool HaveFixed, const RunSettings &Settings,
+                 std::vector<std::string> &Files) {
+  Files.assign(Sources.begin(), Sources.end());
   if (Files.empty()) {
-    for (const std::string &F : DB->getAllFiles())
+    for (const std::string &F : DB.getAllFiles())
       if (isSourceFile(F))
         Files.push_back(F);
     if (Files.empty())
@@ -463,33 +514,29 @@ int lintMain(int argc, const char **argv) {
       sys::fs::make_absolute(Abs);
     F = std::string(Abs);
   }
-  {
-    std::vector<std::string> Inputs = Files;
-    for (const std::string *In : {&BaselineFile.getValue(), &ProfileFile.getValue()})
-      if (!In->empty())
-        Inputs.push_back(*In);
-    if (!BuildPath.empty()) {
-      Inputs.push_back(BuildPath);
-      Inputs.push_back(BuildPath + "/compile_commands.json");
-    }
-    if (std::string Clash = outputsThatAreInputs(Inputs); !Clash.empty())
-      return toolError(Clash);
-  }
+  if (Stop S = refuseOutputsThatAreInputs(Files))
+    return S;
   if (!Shard.empty()) {
     std::size_t All = Files.size();
-    Files = syncwatch::selectShard(std::move(Files), ShardK, ShardN);
-    errs() << "syncwatch-lint: shard " << ShardK << "/" << ShardN << ": " << Files.size()
+    Files = syncwatch::selectShard(std::move(Files), Settings.ShardK, Settings.ShardN);
+    errs() << "syncwatch-lint: shard " << Settings.ShardK << "/" << Settings.ShardN << ": " << Files.size()
            << " of " << All << " file(s)\n";
   }
+  return std::nullopt;
+}
 
-  // nvcc and g++ entries become clang host-side commands; clang's stay as they are.
-  std::string FallbackCuda = CudaPath.empty() ? defaultCudaPath() : std::string(CudaPath);
+// How nvcc and g++ entries become clang host-side commands (clang's stay as they are).
+syncwatch::TranslationConfig translationConfig(const syncwatch::InstallLayout &Layout,
+                                               const std::string &FallbackCuda) {
   syncwatch::TranslationConfig Translation;
   Translation.ResourceDir = SYNCWATCH_CLANG_RESOURCE_DIR;
   Translation.FallbackCudaPath = FallbackCuda;
   Translation.CompatDir = Layout.CompatDir;
-  syncwatch::TranslatingDatabase Translated(*DB, Translation);
+  return Translation;
+}
 
+// The run's options, from the option table.
+syncwatch::LintOptions lintOptions(const std::string &FallbackCuda) {
   syncwatch::LintOptions Options;
   Options.Checks = Checks;
   Options.Jobs = Jobs;
@@ -504,6 +551,11 @@ int lintMain(int argc, const char **argv) {
       Options.CacheDir = *Env;
   Options.Checking.ReportUnknown = ReportUnknown;
   Options.CrossUnit = !NoCrossUnit;
+  return Options;
+}
+
+// The other shards' --summaries files, for the cross-unit phase.
+Stop importSummaries(syncwatch::LintOptions &Options) {
   if (NoCrossUnit && (!SummaryFiles.empty() || !WriteSummaries.empty()))
     return toolError("--summaries and --write-summaries need the cross-unit phase; drop --no-cross-unit");
   for (const std::string &F : SummaryFiles) {
@@ -519,45 +571,55 @@ int lintMain(int argc, const char **argv) {
     for (auto &U : Units)
       Options.ImportedSummaries.push_back(std::move(U));
   }
+  return std::nullopt;
+}
 
-  // Load the baseline before the (long) analysis, so a bad path fails fast.
-  std::set<std::string> Known;
+// The baseline and the profile, read before the (long) analysis, so a bad path fails fast.
+Stop readBaselineAndProfile(std::set<std::string> &Known, std::optional<syncwatch::CalibrationProfile> &Measured) {
   if (!BaselineFile.empty()) {
     auto Loaded = syncwatch::readBaseline(BaselineFile);
     if (!Loaded)
       return toolError(toString(Loaded.takeError()));
     Known = std::move(*Loaded);
   }
-  std::optional<syncwatch::CalibrationProfile> Measured;
   if (!ProfileFile.empty()) {
     std::string Error;
     if (!syncwatch::readCalibrationProfile(ProfileFile, Measured.emplace(), Error))
       return toolError(Error);
   }
+  return std::nullopt;
+}
 
-  if (PrintCommands) {
-    for (const std::string &F : Files)
-      for (const std::string &Line : syncwatch::finalCommands(Translated, F, Options))
-        outs() << Line << "\n";
-    return ExitClean;
-  }
+int printCommands(const CompilationDatabase &DB, const std::vector<std::string> &Files,
+                  const syncwatch::LintOptions &Options) {
+  for (const std::string &F : Files)
+    for (const std::string &Line : syncwatch::finalCommands(DB, F, Options))
+      outs() << Line << "\n";
+  return ExitClean;
+}
 
-  syncwatch::LintResult Result = syncwatch::runLint(Translated, Files, Options);
-  // The headers the units included are inputs too, known only now (the guard before the run
-  // saw the sources and the database): `--output=kernels.cuh` replaced that header with the
-  // report. Nothing is written then; the report goes to stdout, so no finding is lost.
-  bool OutputRefused = false;
-  if (std::string Clash = outputsThatAreInputs(Result.FilesRead); !Clash.empty()) {
-    errs() << "syncwatch-lint: error: " << Clash << " (a file the analysis read); nothing is written, "
-           << "the report follows on stdout\n";
-    OutputFile.setValue("");
-    WriteBaseline.setValue("");
-    ExportFixes.setValue("");
-    StatsJson.setValue("");
-    WriteSummaries.setValue("");
-    Fix.setValue(false);
-    OutputRefused = true;
-  }
+// The headers the units included are inputs too, known only now (the guard before the run
+// saw the sources and the database): `--output=kernels.cuh` replaced that header with the
+// report. Nothing is written then; the report goes to stdout, so no finding is lost.
+// Returns whether the outputs were refused (the run then exits 2).
+bool refuseOutputsThatWereRead(const std::vector<std::string> &FilesRead) {
+  std::string Clash = outputsThatAreInputs(FilesRead);
+  if (Clash.empty())
+    return false;
+  errs() << "syncwatch-lint: error: " << Clash << " (a file the analysis read); nothing is written, "
+         << "the report follows on stdout\n";
+  OutputFile.setValue("");
+  WriteBaseline.setValue("");
+  ExportFixes.setValue("");
+  StatsJson.setValue("");
+  WriteSummaries.setValue("");
+  Fix.setValue(false);
+  return true;
+}
+
+// What the run says on stderr before the report: a cache it could not use, the profile's
+// changes of severity.
+void reportRunNotes(syncwatch::LintResult &Result, const std::optional<syncwatch::CalibrationProfile> &Measured) {
   if (!Result.CacheProblem.empty())
     errs() << "syncwatch-lint: warning: " << Result.CacheProblem << "; continuing without it\n";
   if (Measured) {
@@ -565,34 +627,44 @@ int lintMain(int argc, const char **argv) {
     errs() << "syncwatch-lint: profile of " << Measured->Device << ": " << Changed
            << " finding(s) changed severity\n";
   }
+}
 
-  // Fingerprints and SARIF URIs name files relative to the source root (Base, above: the
-  // repository's top level by default), so the same checkout elsewhere gives the same.
+// Fingerprints and SARIF URIs name files relative to the source root (Base: the
+// repository's top level by default), so the same checkout elsewhere gives the same.
+// Then --write-baseline records the findings, and --baseline drops the known ones.
+Stop applyBaselines(std::vector<syncwatch::Finding> &Findings, const std::set<std::string> &Known,
+                    const std::string &Base) {
   auto Lines = syncwatch::diskLineReader();
   {
-    std::vector<std::string> Prints = syncwatch::fingerprints(Result.Findings, Lines, Base);
+    std::vector<std::string> Prints = syncwatch::fingerprints(Findings, Lines, Base);
     for (std::size_t I = 0; I < Prints.size(); ++I)
-      Result.Findings[I].Fingerprint = Prints[I];
+      Findings[I].Fingerprint = Prints[I];
   }
   if (!WriteBaseline.empty()) {
-    if (llvm::Error E = syncwatch::writeBaseline(WriteBaseline, Result.Findings, Lines, Base))
+    if (llvm::Error E = syncwatch::writeBaseline(WriteBaseline, Findings, Lines, Base))
       return toolError(toString(std::move(E)));
-    errs() << "syncwatch-lint: wrote " << Result.Findings.size() << " finding(s) to baseline '"
+    errs() << "syncwatch-lint: wrote " << Findings.size() << " finding(s) to baseline '"
            << WriteBaseline << "'\n";
   }
   if (!BaselineFile.empty()) {
-    unsigned Suppressed = syncwatch::applyBaseline(Result.Findings, Known, Lines, Base);
+    unsigned Suppressed = syncwatch::applyBaseline(Findings, Known, Lines, Base);
     errs() << "syncwatch-lint: " << Suppressed << " known finding(s) suppressed by baseline '"
-           << BaselineFile << "', " << Result.Findings.size() << " new\n";
+           << BaselineFile << "', " << Findings.size() << " new\n";
   }
+  return std::nullopt;
+}
+
+// --export-fixes and --fix. Returns false when either failed (it said why; the run exits 2
+// after its report).
+bool applyFixesAsAsked(const std::vector<syncwatch::Finding> &Findings) {
   bool FixFailed = false;
   if (!ExportFixes.empty())
-    if (llvm::Error E = syncwatch::exportFixes(ExportFixes, Result.Findings)) {
+    if (llvm::Error E = syncwatch::exportFixes(ExportFixes, Findings)) {
       errs() << "syncwatch-lint: error: " << toString(std::move(E)) << "\n";
       FixFailed = true;
     }
   if (Fix) {
-    auto Applied = syncwatch::applyFixes(Result.Findings);
+    auto Applied = syncwatch::applyFixes(Findings);
     if (!Applied) {
       errs() << "syncwatch-lint: error: " << toString(Applied.takeError()) << "\n";
       FixFailed = true;
@@ -601,18 +673,25 @@ int lintMain(int argc, const char **argv) {
              << " file(s)\n";
     }
   }
+  return !FixFailed;
+}
 
+syncwatch::Report reportOf(const syncwatch::LintResult &Result, const RunSettings &Settings) {
   syncwatch::Report Report;
   Report.ToolName = "syncwatch-lint";
   Report.ToolVersion = SYNCWATCH_VERSION;
   Report.Findings = Result.Findings;
   Report.Errors = Result.Errors;
   Report.RulesRun = Result.RulesRun;
-  Report.DocsBaseUri = syncwatch::pathToUri(Layout.RuleDocsDir + "/");
+  Report.DocsBaseUri = syncwatch::pathToUri(Settings.Layout.RuleDocsDir + "/");
   Report.FilesAnalyzed = Result.FilesAnalyzed;
-  Report.SourceRoot = Base;
-  Report.Artifacts = artifactsUnder(Result.FilesRead, Base);
+  Report.SourceRoot = Settings.Base;
+  Report.Artifacts = artifactsUnder(Result.FilesRead, Settings.Base);
+  return Report;
+}
 
+// The report in --format; the text format names files as the user named the sources.
+std::string formatReport(const syncwatch::Report &Report, const DisplayPaths &Shown) {
   std::ostringstream Text;
   if (Format == "json")
     syncwatch::writeJson(Text, Report);
@@ -626,65 +705,150 @@ int lintMain(int argc, const char **argv) {
     TO.Color = OutputFile.empty() && sys::Process::StandardOutHasColors();
     syncwatch::writeText(Text, Shown.findings(Report.Findings), syncwatch::diskLineReader(), TO);
   }
+  return Text.str();
+}
 
-  int Exit = exitCodeFor(Report.Findings, Shown.errors(Report.Errors), *FailLevel);
+// The run's exit code (it writes the tool errors to stderr): findings at or above
+// --fail-on, tool errors, a fix that failed.
+int runExitCode(const syncwatch::Report &Report, const DisplayPaths &Shown, syncwatch::Severity FailLevel,
+                bool FixFailed) {
+  int Exit = exitCodeFor(Report.Findings, Shown.errors(Report.Errors), FailLevel);
   if (FixFailed)
     Exit = ExitToolError;
   // --write-baseline records; the run that writes it is not a failure.
   if (!WriteBaseline.empty() && Exit == ExitFindings)
     Exit = ExitClean;
-  // Recording a baseline is quiet: its one line on stderr says what was written. The report
-  // too only when asked for (--output, or a --format named).
+  return Exit;
+}
+
+// Writes the report (emitReport). Recording a baseline is quiet: its one line on stderr
+// says what was written. The report too only when asked for (--output, or a --format
+// named). Returns false when the run must exit 2: the report could not be written where
+// asked, or the outputs were refused (refuseOutputsThatWereRead).
+bool emitRunReport(const std::string &Text, const syncwatch::Report &Report, bool OutputRefused) {
   bool Quiet = !WriteBaseline.empty() && OutputFile.empty() && Format.getNumOccurrences() == 0;
-  if ((!Quiet && !emitReport(Text.str())) || OutputRefused)
-    return ExitToolError;
+  if ((!Quiet && !emitReport(Text)) || OutputRefused)
+    return false;
   if (!Quiet && Format == "text" && Report.Findings.empty() && Report.Errors.empty() && OutputFile.empty())
     errs() << "syncwatch-lint: " << Report.FilesAnalyzed << " file(s) analyzed, no findings\n";
-  if (!WriteSummaries.empty()) {
+  return true;
+}
+
+Stop writeSummaries(const syncwatch::LintResult &Result) {
+  if (WriteSummaries.empty())
+    return std::nullopt;
+  std::string Error;
+  if (!syncwatch::writeFileAtomically(WriteSummaries, syncwatch::summaryFileText(Result.Summaries), Error))
+    return toolError("cannot write '" + WriteSummaries + "': " + Error);
+  return std::nullopt;
+}
+
+// The --run-stats-json figures (the same as --run-stats's line).
+std::string statsJson(std::size_t Files, const syncwatch::LintResult &Result, double Wall, long Rss) {
+  std::string StatsText;
+  raw_string_ostream J(StatsText);
+  json::OStream O(J, 2);
+  O.object([&] {
+    O.attribute("files", static_cast<int64_t>(Files));
+    O.attribute("analyzed", static_cast<int64_t>(Result.FilesAnalyzed));
+    O.attribute("toolErrors", static_cast<int64_t>(Result.Errors.size()));
+    O.attribute("crashesRecovered", static_cast<int64_t>(Result.Crashes));
+    O.attribute("findings", static_cast<int64_t>(Result.Findings.size()));
+    O.attribute("workers", static_cast<int64_t>(Result.Workers));
+    O.attribute("wallSeconds", Wall);
+    O.attribute("slowestFile", Result.SlowestFile);
+    O.attribute("slowestSeconds", Result.SlowestSeconds);
+    O.attribute("peakRssKiB", static_cast<int64_t>(Rss));
+    O.attribute("preludePchs", static_cast<int64_t>(Result.PchsBuilt));
+    O.attribute("pchFallbacks", static_cast<int64_t>(Result.PchFallbacks));
+    O.attribute("cacheHits", static_cast<int64_t>(Result.CacheHits));
+    O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
+    O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.UnitsReanalyzed));
+  });
+  J << "\n";
+  return J.str();
+}
+
+// --run-stats (a line on stderr) and --run-stats-json (a file).
+Stop writeRunStats(std::size_t Files, const syncwatch::LintResult &Result,
+                   std::chrono::steady_clock::time_point Started) {
+  if (!Stats && StatsJson.empty())
+    return std::nullopt;
+  double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Started).count();
+  long Rss = peakRssKiB();
+  if (Stats)
+    errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
+                     "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
+                     "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s); cache %u hit(s), "
+                     "%u miss(es); %u file(s) analyzed again with other files' summaries\n",
+                     Files, Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
+                     Result.Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
+                     Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
+                     Result.CacheMisses, Result.UnitsReanalyzed);
+  if (!StatsJson.empty()) {
     std::string Error;
-    if (!syncwatch::writeFileAtomically(WriteSummaries, syncwatch::summaryFileText(Result.Summaries), Error))
-      return toolError("cannot write '" + WriteSummaries + "': " + Error);
+    if (!syncwatch::writeFileAtomically(StatsJson, statsJson(Files, Result, Wall, Rss), Error))
+      return toolError("cannot write '" + StatsJson + "': " + Error);
   }
-  if (Stats || !StatsJson.empty()) {
-    double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Started).count();
-    long Rss = peakRssKiB();
-    unsigned Workers = Result.Workers;
-    if (Stats)
-      errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
-                       "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
-                       "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s); cache %u hit(s), "
-                       "%u miss(es); %u file(s) analyzed again with other files' summaries\n",
-                       Files.size(), Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
-                       Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
-                       Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
-                       Result.CacheMisses, Result.UnitsReanalyzed);
-    if (!StatsJson.empty()) {
-      std::string StatsText;
-      raw_string_ostream J(StatsText);
-      json::OStream O(J, 2);
-      O.object([&] {
-        O.attribute("files", static_cast<int64_t>(Files.size()));
-        O.attribute("analyzed", static_cast<int64_t>(Result.FilesAnalyzed));
-        O.attribute("toolErrors", static_cast<int64_t>(Result.Errors.size()));
-        O.attribute("crashesRecovered", static_cast<int64_t>(Result.Crashes));
-        O.attribute("findings", static_cast<int64_t>(Result.Findings.size()));
-        O.attribute("workers", static_cast<int64_t>(Workers));
-        O.attribute("wallSeconds", Wall);
-        O.attribute("slowestFile", Result.SlowestFile);
-        O.attribute("slowestSeconds", Result.SlowestSeconds);
-        O.attribute("peakRssKiB", static_cast<int64_t>(Rss));
-        O.attribute("preludePchs", static_cast<int64_t>(Result.PchsBuilt));
-        O.attribute("pchFallbacks", static_cast<int64_t>(Result.PchFallbacks));
-        O.attribute("cacheHits", static_cast<int64_t>(Result.CacheHits));
-        O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
-        O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.UnitsReanalyzed));
-      });
-      J << "\n";
-      std::string Error;
-      if (!syncwatch::writeFileAtomically(StatsJson, J.str(), Error))
-        return toolError("cannot write '" + StatsJson + "': " + Error);
-    }
-  }
+  return std::nullopt;
+}
+
+} // namespace
+
+// The option table (above) -> the compilation database -> the run -> the report.
+int lintMain(int argc, const char **argv) {
+  auto Started = std::chrono::steady_clock::now();
+  CommandLine Command;
+  if (Stop S = splitCommandLine(argc, argv, Command))
+    return *S;
+  if (Stop S = parseOptions(Command))
+    return *S;
+  if (Command.Merge)
+    return runMerge();
+  // A crash while analyzing one file is recovered and reported as that file's tool error.
+  syncwatch::enableCrashRecovery();
+  if (ListChecks)
+    return listChecks();
+  RunSettings Settings;
+  if (Stop S = checkOptions(argv[0], Settings))
+    return *S;
+
+  std::unique_ptr<CompilationDatabase> DB;
+  if (Stop S = openDatabase(Command, DB))
+    return *S;
+  DisplayPaths Shown({Sources.begin(), Sources.end()}, Settings.StartDir);
+  std::vector<std::string> Files;
+  if (Stop S = selectFiles(*DB, Command.HaveFixed, Settings, Files))
+    return *S;
+  // nvcc and g++ entries become clang host-side commands; clang's stay as they are.
+  std::string FallbackCuda = CudaPath.empty() ? defaultCudaPath() : std::string(CudaPath);
+  syncwatch::TranslatingDatabase Translated(*DB, translationConfig(Settings.Layout, FallbackCuda));
+  syncwatch::LintOptions Options = lintOptions(FallbackCuda);
+  if (Stop S = importSummaries(Options))
+    return *S;
+  std::set<std::string> Known;
+  std::optional<syncwatch::CalibrationProfile> Measured;
+  if (Stop S = readBaselineAndProfile(Known, Measured))
+    return *S;
+  if (PrintCommands)
+    return printCommands(Translated, Files, Options);
+
+  syncwatch::LintResult Result = syncwatch::runLint(Translated, Files, Options);
+  bool OutputRefused = refuseOutputsThatWereRead(Result.FilesRead);
+  reportRunNotes(Result, Measured);
+  if (Stop S = applyBaselines(Result.Findings, Known, Settings.Base))
+    return *S;
+  bool FixFailed = !applyFixesAsAsked(Result.Findings);
+
+  syncwatch::Report Report = reportOf(Result, Settings);
+  std::string Text = formatReport(Report, Shown);
+  int Exit = runExitCode(Report, Shown, Settings.FailLevel, FixFailed);
+  if (!emitRunReport(Text, Report, OutputRefused))
+    return ExitToolError;
+  if (Stop S = writeSummaries(Result))
+    return *S;
+  if (Stop S = writeRunStats(Files.size(), Result, Started))
+    return *S;
   return Exit;
 }
 
