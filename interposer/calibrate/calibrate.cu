@@ -70,11 +70,8 @@ std::string jsonEscape(const std::string &S) {
   return O;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  std::string Out = "syncwatch-profile.json";
-  double SpinMs = 50;
+// The options; false (usage said) on anything else.
+bool parseOptions(int argc, char **argv, std::string &Out, double &SpinMs) {
   for (int I = 1; I < argc; ++I) {
     if (!std::strcmp(argv[I], "--out") && I + 1 < argc)
       Out = argv[++I];
@@ -82,135 +79,146 @@ int main(int argc, char **argv) {
       SpinMs = std::atof(argv[++I]);
     else {
       std::fprintf(stderr, "usage: syncwatch-calibrate [--out profile.json] [--spin-ms N]\n");
-      return 2;
+      return false;
     }
   }
-  int Count = 0;
-  if (cudaGetDeviceCount(&Count) != cudaSuccess || Count == 0) {
-    std::fprintf(stderr, "syncwatch-calibrate: no CUDA GPU here: nothing to measure\n");
-    return 3;
-  }
-  cudaDeviceProp Prop{};
-  cudaGetDeviceProperties(&Prop, 0);
-  int Khz = 0, Least = 0, Greatest = 0, Driver = 0, Runtime = 0;
-  cudaDeviceGetAttribute(&Khz, cudaDevAttrClockRate, 0);
-  cudaDeviceGetStreamPriorityRange(&Least, &Greatest);
-  cudaDriverGetVersion(&Driver);
-  cudaRuntimeGetVersion(&Runtime);
-  long long Cycles = static_cast<long long>(SpinMs * Khz);
+  return true;
+}
 
-  const size_t Small = 1 << 20, Big = 64u << 20;
-  std::vector<char> Pageable(Big, 1), PageableSmall(4096, 1);
+// What the profile and the table say of GPU 0 and the driver.
+struct DeviceInfo {
+  cudaDeviceProp Prop{};
+  int Khz = 0, Least = 0, Greatest = 0, Driver = 0, Runtime = 0;
+};
+
+DeviceInfo queryDevice() {
+  DeviceInfo D;
+  cudaGetDeviceProperties(&D.Prop, 0);
+  cudaDeviceGetAttribute(&D.Khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetStreamPriorityRange(&D.Least, &D.Greatest);
+  cudaDriverGetVersion(&D.Driver);
+  cudaRuntimeGetVersion(&D.Runtime);
+  return D;
+}
+
+// The buffers, the idle stream S2 and the handles the cases work on (they outlive the cases).
+struct Buffers {
+  static constexpr size_t Small = 1 << 20, Big = 64u << 20;
+  std::vector<char> Pageable = std::vector<char>(Big, 1), PageableSmall = std::vector<char>(4096, 1);
   char *Pinned = nullptr, *Dev = nullptr, *Dev2 = nullptr, *Scratch = nullptr;
   void *HostBuf = nullptr;
-  cudaMallocHost(&Pinned, Big);
-  cudaMalloc(&Dev, Big);
-  cudaMalloc(&Dev2, Small);
   cudaStream_t S2;
-  cudaStreamCreateWithFlags(&S2, cudaStreamNonBlocking);
   size_t Stack = 0;
-  cudaDeviceGetLimit(&Stack, cudaLimitStackSize);
   cudaStream_t NewStream = nullptr;
   cudaEvent_t NewEvent = nullptr;
   void *AsyncPtr = nullptr;
   size_t FreeMem = 0, TotalMem = 0;
-  auto None = [] {};
+};
 
-  std::vector<Case> Cases = {
-      {"cudaMalloc", "1 MB", None, [&] { cudaMalloc(&Scratch, Small); }, [&] { cudaFree(Scratch); }},
-      {"cudaFree", "1 MB", [&] { cudaMalloc(&Scratch, Small); }, [&] { cudaFree(Scratch); }, None},
+void allocate(Buffers &B) {
+  cudaMallocHost(&B.Pinned, Buffers::Big);
+  cudaMalloc(&B.Dev, Buffers::Big);
+  cudaMalloc(&B.Dev2, Buffers::Small);
+  cudaStreamCreateWithFlags(&B.S2, cudaStreamNonBlocking);
+  cudaDeviceGetLimit(&B.Stack, cudaLimitStackSize);
+}
+
+// The calls that are safe to exercise (no device reset, no context changes, state restored).
+std::vector<Case> safeCases(Buffers &B) {
+  auto None = [] {};
+  return {
+      {"cudaMalloc", "1 MB", None, [&] { cudaMalloc(&B.Scratch, Buffers::Small); }, [&] { cudaFree(B.Scratch); }},
+      {"cudaFree", "1 MB", [&] { cudaMalloc(&B.Scratch, Buffers::Small); }, [&] { cudaFree(B.Scratch); }, None},
       {"cudaFree", "nullptr", None, [&] { cudaFree(nullptr); }, None},
-      {"cudaMallocHost", "1 MB", None, [&] { cudaMallocHost(&HostBuf, Small); }, [&] { cudaFreeHost(HostBuf); }},
-      {"cudaFreeHost", "1 MB", [&] { cudaMallocHost(&HostBuf, Small); }, [&] { cudaFreeHost(HostBuf); }, None},
-      {"cudaHostRegister", "1 MB", None, [&] { cudaHostRegister(Pageable.data(), Small, cudaHostRegisterDefault); },
-       [&] { cudaHostUnregister(Pageable.data()); }},
-      {"cudaHostUnregister", "1 MB", [&] { cudaHostRegister(Pageable.data(), Small, cudaHostRegisterDefault); },
-       [&] { cudaHostUnregister(Pageable.data()); }, None},
-      {"cudaDeviceSetLimit", "stack size changed", None, [&] { cudaDeviceSetLimit(cudaLimitStackSize, Stack + 1024); },
-       [&] { cudaDeviceSetLimit(cudaLimitStackSize, Stack); }},
-      {"cudaMallocAsync", "1 MB on an idle stream", None, [&] { cudaMallocAsync(&AsyncPtr, Small, S2); },
-       [&] { cudaFreeAsync(AsyncPtr, S2); cudaStreamSynchronize(S2); }},
-      {"cudaFreeAsync", "1 MB on an idle stream", [&] { cudaMallocAsync(&AsyncPtr, Small, S2); cudaStreamSynchronize(S2); },
-       [&] { cudaFreeAsync(AsyncPtr, S2); }, [&] { cudaStreamSynchronize(S2); }},
-      {"cudaMemset", "1 MB", None, [&] { cudaMemset(Dev2, 0, Small); }, None},
-      {"cudaMemcpy", "DtoD 1 MB", None, [&] { cudaMemcpy(Dev2, Dev, Small, cudaMemcpyDeviceToDevice); }, None},
+      {"cudaMallocHost", "1 MB", None, [&] { cudaMallocHost(&B.HostBuf, Buffers::Small); }, [&] { cudaFreeHost(B.HostBuf); }},
+      {"cudaFreeHost", "1 MB", [&] { cudaMallocHost(&B.HostBuf, Buffers::Small); }, [&] { cudaFreeHost(B.HostBuf); }, None},
+      {"cudaHostRegister", "1 MB", None, [&] { cudaHostRegister(B.Pageable.data(), Buffers::Small, cudaHostRegisterDefault); },
+       [&] { cudaHostUnregister(B.Pageable.data()); }},
+      {"cudaHostUnregister", "1 MB", [&] { cudaHostRegister(B.Pageable.data(), Buffers::Small, cudaHostRegisterDefault); },
+       [&] { cudaHostUnregister(B.Pageable.data()); }, None},
+      {"cudaDeviceSetLimit", "stack size changed", None, [&] { cudaDeviceSetLimit(cudaLimitStackSize, B.Stack + 1024); },
+       [&] { cudaDeviceSetLimit(cudaLimitStackSize, B.Stack); }},
+      {"cudaMallocAsync", "1 MB on an idle stream", None, [&] { cudaMallocAsync(&B.AsyncPtr, Buffers::Small, B.S2); },
+       [&] { cudaFreeAsync(B.AsyncPtr, B.S2); cudaStreamSynchronize(B.S2); }},
+      {"cudaFreeAsync", "1 MB on an idle stream", [&] { cudaMallocAsync(&B.AsyncPtr, Buffers::Small, B.S2); cudaStreamSynchronize(B.S2); },
+       [&] { cudaFreeAsync(B.AsyncPtr, B.S2); }, [&] { cudaStreamSynchronize(B.S2); }},
+      {"cudaMemset", "1 MB", None, [&] { cudaMemset(B.Dev2, 0, Buffers::Small); }, None},
+      {"cudaMemcpy", "DtoD 1 MB", None, [&] { cudaMemcpy(B.Dev2, B.Dev, Buffers::Small, cudaMemcpyDeviceToDevice); }, None},
       {"cudaMemcpy", "HtoD pageable 4 KB", None,
-       [&] { cudaMemcpy(Dev2, PageableSmall.data(), 4096, cudaMemcpyHostToDevice); }, None},
+       [&] { cudaMemcpy(B.Dev2, B.PageableSmall.data(), 4096, cudaMemcpyHostToDevice); }, None},
       {"cudaMemcpy", "DtoH pageable 4 KB", None,
-       [&] { cudaMemcpy(PageableSmall.data(), Dev2, 4096, cudaMemcpyDeviceToHost); }, None},
+       [&] { cudaMemcpy(B.PageableSmall.data(), B.Dev2, 4096, cudaMemcpyDeviceToHost); }, None},
       {"cudaMemcpyAsync", "HtoD pageable 64 MB, idle stream", None,
-       [&] { cudaMemcpyAsync(Dev, Pageable.data(), Big, cudaMemcpyHostToDevice, S2); }, [&] { cudaStreamSynchronize(S2); }},
+       [&] { cudaMemcpyAsync(B.Dev, B.Pageable.data(), Buffers::Big, cudaMemcpyHostToDevice, B.S2); }, [&] { cudaStreamSynchronize(B.S2); }},
       {"cudaMemcpyAsync", "DtoH pageable 64 MB, idle stream", None,
-       [&] { cudaMemcpyAsync(Pageable.data(), Dev, Big, cudaMemcpyDeviceToHost, S2); }, [&] { cudaStreamSynchronize(S2); }},
+       [&] { cudaMemcpyAsync(B.Pageable.data(), B.Dev, Buffers::Big, cudaMemcpyDeviceToHost, B.S2); }, [&] { cudaStreamSynchronize(B.S2); }},
       {"cudaMemcpyAsync", "HtoD pinned 64 MB, idle stream", None,
-       [&] { cudaMemcpyAsync(Dev, Pinned, Big, cudaMemcpyHostToDevice, S2); }, [&] { cudaStreamSynchronize(S2); }},
-      {"cudaStreamCreate", "", None, [&] { cudaStreamCreate(&NewStream); }, [&] { cudaStreamDestroy(NewStream); }},
-      {"cudaEventCreate", "", None, [&] { cudaEventCreate(&NewEvent); }, [&] { cudaEventDestroy(NewEvent); }},
-      {"cudaMemGetInfo", "", None, [&] { cudaMemGetInfo(&FreeMem, &TotalMem); }, None},
-      {"cudaStreamQuery", "idle stream", None, [&] { cudaStreamQuery(S2); }, None},
+       [&] { cudaMemcpyAsync(B.Dev, B.Pinned, Buffers::Big, cudaMemcpyHostToDevice, B.S2); }, [&] { cudaStreamSynchronize(B.S2); }},
+      {"cudaStreamCreate", "", None, [&] { cudaStreamCreate(&B.NewStream); }, [&] { cudaStreamDestroy(B.NewStream); }},
+      {"cudaEventCreate", "", None, [&] { cudaEventCreate(&B.NewEvent); }, [&] { cudaEventDestroy(B.NewEvent); }},
+      {"cudaMemGetInfo", "", None, [&] { cudaMemGetInfo(&B.FreeMem, &B.TotalMem); }, None},
+      {"cudaStreamQuery", "idle stream", None, [&] { cudaStreamQuery(B.S2); }, None},
       {"cudaDeviceSetCacheConfig", "prefer L1, then back", None,
        [&] { cudaDeviceSetCacheConfig(cudaFuncCachePreferL1); }, [&] { cudaDeviceSetCacheConfig(cudaFuncCachePreferNone); }},
   };
+}
 
-  std::vector<Result> Results;
-  bool LegacyWaits[2] = {false, false};
-  double LegacyMs[2] = {0, 0};
-  for (int Mode = 0; Mode < 2; ++Mode) {  // 0: s1 non-blocking, 1: s1 blocking
-    cudaStream_t S1;
+// Each case's host time with s1's spin running (Mode 0: s1 non-blocking, 1: blocking).
+void timeCases(std::vector<Case> &Cases, std::vector<Result> &Results, int Mode, cudaStream_t S1, long long Cycles) {
+  for (std::size_t I = 0; I < Cases.size(); ++I) {
+    Case &C = Cases[I];
     if (Mode == 0)
-      cudaStreamCreateWithFlags(&S1, cudaStreamNonBlocking);
-    else
-      cudaStreamCreate(&S1);
-    for (std::size_t I = 0; I < Cases.size(); ++I) {
-      Case &C = Cases[I];
-      if (Mode == 0)
-        Results.push_back({C.Api, C.What});
-      Result &R = Results[I];
-      cudaDeviceSynchronize();
-      C.Setup();
-      cudaDeviceSynchronize();
-      spin<<<1, 1, 0, S1>>>(Cycles);
-      double T0 = nowMs();
-      C.Call();
-      double Ms = nowMs() - T0;
-      std::string Error;
-      if (!check(cudaGetLastError(), Error)) {
-        R.Ok = false;
-        R.Error = Error;
-      }
-      cudaDeviceSynchronize();
-      C.Teardown();
-      cudaDeviceSynchronize();
-      (Mode == 0 ? R.NonBlockingMs : R.BlockingMs) = Ms;
-    }
-    // GPU-side serialization: does a tiny kernel on the legacy stream wait for s1's spin?
-    // Two things besides serialization can make the host wait here (an H200 once read
-    // SERIALIZED for a non-blocking s1 too): the first launch of `tiny` loads its module
-    // (CUDA_MODULE_LOADING=LAZY, the default), which waits for running kernels; and what
-    // cudaStreamSynchronize(cudaStreamLegacy) waits for is not what is measured. So
-    // `tiny` is launched once before, and the wait is for an event recorded right after it
-    // on the legacy stream: that event completes when the tiny kernel has run.
-    tiny<<<1, 1>>>(nullptr);
+      Results.push_back({C.Api, C.What});
+    Result &R = Results[I];
     cudaDeviceSynchronize();
-    cudaEvent_t TinyDone;
-    cudaEventCreateWithFlags(&TinyDone, cudaEventDisableTiming);
+    C.Setup();
+    cudaDeviceSynchronize();
     spin<<<1, 1, 0, S1>>>(Cycles);
     double T0 = nowMs();
-    tiny<<<1, 1>>>(nullptr);
-    cudaEventRecord(TinyDone, cudaStreamLegacy);
-    cudaEventSynchronize(TinyDone);
-    LegacyMs[Mode] = nowMs() - T0;
-    cudaEventDestroy(TinyDone);
-    LegacyWaits[Mode] = LegacyMs[Mode] > 0.8 * SpinMs;
+    C.Call();
+    double Ms = nowMs() - T0;
+    std::string Error;
+    if (!check(cudaGetLastError(), Error)) {
+      R.Ok = false;
+      R.Error = Error;
+    }
     cudaDeviceSynchronize();
-    cudaStreamDestroy(S1);
+    C.Teardown();
+    cudaDeviceSynchronize();
+    (Mode == 0 ? R.NonBlockingMs : R.BlockingMs) = Ms;
   }
+}
 
+// GPU-side serialization: does a tiny kernel on the legacy stream wait for s1's spin?
+// Two things besides serialization can make the host wait here (an H200 once read
+// SERIALIZED for a non-blocking s1 too): the first launch of `tiny` loads its module
+// (CUDA_MODULE_LOADING=LAZY, the default), which waits for running kernels; and what
+// cudaStreamSynchronize(cudaStreamLegacy) waits for is not what is measured. So
+// `tiny` is launched once before, and the wait is for an event recorded right after it
+// on the legacy stream: that event completes when the tiny kernel has run. Returns the ms.
+double legacyWaitMs(cudaStream_t S1, long long Cycles) {
+  tiny<<<1, 1>>>(nullptr);
+  cudaDeviceSynchronize();
+  cudaEvent_t TinyDone;
+  cudaEventCreateWithFlags(&TinyDone, cudaEventDisableTiming);
+  spin<<<1, 1, 0, S1>>>(Cycles);
+  double T0 = nowMs();
+  tiny<<<1, 1>>>(nullptr);
+  cudaEventRecord(TinyDone, cudaStreamLegacy);
+  cudaEventSynchronize(TinyDone);
+  double Ms = nowMs() - T0;
+  cudaEventDestroy(TinyDone);
+  return Ms;
+}
+
+void printTable(const DeviceInfo &D, double SpinMs, const std::vector<Result> &Results, const bool LegacyWaits[2],
+                const double LegacyMs[2]) {
+  const cudaDeviceProp &Prop = D.Prop;
   auto Blocks = [&](double Ms) { return Ms > 0.8 * SpinMs; };
   std::printf("syncwatch-calibrate: %s (sm_%d%d), driver %d, runtime %d, %d copy engine(s), concurrent kernels %s, "
               "stream priorities %d (lowest) .. %d (highest); a %.0f ms kernel on s1\n",
-              Prop.name, Prop.major, Prop.minor, Driver, Runtime, Prop.asyncEngineCount,
-              Prop.concurrentKernels ? "yes" : "no", Least, Greatest, SpinMs);
+              Prop.name, Prop.major, Prop.minor, D.Driver, D.Runtime, Prop.asyncEngineCount,
+              Prop.concurrentKernels ? "yes" : "no", D.Least, D.Greatest, SpinMs);
   std::printf("%-26s %-34s %20s %20s\n", "call", "case", "s1 non-blocking", "s1 blocking");
   for (const Result &R : Results) {
     char A[40], B[40];
@@ -221,18 +229,23 @@ int main(int argc, char **argv) {
   }
   std::printf("%-26s %-34s %8.3f ms%s %8.3f ms%s\n", "kernel launch", "legacy stream, then wait", LegacyMs[0],
               LegacyWaits[0] ? " SERIALIZED" : "           ", LegacyMs[1], LegacyWaits[1] ? " SERIALIZED" : "");
+}
 
+// The profile (JSON) that syncwatch-lint --profile and libsyncwatch read; false when Out
+// cannot be opened.
+bool writeProfile(const std::string &Out, const DeviceInfo &D, double SpinMs, const std::vector<Result> &Results,
+                  const bool LegacyWaits[2]) {
+  const cudaDeviceProp &Prop = D.Prop;
+  auto Blocks = [&](double Ms) { return Ms > 0.8 * SpinMs; };
   FILE *F = std::fopen(Out.c_str(), "w");
-  if (!F) {
-    std::fprintf(stderr, "syncwatch-calibrate: cannot write '%s'\n", Out.c_str());
-    return 2;
-  }
+  if (!F)
+    return false;
   std::fprintf(F, "{\n  \"schema\": \"syncwatch-profile-1\",\n");
   std::fprintf(F, "  \"device\": {\"name\": \"%s\", \"computeCapability\": \"%d.%d\", \"driverVersion\": %d, "
                   "\"runtimeVersion\": %d, \"asyncEngineCount\": %d, \"concurrentKernels\": %s, "
                   "\"multiProcessorCount\": %d, \"streamPriorityLeast\": %d, \"streamPriorityGreatest\": %d},\n",
-               jsonEscape(Prop.name).c_str(), Prop.major, Prop.minor, Driver, Runtime, Prop.asyncEngineCount,
-               Prop.concurrentKernels ? "true" : "false", Prop.multiProcessorCount, Least, Greatest);
+               jsonEscape(Prop.name).c_str(), Prop.major, Prop.minor, D.Driver, D.Runtime, Prop.asyncEngineCount,
+               Prop.concurrentKernels ? "true" : "false", Prop.multiProcessorCount, D.Least, D.Greatest);
   std::fprintf(F, "  \"spinMs\": %.1f,\n  \"legacyStream\": {\"waitsForNonBlockingStream\": %s, "
                   "\"waitsForBlockingStream\": %s},\n  \"calls\": [\n",
                SpinMs, LegacyWaits[0] ? "true" : "false", LegacyWaits[1] ? "true" : "false");
@@ -247,10 +260,54 @@ int main(int argc, char **argv) {
   }
   std::fprintf(F, "  ]\n}\n");
   std::fclose(F);
+  return true;
+}
+
+} // namespace
+
+// Options and device; the cases timed with s1 non-blocking, then blocking (and the legacy
+// stream's wait each time); then the table and the profile.
+int main(int argc, char **argv) {
+  std::string Out = "syncwatch-profile.json";
+  double SpinMs = 50;
+  if (!parseOptions(argc, argv, Out, SpinMs))
+    return 2;
+  int Count = 0;
+  if (cudaGetDeviceCount(&Count) != cudaSuccess || Count == 0) {
+    std::fprintf(stderr, "syncwatch-calibrate: no CUDA GPU here: nothing to measure\n");
+    return 3;
+  }
+  DeviceInfo D = queryDevice();
+  long long Cycles = static_cast<long long>(SpinMs * D.Khz);
+  Buffers B;
+  allocate(B);
+  std::vector<Case> Cases = safeCases(B);
+
+  std::vector<Result> Results;
+  bool LegacyWaits[2] = {false, false};
+  double LegacyMs[2] = {0, 0};
+  for (int Mode = 0; Mode < 2; ++Mode) {  // 0: s1 non-blocking, 1: s1 blocking
+    cudaStream_t S1;
+    if (Mode == 0)
+      cudaStreamCreateWithFlags(&S1, cudaStreamNonBlocking);
+    else
+      cudaStreamCreate(&S1);
+    timeCases(Cases, Results, Mode, S1, Cycles);
+    LegacyMs[Mode] = legacyWaitMs(S1, Cycles);
+    LegacyWaits[Mode] = LegacyMs[Mode] > 0.8 * SpinMs;
+    cudaDeviceSynchronize();
+    cudaStreamDestroy(S1);
+  }
+
+  printTable(D, SpinMs, Results, LegacyWaits, LegacyMs);
+  if (!writeProfile(Out, D, SpinMs, Results, LegacyWaits)) {
+    std::fprintf(stderr, "syncwatch-calibrate: cannot write '%s'\n", Out.c_str());
+    return 2;
+  }
   std::printf("syncwatch-calibrate: profile written to %s\n", Out.c_str());
-  cudaFree(Dev);
-  cudaFree(Dev2);
-  cudaFreeHost(Pinned);
-  cudaStreamDestroy(S2);
+  cudaFree(B.Dev);
+  cudaFree(B.Dev2);
+  cudaFreeHost(B.Pinned);
+  cudaStreamDestroy(B.S2);
   return 0;
 }

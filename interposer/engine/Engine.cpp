@@ -602,6 +602,150 @@ std::string Engine::threadCosts(const std::map<std::uint64_t, std::uint64_t> &Ns
   return formatThreadCosts(std::move(C));
 }
 
+namespace {
+
+// Where a finding is (the user's Python line, the native line, or a release build's
+// symbol) and the frames that go to its evidence.
+struct FindingPlace {
+  std::string PythonStack, NativeSite, SiteKind = "unknown", Symbol;
+};
+
+FindingPlace placeFinding(Finding &F, const SiteAggregate &A, const SiteFrame *S) {
+  FindingPlace P;
+  if (S) {
+    // In a Python process the user's Python line is the answer; the native frame
+    // (often inside libtorch, or the C++ extension the script called) goes to evidence.
+    // A launch off PyTorch's current stream is the op's launch line, the Python line
+    // beside it.
+    if (!S->Python.empty() && !(A.Rule == RuleId::TorchCurrentStream && S->Line)) {
+      F.Where.File = S->Python.front().File;
+      F.Where.Line = S->Python.front().Line;
+      P.SiteKind = "python";
+    } else if (S->Line) {
+      F.Where.File = S->File;
+      F.Where.Line = S->Line;
+      P.SiteKind = "line";
+    } else if (!S->File.empty()) {
+      // A release build: module and function+offset, no line.
+      F.Where.File = S->File;
+      P.Symbol = S->Function;
+      P.SiteKind = "symbol";
+    }
+    F.Where.Column = F.Where.Line ? 1 : 0;
+    for (const SourceFrame &Py : S->Python)
+      P.PythonStack += (P.PythonStack.empty() ? "" : " <- ") + Py.File + ":" + std::to_string(Py.Line) + " (" + Py.Function + ")";
+    if (!S->File.empty())
+      P.NativeSite = S->Line ? S->File + ":" + std::to_string(S->Line) + " (" + S->Function + ")" : S->File + " (" + S->Function + ")";
+  }
+  if (F.Where.File.empty())
+    F.Where.File = "<unknown call site>";
+  return P;
+}
+
+// What the site did and cost, where (the op, the symbol, the Python stack), and the
+// synchronize that followed it.
+std::string findingHead(const SiteAggregate &A, const FindingPlace &P, const std::string &Op) {
+  std::string Times = A.Count == 1 ? "once" : std::to_string(A.Count) + " times";
+  std::string Message;
+  if (A.Rule == RuleId::TorchCurrentStream) {
+    Message = A.Example + " - " + Times + (A.Unordered ? ", " + std::to_string(A.Unordered) + " of them seen racing with it" : "") +
+              ": PyTorch's streams are non-blocking, so nothing orders this kernel with the work the op's "
+              "neighbours queue on the current stream (and under CUDA graph capture it breaks the capture)";
+    if (!Op.empty())
+      Message += " [op: " + Op + "]";
+  } else {
+    Message = "'" + A.Api + "' " + (P.Symbol.empty() ? "" : "in " + P.Symbol + " ") + "cost " +
+              formatDuration(A.TotalNs) + " over " + Times + " (max " + formatDuration(A.MaxNs) + "): " + A.Example;
+    if (A.Rule == RuleId::TorchHostSync && !Op.empty())
+      Message += " [inside op " + Op + (P.NativeSite.empty() ? "" : " at " + P.NativeSite.substr(0, P.NativeSite.find(' '))) + "]";
+  }
+  if (!P.Symbol.empty())
+    Message += " [no line table: build with -Xcompiler -g1 (host line tables; -lineinfo is device-only) for file:line]";
+  if (!P.PythonStack.empty())
+    Message += " [Python: " + P.PythonStack + "]";
+  // Worth a word when it is the pattern (most copies), not when a final synchronize
+  // happened to follow the last copy of a loop.
+  if (A.FollowedBySync && 2 * A.FollowedBySync >= A.Count)
+    Message += "; " + std::string(A.Count == 1 ? "" : A.FollowedBySync == A.Count ? "each " : std::to_string(A.FollowedBySync) + " ") +
+               "followed at once by '" + A.SyncApi + "' on the same thread (a blocking copy in two calls)";
+  return Message;
+}
+
+// Why a note is not a warning, then the fix: the rule's, else the API's.
+std::string findingAdvice(const SiteAggregate &A, Severity Level, bool Once, double Share, std::uint64_t ThresholdNs) {
+  std::string Message;
+  if (Level == Severity::Note) {
+    char Pct[16];
+    std::snprintf(Pct, sizeof Pct, "%.1f%%", 100 * Share);
+    Message += Once ? "; a note, not a warning: it ran once, waited for nothing but its own work, and took " +
+                          std::string(Pct) + " of the run (the cost of a synchronous call, not an implicit synchronization)"
+                    : "; a note, not a warning: its calls waited for nothing but their own work and took " +
+                          formatDuration(A.TotalNs) + " in all, under the " + formatDuration(ThresholdNs) + " threshold";
+  }
+  if (A.Rule == RuleId::PriorityInversion)  // the launch API's own fix is not the point here
+    Message += "; issue the urgent work before the bulk work, or split or shrink the lower-priority kernels";
+  else if (A.Rule == RuleId::TorchCurrentStream)
+    Message += "; launch on at::cuda::getCurrentCUDAStream() (k<<<grid, block, 0, stream>>>)";
+  else if (A.Rule == RuleId::TorchHostSync)
+    Message += "; keep the value on the GPU (a tensor, not a number), or move the read out of the op "
+               "to where the caller can overlap it";
+  else if (const ApiInfo *Api = findApi(A.Api))
+    Message += "; " + std::string(Api->Fix);
+  return Message;
+}
+
+// The finding's evidence up to who paid: the call, its counts, its frames, its op, and
+// for a launch off PyTorch's current stream, the streams.
+void addEvidence(Finding &F, const SiteAggregate &A, const std::string &Function, const FindingPlace &P,
+                 const std::string &Op, const std::map<std::uint32_t, StreamInfo> &Streams) {
+  F.Evidence = {{"api", A.Api},
+                {"count", ""},
+                {"totalMs", ""},
+                {"maxMs", ""},
+                {"example", A.Example},
+                {"function", Function},
+                {"callSite", P.SiteKind},
+                {"ownWorkOnly", std::to_string(A.OwnWorkOnly) + " of " + std::to_string(A.Count)}};
+  setMeasured(F, {A.Count, A.TotalNs / 1e6, A.MaxNs / 1e6});  // in the places reserved above
+  if (!P.PythonStack.empty()) {
+    F.Evidence.push_back({"pythonStack", P.PythonStack});
+    F.Evidence.push_back({"nativeSite", P.NativeSite});
+  }
+  if (A.FollowedBySync)
+    F.Evidence.push_back({"followedBySync", std::to_string(A.FollowedBySync) + " x " + A.SyncApi});
+  if (!Op.empty())
+    F.Evidence.push_back({"op", Op});
+  if (A.Rule == RuleId::TorchCurrentStream) {
+    // A count, not a time: what confirm says of it ("ran on the legacy stream N times").
+    F.Evidence.push_back({"offStreamLaunches", std::to_string(A.Count)});
+    F.Evidence.push_back({"racesSeen", std::to_string(A.Unordered)});
+    if (A.CurrentStream)
+      F.Evidence.push_back({"currentStream", streamLabel(*A.CurrentStream, Streams)});
+    if (A.LaunchStream)
+      F.Evidence.push_back({"launchStream", streamLabel(*A.LaunchStream, Streams)});
+    if (P.PythonStack.empty() && !P.NativeSite.empty())
+      F.Evidence.push_back({"nativeSite", P.NativeSite});
+  }
+}
+
+// Stacks that end at the same line: one finding, each stack's share as evidence.
+void addStackVariants(Finding &F, const Engine::MergedSite &MS) {
+  if (MS.Parts.size() <= 1)
+    return;
+  std::string Variants;
+  for (const SiteAggregate *P : MS.Parts) {
+    Variants += (Variants.empty() ? "" : "; ") + std::to_string(P->Count) + " x " + formatDuration(P->TotalNs);
+    if (P->FollowedBySync)
+      Variants += std::string(P->FollowedBySync == P->Count ? ", each" : ", " + std::to_string(P->FollowedBySync)) +
+                  " followed at once by '" + P->SyncApi + "'";
+  }
+  F.Evidence.push_back({"stacks", std::to_string(MS.Parts.size())});
+  F.Evidence.push_back({"variants", Variants});
+}
+
+} // namespace
+
+// The reported sites, costliest first, each a finding: its level, place, message and evidence.
 std::vector<Finding> Engine::findings() const {
   std::vector<const MergedSite *> Order;
   for (const MergedSite &M : merged())
@@ -626,125 +770,20 @@ std::vector<Finding> Engine::findings() const {
     bool Cheap = OwnOnly && A->Count > 1 && A->TotalNs < Config.HostWaitThresholdNs && Share < Config.HotShare;
     if (Once || Cheap)
       F.Level = Severity::Note;
-    std::string PythonStack, NativeSite, SiteKind = "unknown", Symbol;
     auto Site = Sites.find(A->Site);
     const std::string NoFunction;
     const std::string &Function = Site != Sites.end() ? Site->second.Function : NoFunction;
-    if (Site != Sites.end()) {
-      const SiteFrame &S = Site->second;
-      // In a Python process the user's Python line is the answer; the native frame
-      // (often inside libtorch, or the C++ extension the script called) goes to evidence.
-      // A launch off PyTorch's current stream is the op's launch line, the Python line
-      // beside it.
-      if (!S.Python.empty() && !(A->Rule == RuleId::TorchCurrentStream && S.Line)) {
-        F.Where.File = S.Python.front().File;
-        F.Where.Line = S.Python.front().Line;
-        SiteKind = "python";
-      } else if (S.Line) {
-        F.Where.File = S.File;
-        F.Where.Line = S.Line;
-        SiteKind = "line";
-      } else if (!S.File.empty()) {
-        // A release build: module and function+offset, no line.
-        F.Where.File = S.File;
-        Symbol = S.Function;
-        SiteKind = "symbol";
-      }
-      F.Where.Column = F.Where.Line ? 1 : 0;
-      for (const SourceFrame &P : S.Python)
-        PythonStack += (PythonStack.empty() ? "" : " <- ") + P.File + ":" + std::to_string(P.Line) + " (" + P.Function + ")";
-      if (!S.File.empty())
-        NativeSite = S.Line ? S.File + ":" + std::to_string(S.Line) + " (" + S.Function + ")" : S.File + " (" + S.Function + ")";
-    }
-    if (F.Where.File.empty())
-      F.Where.File = "<unknown call site>";
-    std::string Times = A->Count == 1 ? "once" : std::to_string(A->Count) + " times";
+    FindingPlace Place = placeFinding(F, *A, Site != Sites.end() ? &Site->second : nullptr);
     // The op a torch rule's call was made in: the extension's function (its symbol in a
     // release build), and where.
     std::string Op = A->Rule == RuleId::TorchHostSync || A->Rule == RuleId::TorchCurrentStream
                          ? qualifiedFunctionName(Function)
                          : "";
-    if (A->Rule == RuleId::TorchCurrentStream) {
-      F.Message = A->Example + " - " + Times + (A->Unordered ? ", " + std::to_string(A->Unordered) + " of them seen racing with it" : "") +
-                  ": PyTorch's streams are non-blocking, so nothing orders this kernel with the work the op's "
-                  "neighbours queue on the current stream (and under CUDA graph capture it breaks the capture)";
-      if (!Op.empty())
-        F.Message += " [op: " + Op + "]";
-    } else {
-      F.Message = "'" + A->Api + "' " + (Symbol.empty() ? "" : "in " + Symbol + " ") + "cost " +
-                  formatDuration(A->TotalNs) + " over " + Times + " (max " + formatDuration(A->MaxNs) + "): " + A->Example;
-      if (A->Rule == RuleId::TorchHostSync && !Op.empty())
-        F.Message += " [inside op " + Op + (NativeSite.empty() ? "" : " at " + NativeSite.substr(0, NativeSite.find(' '))) + "]";
-    }
-    if (!Symbol.empty())
-      F.Message += " [no line table: build with -Xcompiler -g1 (host line tables; -lineinfo is device-only) for file:line]";
-    if (!PythonStack.empty())
-      F.Message += " [Python: " + PythonStack + "]";
-    // Worth a word when it is the pattern (most copies), not when a final synchronize
-    // happened to follow the last copy of a loop.
-    if (A->FollowedBySync && 2 * A->FollowedBySync >= A->Count)
-      F.Message += "; " + std::string(A->Count == 1 ? "" : A->FollowedBySync == A->Count ? "each " : std::to_string(A->FollowedBySync) + " ") +
-                   "followed at once by '" + A->SyncApi + "' on the same thread (a blocking copy in two calls)";
-    if (F.Level == Severity::Note) {
-      char Pct[16];
-      std::snprintf(Pct, sizeof Pct, "%.1f%%", 100 * Share);
-      F.Message += Once ? "; a note, not a warning: it ran once, waited for nothing but its own work, and took " +
-                              std::string(Pct) + " of the run (the cost of a synchronous call, not an implicit synchronization)"
-                        : "; a note, not a warning: its calls waited for nothing but their own work and took " +
-                              formatDuration(A->TotalNs) + " in all, under the " +
-                              formatDuration(Config.HostWaitThresholdNs) + " threshold";
-    }
-    if (A->Rule == RuleId::PriorityInversion)  // the launch API's own fix is not the point here
-      F.Message += "; issue the urgent work before the bulk work, or split or shrink the lower-priority kernels";
-    else if (A->Rule == RuleId::TorchCurrentStream)
-      F.Message += "; launch on at::cuda::getCurrentCUDAStream() (k<<<grid, block, 0, stream>>>)";
-    else if (A->Rule == RuleId::TorchHostSync)
-      F.Message += "; keep the value on the GPU (a tensor, not a number), or move the read out of the op "
-                   "to where the caller can overlap it";
-    else if (const ApiInfo *Api = findApi(A->Api))
-      F.Message += "; " + std::string(Api->Fix);
-    F.Evidence = {{"api", A->Api},
-                  {"count", ""},
-                  {"totalMs", ""},
-                  {"maxMs", ""},
-                  {"example", A->Example},
-                  {"function", Function},
-                  {"callSite", SiteKind},
-                  {"ownWorkOnly", std::to_string(A->OwnWorkOnly) + " of " + std::to_string(A->Count)}};
-    setMeasured(F, {A->Count, A->TotalNs / 1e6, A->MaxNs / 1e6});  // in the places reserved above
-    if (!PythonStack.empty()) {
-      F.Evidence.push_back({"pythonStack", PythonStack});
-      F.Evidence.push_back({"nativeSite", NativeSite});
-    }
-    if (A->FollowedBySync)
-      F.Evidence.push_back({"followedBySync", std::to_string(A->FollowedBySync) + " x " + A->SyncApi});
-    if (!Op.empty())
-      F.Evidence.push_back({"op", Op});
-    if (A->Rule == RuleId::TorchCurrentStream) {
-      // A count, not a time: what confirm says of it ("ran on the legacy stream N times").
-      F.Evidence.push_back({"offStreamLaunches", std::to_string(A->Count)});
-      F.Evidence.push_back({"racesSeen", std::to_string(A->Unordered)});
-      if (A->CurrentStream)
-        F.Evidence.push_back({"currentStream", streamLabel(*A->CurrentStream, Streams)});
-      if (A->LaunchStream)
-        F.Evidence.push_back({"launchStream", streamLabel(*A->LaunchStream, Streams)});
-      if (PythonStack.empty() && !NativeSite.empty())
-        F.Evidence.push_back({"nativeSite", NativeSite});
-    }
+    F.Message = findingHead(*A, Place, Op) + findingAdvice(*A, F.Level, Once, Share, Config.HostWaitThresholdNs);
+    addEvidence(F, *A, Function, Place, Op, Streams);
     // Who paid: "main=120.5; pt_autograd_0 (tid 812)=3.25" (ms, costliest first).
     F.Evidence.push_back({"threads", threadCosts(A->NsByThread)});
-    // Stacks that end at the same line: one finding, each stack's share as evidence.
-    if (MS->Parts.size() > 1) {
-      std::string Variants;
-      for (const SiteAggregate *P : MS->Parts) {
-        Variants += (Variants.empty() ? "" : "; ") + std::to_string(P->Count) + " x " + formatDuration(P->TotalNs);
-        if (P->FollowedBySync)
-          Variants += std::string(P->FollowedBySync == P->Count ? ", each" : ", " + std::to_string(P->FollowedBySync)) +
-                      " followed at once by '" + P->SyncApi + "'";
-      }
-      F.Evidence.push_back({"stacks", std::to_string(MS->Parts.size())});
-      F.Evidence.push_back({"variants", Variants});
-    }
+    addStackVariants(F, *MS);
     Out.push_back(std::move(F));
   }
   return Out;

@@ -202,13 +202,211 @@ private:
 
 std::string unfield(const std::string &S) { return S == "-" ? "" : S; }
 
+// One record of each type read into Log; "" or why it is malformed.
+
+std::string readStreamRecord(const std::vector<std::string> &F, EventLog &Log) {
+  if (F.size() < 4)
+    return "stream record needs 4 fields";
+  StreamInfo S;
+  Fields X(F, "stream record");
+  if (!X.num(1, "stream", S.Stream) || !X.integer(3, "priority", S.Priority))
+    return X.Why;
+  S.Flag = F[2] == "legacy" ? StreamFlag::Legacy
+           : F[2] == "blocking" ? StreamFlag::Blocking
+           : F[2] == "nonblocking" ? StreamFlag::NonBlocking
+                                   : StreamFlag::Unknown;
+  Log.Streams.push_back(S);
+  return "";
+}
+
+std::string readCallRecord(const std::vector<std::string> &F, EventLog &Log) {
+  ApiCall C;
+  Fields X(F, "malformed API call record");
+  if (F.size() < 7)
+    return "malformed API call record (7 fields or more)";
+  if (!X.num(1, "correlation", C.Correlation) || !X.num(2, "thread", C.Thread) || !X.num(4, "enter_ns", C.Enter) ||
+      !X.num(5, "exit_ns", C.Exit) || !X.num(6, "site", C.Site))
+    return X.Why;
+  C.Api = internApiName(unfield(F[3]));
+  // Optional flags after the site, in any order; unknown ones are a newer recorder's.
+  for (std::size_t K = 7; K < F.size(); ++K) {
+    if (F[K] == "ctx") {
+      C.CreatedContext = true;
+    } else if (F[K].compare(0, 6, "torch=") == 0) {
+      std::uint64_t Stream = ApiCall::kUnknownStream;
+      if (F[K] != "torch=?" && !readCountText("torch=", F[K].substr(6), Stream, UINT32_MAX).empty())
+        return "malformed API call record (torch=)";
+      C.OffTorchStream = static_cast<std::uint32_t>(Stream);
+    }
+  }
+  Log.Calls.push_back(C);
+  return "";
+}
+
+// K (kernel), M (copy) or Z (memset).
+std::string readGpuWorkRecord(const std::vector<std::string> &F, EventLog &Log) {
+  const std::string &T = F[0];
+  GpuWork W;
+  W.Kind = T == "K" ? GpuKind::Kernel : T == "M" ? GpuKind::Memcpy : GpuKind::Memset;
+  std::size_t Need = T == "K" ? 6 : T == "M" ? 10 : 6;
+  Fields X(F, "malformed GPU activity record");
+  if (F.size() < Need)
+    return "malformed GPU activity record (" + std::to_string(Need) + " fields or more)";
+  if (!X.num(1, "correlation", W.Correlation) || !X.num(2, "stream", W.Stream) || !X.num(3, "start_ns", W.Start) ||
+      !X.num(4, "end_ns", W.End))
+    return X.Why;
+  if (T == "K")
+    W.Name = unfield(F[5]);
+  else if (!X.num(5, "bytes", W.Bytes))
+    return X.Why;
+  if (T == "M") {
+    unsigned S, D, A;
+    if (!X.num(6, "copy_kind", W.CopyKind) || !X.num(7, "src_kind", S) || !X.num(8, "dst_kind", D) ||
+        !X.num(9, "async", A))
+      return X.Why;
+    W.Src = static_cast<MemoryKind>(S <= 3 ? S : 0);
+    W.Dst = static_cast<MemoryKind>(D <= 3 ? D : 0);
+    W.Async = A != 0;
+  }
+  Log.Work.push_back(W);
+  return "";
+}
+
+std::string readUnwatchedRecord(const std::vector<std::string> &F, EventLog &Log) {
+  UnwatchedSpan U;
+  Fields X(F, "malformed unwatched-launches record");
+  if (!X.num(1, "off_ns", U.From) || !X.num(2, "on_ns", U.To))
+    return X.Why;
+  if (U.To < U.From)
+    return "malformed unwatched-launches record (on_ns before off_ns)";
+  Log.LaunchesUnwatched.push_back(U);
+  return "";
+}
+
+std::string readStepRecord(const std::vector<std::string> &F, EventLog &Log) {
+  StepSpan W;
+  Fields X(F, "malformed step record");
+  if (F.size() < 5)
+    return "malformed step record (5 fields)";
+  if (!X.num(1, "thread", W.Thread) || !X.num(2, "start_ns", W.Start) || !X.num(3, "end_ns", W.End))
+    return X.Why;
+  if (W.End < W.Start)
+    return "malformed step record (end_ns before start_ns)";
+  W.Name = unfield(F[4]);
+  Log.Steps.push_back(W);
+  return "";
+}
+
+std::string readThreadNameRecord(const std::vector<std::string> &F, EventLog &Log) {
+  std::uint64_t Tid = 0;
+  Fields X(F, "malformed thread-name record");
+  if (F.size() < 3)
+    return "malformed thread-name record (3 fields)";
+  if (!X.num(1, "thread", Tid))
+    return X.Why;
+  Log.ThreadNames[Tid] = unfield(F[2]);
+  return "";
+}
+
+std::string readCountedRecord(const std::vector<std::string> &F, EventLog &Log) {
+  CountedCalls C;
+  Fields X(F, "malformed counted-calls record");
+  if (F.size() < 5)
+    return "malformed counted-calls record (5 fields)";
+  if (!X.num(1, "site", C.Site) || !X.num(3, "calls", C.Calls) || !X.num(4, "judged", C.Judged))
+    return X.Why;
+  if (C.Judged > C.Calls)
+    return "malformed counted-calls record (more judged than calls)";
+  C.Api = internApiName(unfield(F[2]));
+  Log.Counted.push_back(C);
+  return "";
+}
+
+// site function file line: the site's native frame (F) or one of its Python frames (P)
+std::string readFrameRecord(const std::vector<std::string> &F, EventLog &Log) {
+  const std::string &T = F[0];
+  std::uint32_t Id;
+  SourceFrame Frame;
+  Fields X(F, T == "F" ? "malformed call-site record" : "malformed Python frame record");
+  if (F.size() < 5)
+    return T == "F" ? "malformed call-site record (5 fields)" : "malformed Python frame record (5 fields)";
+  if (!X.num(1, "site", Id) || !X.num(4, "line", Frame.Line))
+    return X.Why;
+  Frame.Function = unfield(F[2]);
+  Frame.File = unfield(F[3]);
+  SiteFrame &Site = Log.Sites[Id];
+  if (T == "F")
+    static_cast<SourceFrame &>(Site) = Frame;  // its Python frames may have come first
+  else
+    Site.Python.push_back(Frame);
+  return "";
+}
+
+// What the reader has seen so far, for the checks at the end.
+struct ReadState {
+  bool Header = false, HasIdentity = false, Ended = false, AnyRecord = false;
+};
+
+// One record (a line that is not a comment), by its type; "" or why it is malformed.
+std::string readRecord(const std::vector<std::string> &F, EventLog &Log, ReadState &St) {
+  const std::string &T = F[0];
+  if (T == "I") {
+    if (F.size() < 3)
+      return "process record needs a key and a value";
+    Log.Process.set(F[1], unfield(F[2]));
+    St.HasIdentity = true;
+  } else if (T == "E") {
+    St.Ended = true;
+  } else if (T == "T") {
+    std::uint64_t From = 0;
+    Fields X(F, "kernel-tracing record");
+    if (!X.num(1, "since_ns", From))
+      return X.Why;
+    Log.KernelsTracedFrom = From;
+  } else if (T == "S") {
+    return readStreamRecord(F, Log);
+  } else if (T == "C") {
+    return readCallRecord(F, Log);
+  } else if (T == "K" || T == "M" || T == "Z") {
+    return readGpuWorkRecord(F, Log);
+  } else if (T == "V") {
+    Log.CountsAllCalls = F.size() >= 2 && F[1] == "counts";
+  } else if (T == "L") {
+    return readUnwatchedRecord(F, Log);
+  } else if (T == "W") {
+    return readStepRecord(F, Log);
+  } else if (T == "H") {
+    return readThreadNameRecord(F, Log);
+  } else if (T == "N") {
+    return readCountedRecord(F, Log);
+  } else if (T == "F" || T == "P") {
+    return readFrameRecord(F, Log);
+  }
+  // other record types: written by a newer recorder, skipped
+  return "";
+}
+
+// A comment line; the header's says the format version: only versions this reader knows,
+// a newer recorder's format is refused, not misread. "" or why it is refused.
+std::string readComment(const std::string &Line, ReadState &St) {
+  if (Line.rfind("# syncwatch-events ", 0) == 0) {
+    std::string Version = Line.substr(19);
+    while (!Version.empty() && Version.back() == ' ')
+      Version.pop_back();
+    if (Version != "1")
+      return "recording format version '" + Version + "' is not one this syncwatch reads (1)";
+    St.Header = true;
+  }
+  return "";
+}
+
 } // namespace
 
 ParseResult readEventLog(std::istream &In) {
   ParseResult R;
   std::string Line;
   unsigned N = 0;
-  bool Header = false, HasIdentity = false, Ended = false, AnyRecord = false;
+  ReadState St;
   auto Fail = [&](const std::string &Why) {
     R.Error = "line " + std::to_string(N) + ": " + Why;
     return R;
@@ -224,154 +422,19 @@ ParseResult readEventLog(std::istream &In) {
     if (Line.empty())
       continue;
     if (Line[0] == '#') {
-      if (Line.rfind("# syncwatch-events ", 0) == 0) {
-        // Only versions this reader knows: a newer recorder's format is refused, not misread.
-        std::string Version = Line.substr(19);
-        while (!Version.empty() && Version.back() == ' ')
-          Version.pop_back();
-        if (Version != "1")
-          return Fail("recording format version '" + Version + "' is not one this syncwatch reads (1)");
-        Header = true;
-      }
+      if (std::string Why = readComment(Line, St); !Why.empty())
+        return Fail(Why);
       continue;
     }
-    if (!Header)
+    if (!St.Header)
       return Fail("not a syncwatch event stream (no '# syncwatch-events 1' header)");
-    AnyRecord = true;
-    std::vector<std::string> F = split(Line);
-    const std::string &T = F[0];
-    if (T == "I") {
-      if (F.size() < 3)
-        return Fail("process record needs a key and a value");
-      R.Log.Process.set(F[1], unfield(F[2]));
-      HasIdentity = true;
-    } else if (T == "E") {
-      Ended = true;
-    } else if (T == "T") {
-      std::uint64_t From = 0;
-      Fields X(F, "kernel-tracing record");
-      if (!X.num(1, "since_ns", From))
-        return Fail(X.Why);
-      R.Log.KernelsTracedFrom = From;
-    } else if (T == "S") {
-      if (F.size() < 4)
-        return Fail("stream record needs 4 fields");
-      StreamInfo S;
-      Fields X(F, "stream record");
-      if (!X.num(1, "stream", S.Stream) || !X.integer(3, "priority", S.Priority))
-        return Fail(X.Why);
-      S.Flag = F[2] == "legacy" ? StreamFlag::Legacy
-               : F[2] == "blocking" ? StreamFlag::Blocking
-               : F[2] == "nonblocking" ? StreamFlag::NonBlocking
-                                       : StreamFlag::Unknown;
-      R.Log.Streams.push_back(S);
-    } else if (T == "C") {
-      ApiCall C;
-      Fields X(F, "malformed API call record");
-      if (F.size() < 7)
-        return Fail("malformed API call record (7 fields or more)");
-      if (!X.num(1, "correlation", C.Correlation) || !X.num(2, "thread", C.Thread) || !X.num(4, "enter_ns", C.Enter) ||
-          !X.num(5, "exit_ns", C.Exit) || !X.num(6, "site", C.Site))
-        return Fail(X.Why);
-      C.Api = internApiName(unfield(F[3]));
-      // Optional flags after the site, in any order; unknown ones are a newer recorder's.
-      for (std::size_t K = 7; K < F.size(); ++K) {
-        if (F[K] == "ctx") {
-          C.CreatedContext = true;
-        } else if (F[K].compare(0, 6, "torch=") == 0) {
-          std::uint64_t Stream = ApiCall::kUnknownStream;
-          if (F[K] != "torch=?" && !readCountText("torch=", F[K].substr(6), Stream, UINT32_MAX).empty())
-            return Fail("malformed API call record (torch=)");
-          C.OffTorchStream = static_cast<std::uint32_t>(Stream);
-        }
-      }
-      R.Log.Calls.push_back(C);
-    } else if (T == "K" || T == "M" || T == "Z") {
-      GpuWork W;
-      W.Kind = T == "K" ? GpuKind::Kernel : T == "M" ? GpuKind::Memcpy : GpuKind::Memset;
-      std::size_t Need = T == "K" ? 6 : T == "M" ? 10 : 6;
-      Fields X(F, "malformed GPU activity record");
-      if (F.size() < Need)
-        return Fail("malformed GPU activity record (" + std::to_string(Need) + " fields or more)");
-      if (!X.num(1, "correlation", W.Correlation) || !X.num(2, "stream", W.Stream) || !X.num(3, "start_ns", W.Start) ||
-          !X.num(4, "end_ns", W.End))
-        return Fail(X.Why);
-      if (T == "K")
-        W.Name = unfield(F[5]);
-      else if (!X.num(5, "bytes", W.Bytes))
-        return Fail(X.Why);
-      if (T == "M") {
-        unsigned S, D, A;
-        if (!X.num(6, "copy_kind", W.CopyKind) || !X.num(7, "src_kind", S) || !X.num(8, "dst_kind", D) ||
-            !X.num(9, "async", A))
-          return Fail(X.Why);
-        W.Src = static_cast<MemoryKind>(S <= 3 ? S : 0);
-        W.Dst = static_cast<MemoryKind>(D <= 3 ? D : 0);
-        W.Async = A != 0;
-      }
-      R.Log.Work.push_back(W);
-    } else if (T == "V") {
-      R.Log.CountsAllCalls = F.size() >= 2 && F[1] == "counts";
-    } else if (T == "L") {
-      UnwatchedSpan U;
-      Fields X(F, "malformed unwatched-launches record");
-      if (!X.num(1, "off_ns", U.From) || !X.num(2, "on_ns", U.To))
-        return Fail(X.Why);
-      if (U.To < U.From)
-        return Fail("malformed unwatched-launches record (on_ns before off_ns)");
-      R.Log.LaunchesUnwatched.push_back(U);
-    } else if (T == "W") {
-      StepSpan W;
-      Fields X(F, "malformed step record");
-      if (F.size() < 5)
-        return Fail("malformed step record (5 fields)");
-      if (!X.num(1, "thread", W.Thread) || !X.num(2, "start_ns", W.Start) || !X.num(3, "end_ns", W.End))
-        return Fail(X.Why);
-      if (W.End < W.Start)
-        return Fail("malformed step record (end_ns before start_ns)");
-      W.Name = unfield(F[4]);
-      R.Log.Steps.push_back(W);
-    } else if (T == "H") {
-      std::uint64_t Tid = 0;
-      Fields X(F, "malformed thread-name record");
-      if (F.size() < 3)
-        return Fail("malformed thread-name record (3 fields)");
-      if (!X.num(1, "thread", Tid))
-        return Fail(X.Why);
-      R.Log.ThreadNames[Tid] = unfield(F[2]);
-    } else if (T == "N") {
-      CountedCalls C;
-      Fields X(F, "malformed counted-calls record");
-      if (F.size() < 5)
-        return Fail("malformed counted-calls record (5 fields)");
-      if (!X.num(1, "site", C.Site) || !X.num(3, "calls", C.Calls) || !X.num(4, "judged", C.Judged))
-        return Fail(X.Why);
-      if (C.Judged > C.Calls)
-        return Fail("malformed counted-calls record (more judged than calls)");
-      C.Api = internApiName(unfield(F[2]));
-      R.Log.Counted.push_back(C);
-    } else if (T == "F" || T == "P") {
-      // site function file line: the site's native frame (F) or one of its Python frames (P)
-      std::uint32_t Id;
-      SourceFrame Frame;
-      Fields X(F, T == "F" ? "malformed call-site record" : "malformed Python frame record");
-      if (F.size() < 5)
-        return Fail(T == "F" ? "malformed call-site record (5 fields)" : "malformed Python frame record (5 fields)");
-      if (!X.num(1, "site", Id) || !X.num(4, "line", Frame.Line))
-        return Fail(X.Why);
-      Frame.Function = unfield(F[2]);
-      Frame.File = unfield(F[3]);
-      SiteFrame &Site = R.Log.Sites[Id];
-      if (T == "F")
-        static_cast<SourceFrame &>(Site) = Frame;  // its Python frames may have come first
-      else
-        Site.Python.push_back(Frame);
-    }
-    // other record types: written by a newer recorder, skipped
+    St.AnyRecord = true;
+    if (std::string Why = readRecord(split(Line), R.Log, St); !Why.empty())
+      return Fail(Why);
   }
-  if (!Header)
+  if (!St.Header)
     R.Error = "empty or not a syncwatch event stream";
-  else if ((HasIdentity || !AnyRecord) && !Ended)
+  else if ((St.HasIdentity || !St.AnyRecord) && !St.Ended)
     // Every recorder since process records writes them first and the end record last; the
     // older ones wrote a record for every call. A header alone is a recording cut at its
     // first line end, not an idle run.

@@ -240,9 +240,8 @@ std::string sentence(const SiteVerdict &V, const Side &Run) {
   return S;
 }
 
-} // namespace
-
-int gateRun(const GateOptions &Opts) {
+// The run's sides (the run, the baseline) and the allowlist, or the exit code (said).
+int loadGateInputs(const GateOptions &Opts, Side &Run, std::vector<AllowEntry> &Allow, Side &Base) {
   if (Opts.Inputs.empty())
     return fail("no report: give the run's reports (.json) or recordings (.swrec)");
   {
@@ -255,252 +254,315 @@ int gateRun(const GateOptions &Opts) {
         return fail("the output '" + *Out + "' is the input '" + Same + "': refusing to overwrite it");
   }
   std::string Error;
-  Side Run;
   if (!loadSide({VerifyRun{Opts.Inputs, -1}}, Run, Error))
     return fail(Error);
   const Side::Steps &Steps = Run.StepsOfRun.front();
   if (Opts.BudgetMsPerStep >= 0 && !Steps.Count)
     return fail("--budget-ms-per-step: no report of the run marked steps (run it with SYNCWATCH_STEP=NAME, the "
                 "NVTX range that is one step: docs/runtime.md)");
-  std::vector<AllowEntry> Allow;
   if (!Opts.Allowlist.empty() && !readAllowlist(Opts.Allowlist, Allow, Error))
     return fail(Error);
-  bool HaveBaseline = !Opts.Baseline.empty();
-  Side Base;
-  if (HaveBaseline) {
+  if (!Opts.Baseline.empty()) {
     int Own = Opts.Baseline.size() == 1 ? readGateBaseline(Opts.Baseline.front(), Base, Error) : 0;
     if (Own < 0 || (Own == 0 && !loadSide({VerifyRun{Opts.Baseline, -1}}, Base, Error)))
       return fail("the baseline: " + Error);
     // The baseline's paths as this run's (another checkout): matchSites compares the two.
     mapSitePaths(Base, Opts.PathMaps);
   }
+  return 0;
+}
 
-  // Each site: what its allowlist entries accept, then what is left of it against the
-  // baseline, or alone.
-  std::vector<long> Known = HaveBaseline ? matchSites(Base, Run) : std::vector<long>(Run.Sites.size(), -1);
+// What the allowlist entries that match site I accept of its cost (V.AllowedMs, V.Allowances);
+// true when an entry's maxMs is exceeded (that entry listed first).
+bool applyAllowlist(std::size_t I, const Side &Run, std::vector<AllowEntry> &Allow, SiteVerdict &V) {
+  bool OverAllowance = false;
+  for (AllowEntry &A : Allow) {
+    if (!siteMatches(A, Run.Sites[I]))
+      continue;
+    double Share = V.Ms;
+    if (!A.Thread.empty()) {  // only what the named threads paid
+      Share = 0;
+      for (const auto &[Label, TMs] : Run.ThreadMs[I])
+        if (glob(A.Thread, threadName(Label)) || glob(A.Thread, Label))
+          Share += TMs;
+      if (Share <= 0)
+        continue;
+    }
+    A.Used = true;
+    V.Allowances.push_back(&A);
+    if (A.MaxMs >= 0 && Share > A.MaxMs) {
+      OverAllowance = true;
+      V.Allowances.erase(V.Allowances.end() - 1);
+      V.Allowances.insert(V.Allowances.begin(), &A);  // the one that failed, first
+      continue;
+    }
+    V.AllowedMs = std::min(V.Ms, V.AllowedMs + Share);
+  }
+  return OverAllowance;
+}
+
+// A site's status once its allowances and baseline cost are known, and whether it fails.
+void setStatus(SiteVerdict &V, bool OverAllowance, bool HaveBaseline, bool Judged, const GateOptions &Opts) {
+  if (OverAllowance) {
+    V.Status = "over-allowance";
+    V.Fails = true;
+  } else if (V.remaining() < Opts.MinCostMs) {
+    V.Status = V.AllowedMs > 0 ? "allowed" : "below-min";
+  } else if (!HaveBaseline) {
+    V.Status = "measured";
+    V.Fails = Judged;
+  } else if (V.BaselineMs < 0) {
+    V.Status = "new";
+    V.Fails = Judged;
+  } else {
+    double Growth = V.remaining() - V.BaselineMs;
+    bool Grown = Growth > Opts.GrowMs && Growth > Opts.GrowPct / 100 * V.BaselineMs;
+    V.Status = Grown ? "grown" : "known";
+    V.Fails = Grown && Judged;
+  }
+}
+
+// The gate's answer over the run: every site's verdict, the totals, the budgets.
+struct GateVerdict {
   std::vector<SiteVerdict> Sites;
-  double Blocked = 0, Allowed = 0;
+  double Blocked = 0, Allowed = 0, Counted = 0;
+  bool OverBudget = false, StepOverBudget = false, Fails = false;
+  std::map<std::string, unsigned> Counts;
+  unsigned Failing = 0;
+  std::vector<const AllowEntry *> Unused;
+  std::string Budget;  // the budgets' sentence ("" when none)
+};
+
+// Each site: what its allowlist entries accept, then what is left of it against the
+// baseline, or alone. Failing first, then the costliest.
+void judgeSites(const GateOptions &Opts, const Side &Run, std::vector<AllowEntry> &Allow, const Side &Base,
+                GateVerdict &G) {
+  bool HaveBaseline = !Opts.Baseline.empty();
+  std::vector<long> Known = HaveBaseline ? matchSites(Base, Run) : std::vector<long>(Run.Sites.size(), -1);
   for (std::size_t I = 0; I < Run.Sites.size(); ++I) {
     SiteVerdict V;
     V.Site = I;
     auto It = Run.BlockedMs[0].find(I);
     V.Ms = It == Run.BlockedMs[0].end() ? 0 : It->second;
-    bool OverAllowance = false;
-    for (AllowEntry &A : Allow) {
-      if (!siteMatches(A, Run.Sites[I]))
-        continue;
-      double Share = V.Ms;
-      if (!A.Thread.empty()) {  // only what the named threads paid
-        Share = 0;
-        for (const auto &[Label, TMs] : Run.ThreadMs[I])
-          if (glob(A.Thread, threadName(Label)) || glob(A.Thread, Label))
-            Share += TMs;
-        if (Share <= 0)
-          continue;
-      }
-      A.Used = true;
-      V.Allowances.push_back(&A);
-      if (A.MaxMs >= 0 && Share > A.MaxMs) {
-        OverAllowance = true;
-        V.Allowances.erase(V.Allowances.end() - 1);
-        V.Allowances.insert(V.Allowances.begin(), &A);  // the one that failed, first
-        continue;
-      }
-      V.AllowedMs = std::min(V.Ms, V.AllowedMs + Share);
-    }
+    bool OverAllowance = applyAllowlist(I, Run, Allow, V);
     if (HaveBaseline && Known[I] >= 0) {
       auto B = Base.BlockedMs[0].find(static_cast<std::size_t>(Known[I]));
       V.BaselineMs = B == Base.BlockedMs[0].end() ? 0 : B->second;
     }
     bool Judged = severityRank(Run.Levels[I]) >= severityRank(Opts.FailOn);
-    if (OverAllowance) {
-      V.Status = "over-allowance";
-      V.Fails = true;
-    } else if (V.remaining() < Opts.MinCostMs) {
-      V.Status = V.AllowedMs > 0 ? "allowed" : "below-min";
-    } else if (!HaveBaseline) {
-      V.Status = "measured";
-      V.Fails = Judged;
-    } else if (V.BaselineMs < 0) {
-      V.Status = "new";
-      V.Fails = Judged;
-    } else {
-      double Growth = V.remaining() - V.BaselineMs;
-      bool Grown = Growth > Opts.GrowMs && Growth > Opts.GrowPct / 100 * V.BaselineMs;
-      V.Status = Grown ? "grown" : "known";
-      V.Fails = Grown && Judged;
-    }
-    Blocked += V.Ms;
-    Allowed += V.AllowedMs;
-    Sites.push_back(std::move(V));
+    setStatus(V, OverAllowance, HaveBaseline, Judged, Opts);
+    G.Blocked += V.Ms;
+    G.Allowed += V.AllowedMs;
+    G.Sites.push_back(std::move(V));
   }
-  // Failing first, then the costliest.
-  std::stable_sort(Sites.begin(), Sites.end(), [](const SiteVerdict &A, const SiteVerdict &B) {
+  std::stable_sort(G.Sites.begin(), G.Sites.end(), [](const SiteVerdict &A, const SiteVerdict &B) {
     return A.Fails != B.Fails ? A.Fails : A.Ms > B.Ms;
   });
-  double Counted = Blocked - Allowed;
-  bool OverBudget = Opts.BudgetMs >= 0 && Counted > Opts.BudgetMs;
+}
+
+// The totals against the budgets, the failing sites counted, the allowlist entries unused.
+void judgeRun(const GateOptions &Opts, const Side::Steps &Steps, const std::vector<AllowEntry> &Allow, GateVerdict &G) {
+  G.Counted = G.Blocked - G.Allowed;
+  G.OverBudget = Opts.BudgetMs >= 0 && G.Counted > Opts.BudgetMs;
   // (The per-step budget holds the steps' whole waits: an allowlist scopes sites, not steps.)
-  bool StepOverBudget = Opts.BudgetMsPerStep >= 0 && Steps.WorstMs > Opts.BudgetMsPerStep;
-  std::map<std::string, unsigned> Counts;
-  unsigned Failing = 0;
-  for (const SiteVerdict &V : Sites) {
-    ++Counts[V.Status];
-    Failing += V.Fails;
+  G.StepOverBudget = Opts.BudgetMsPerStep >= 0 && Steps.WorstMs > Opts.BudgetMsPerStep;
+  for (const SiteVerdict &V : G.Sites) {
+    ++G.Counts[V.Status];
+    G.Failing += V.Fails;
   }
-  bool Fails = OverBudget || StepOverBudget || Failing;
-  std::vector<const AllowEntry *> Unused;
+  G.Fails = G.OverBudget || G.StepOverBudget || G.Failing;
   for (const AllowEntry &A : Allow)
     if (!A.Used)
-      Unused.push_back(&A);
+      G.Unused.push_back(&A);
+}
 
-  if (!Opts.WriteBaseline.empty()) {
-    std::ostringstream B;
-    JsonWriter J(B);
+// --write-baseline: this run's sites and what is left of each after the allowlist.
+int writeBaseline(const GateOptions &Opts, const Side &Run, const GateVerdict &G) {
+  std::ostringstream B;
+  JsonWriter J(B);
+  J.beginObject();
+  J.field("tool", BaselineTool).field("version", SYNCWATCH_VERSION);
+  J.key("sites").beginArray();
+  for (const SiteVerdict &V : G.Sites) {
+    const SiteId &S = Run.Sites[V.Site];
     J.beginObject();
-    J.field("tool", BaselineTool).field("version", SYNCWATCH_VERSION);
-    J.key("sites").beginArray();
-    for (const SiteVerdict &V : Sites) {
-      const SiteId &S = Run.Sites[V.Site];
-      J.beginObject();
-      J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function);
-      J.field("api", S.Api).field("fingerprint", S.Fingerprint).field("ms", V.remaining());
-      J.endObject();
-    }
-    J.endArray();
+    J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function);
+    J.field("api", S.Api).field("fingerprint", S.Fingerprint).field("ms", V.remaining());
     J.endObject();
-    B << "\n";
-    std::string Why;
-    if (!writeFileAtomically(Opts.WriteBaseline, B.str(), Why))
-      return fail("cannot write '" + Opts.WriteBaseline + "': " + Why + " (any old file is untouched)");
-    std::cerr << "syncwatch gate: wrote " << Sites.size() << " site(s) to " << Opts.WriteBaseline
-              << " as the baseline\n";
-    return 0;
   }
+  J.endArray();
+  J.endObject();
+  B << "\n";
+  std::string Why;
+  if (!writeFileAtomically(Opts.WriteBaseline, B.str(), Why))
+    return fail("cannot write '" + Opts.WriteBaseline + "': " + Why + " (any old file is untouched)");
+  std::cerr << "syncwatch gate: wrote " << G.Sites.size() << " site(s) to " << Opts.WriteBaseline
+            << " as the baseline\n";
+  return 0;
+}
 
-  std::string Budget = Opts.BudgetMs < 0 ? "" : OverBudget ? "over the budget of " + ms(Opts.BudgetMs) + " by " + ms(Counted - Opts.BudgetMs)
-                                                           : "within the budget of " + ms(Opts.BudgetMs);
+// The budgets' sentence: the run's, then the worst step's.
+std::string budgetText(const GateOptions &Opts, const Side::Steps &Steps, const GateVerdict &G) {
+  std::string Budget = Opts.BudgetMs < 0 ? "" : G.OverBudget ? "over the budget of " + ms(Opts.BudgetMs) + " by " + ms(G.Counted - Opts.BudgetMs)
+                                                             : "within the budget of " + ms(Opts.BudgetMs);
   // "the worst of 500 'train_step' steps, #17 of 500 (main, ...), blocked 12.30 ms (mean
   // 3.10 ms), over the per-step budget of 5.00 ms by 7.30 ms"
   std::string StepBudget;
   if (Opts.BudgetMsPerStep >= 0)
     StepBudget = "the worst of " + std::to_string(Steps.Count) + " '" + Steps.Name + "' steps, " + Steps.Worst +
                  ", blocked " + ms(Steps.WorstMs) + " (mean " + ms(Steps.MeanMs) + "), " +
-                 (StepOverBudget ? "over the per-step budget of " + ms(Opts.BudgetMsPerStep) + " by " +
-                                       ms(Steps.WorstMs - Opts.BudgetMsPerStep)
-                                 : "within the per-step budget of " + ms(Opts.BudgetMsPerStep));
+                 (G.StepOverBudget ? "over the per-step budget of " + ms(Opts.BudgetMsPerStep) + " by " +
+                                         ms(Steps.WorstMs - Opts.BudgetMsPerStep)
+                                   : "within the per-step budget of " + ms(Opts.BudgetMsPerStep));
   if (!StepBudget.empty())
     Budget += (Budget.empty() ? "" : "; ") + StepBudget;
-  std::ostringstream O;
-  if (Opts.Format == "json") {
-    JsonWriter J(O);
-    J.beginObject();
-    J.field("tool", "syncwatch gate").field("version", SYNCWATCH_VERSION);
-    J.field("verdict", Fails ? "fails" : "passes").field("failOn", Opts.FailOn);
-    J.field("blockedMs", Blocked).field("allowedMs", Allowed).field("countedMs", Counted);
-    if (Opts.BudgetMs >= 0)
-      J.field("budgetMs", Opts.BudgetMs).field("overBudget", OverBudget);
-    if (Opts.BudgetMsPerStep >= 0) {
-      J.key("steps").beginObject().field("name", Steps.Name).field("count", static_cast<double>(Steps.Count));
-      J.field("worstMs", Steps.WorstMs).field("meanMs", Steps.MeanMs).field("worst", Steps.Worst);
-      J.field("budgetMs", Opts.BudgetMsPerStep).field("overBudget", StepOverBudget).endObject();
-    }
-    J.key("sites").beginArray();
-    for (const SiteVerdict &V : Sites) {
-      const SiteId &S = Run.Sites[V.Site];
-      J.beginObject();
-      J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function).field("api", S.Api);
-      J.field("level", std::string(severityName(Run.Levels[V.Site]))).field("ms", V.Ms).field("allowedMs", V.AllowedMs);
-      if (V.BaselineMs >= 0)
-        J.field("baselineMs", V.BaselineMs);
-      J.field("status", V.Status).field("fails", V.Fails);
-      if (!V.Allowances.empty()) {
-        J.key("allowlist").beginArray();
-        for (const AllowEntry *A : V.Allowances)
-          J.beginObject().field("entry", A->Number).field("reason", A->Reason).endObject();
-        J.endArray();
-      }
-      J.endObject();
-    }
-    J.endArray();
-    J.key("unusedAllowlist").beginArray();
-    for (const AllowEntry *A : Unused)
-      J.beginObject().field("entry", A->Number).field("scope", A->scope()).endObject();
-    J.endArray();
-    J.endObject();
-    O << "\n";
-  } else if (Opts.Format == "markdown") {
-    O << "### syncwatch gate: " << (Fails ? "fails" : "passes") << "\n\n";
-    O << ms(Blocked) << " blocked at " << Sites.size() << " call site(s), " << ms(Allowed) << " of it allowed"
-      << (Budget.empty() ? "" : "; " + Budget) << ".\n\n";
-    O << "| site | blocked | baseline | status | |\n|---|---|---|---|---|\n";
-    for (const SiteVerdict &V : Sites)
-      O << "| `" << Run.Sites[V.Site].label() << "` | " << ms(V.Ms) << " | " << (V.BaselineMs >= 0 ? ms(V.BaselineMs) : "-")
-        << " | " << V.Status << " | " << (V.Fails ? "**fails**" : "") << " |\n";
-    for (const AllowEntry *A : Unused)
-      O << "\nAllowlist entry " << A->Number << " (" << A->scope() << ") matched no site.\n";
-  } else if (Opts.Format == "sarif") {
-    Report Out;
-    Out.ToolName = "syncwatch gate";
-    Out.ToolVersion = SYNCWATCH_VERSION;
-    std::set<std::string> Rules;
-    for (const SiteVerdict &V : Sites) {
-      const SiteId &S = Run.Sites[V.Site];
-      Finding F;
-      F.Rule = S.Rule;
-      F.Where.File = S.File;
-      F.Where.Line = S.Line;
-      F.Where.Column = S.Line ? 1 : 0;
-      F.Function = S.Function;
-      F.Fingerprint = S.Fingerprint;
-      F.Level = V.Status == "over-allowance" ? Severity::Error : V.Fails ? Run.Levels[V.Site] : Severity::Note;
-      F.Message = "'" + (S.Api.empty() ? std::string("the call") : S.Api) + "': " + sentence(V, Run) + " [gate: " + V.Status + "]";
-      F.Evidence = {{"syncwatch.gate", V.Status},
-                    {"syncwatch.blockedMs", evidenceNumber(V.Ms)},
-                    {"syncwatch.allowedMs", evidenceNumber(V.AllowedMs)}};
-      if (V.BaselineMs >= 0)
-        F.Evidence.push_back({"syncwatch.baselineMs", evidenceNumber(V.BaselineMs)});
-      Out.Findings.push_back(std::move(F));
-      Rules.insert(S.Rule);
-    }
-    for (const std::string &Id : Rules)
-      if (const RuleInfo *I = findRule(Id))
-        Out.RulesRun.push_back(I->Rule);
-    Out.Figures = {{"verdict", Fails ? "fails" : "passes"}, {"blockedMs", evidenceNumber(Blocked)},
-                   {"allowedMs", evidenceNumber(Allowed)}};
-    if (Opts.BudgetMs >= 0) {
-      Out.Figures.push_back({"budgetMs", evidenceNumber(Opts.BudgetMs)});
-      Out.Figures.push_back({"overBudget", OverBudget ? "true" : "false"});
-    }
-    if (Opts.BudgetMsPerStep >= 0) {
-      Out.Figures.push_back({"stepBudgetMs", evidenceNumber(Opts.BudgetMsPerStep)});
-      Out.Figures.push_back({"stepWorstMs", evidenceNumber(Steps.WorstMs)});
-      Out.Figures.push_back({"stepWorst", Steps.Worst});
-      Out.Figures.push_back({"stepOverBudget", StepOverBudget ? "true" : "false"});
-    }
-    writeSarif(O, Out);
-  } else {
-    O << "syncwatch gate: " << ms(Blocked) << " blocked at " << Sites.size() << " call site(s), " << ms(Allowed)
-      << " of it allowed" << (Budget.empty() ? "" : "; " + Budget) << "\n";
-    for (const SiteVerdict &V : Sites)
-      O << "  " << V.Status << std::string(15 - std::min<std::size_t>(14, V.Status.size()), ' ')
-        << Run.Sites[V.Site].label() << ": " << sentence(V, Run) << (V.Fails ? "  <- fails" : "") << "\n";
-    for (const AllowEntry *A : Unused)
-      O << "syncwatch gate: allowlist entry " << A->Number << " (" << A->scope() << ") matched no site: remove it?\n";
-    O << "syncwatch gate: " << (Fails ? "fails" : "passes") << ": " << Failing << " site(s) fail at --fail-on="
-      << Opts.FailOn;
-    if (HaveBaseline)
-      O << " (" << Counts["new"] << " new, " << Counts["grown"] << " grown, " << Counts["known"] << " known)";
-    if (OverBudget)
-      O << "; the run is over its budget";
-    if (StepOverBudget)
-      O << "; a step is over the per-step budget";
-    O << "\n";
+  return Budget;
+}
+
+void writeGateJson(std::ostream &O, const GateOptions &Opts, const Side &Run, const Side::Steps &Steps,
+                   const GateVerdict &G) {
+  JsonWriter J(O);
+  J.beginObject();
+  J.field("tool", "syncwatch gate").field("version", SYNCWATCH_VERSION);
+  J.field("verdict", G.Fails ? "fails" : "passes").field("failOn", Opts.FailOn);
+  J.field("blockedMs", G.Blocked).field("allowedMs", G.Allowed).field("countedMs", G.Counted);
+  if (Opts.BudgetMs >= 0)
+    J.field("budgetMs", Opts.BudgetMs).field("overBudget", G.OverBudget);
+  if (Opts.BudgetMsPerStep >= 0) {
+    J.key("steps").beginObject().field("name", Steps.Name).field("count", static_cast<double>(Steps.Count));
+    J.field("worstMs", Steps.WorstMs).field("meanMs", Steps.MeanMs).field("worst", Steps.Worst);
+    J.field("budgetMs", Opts.BudgetMsPerStep).field("overBudget", G.StepOverBudget).endObject();
   }
+  J.key("sites").beginArray();
+  for (const SiteVerdict &V : G.Sites) {
+    const SiteId &S = Run.Sites[V.Site];
+    J.beginObject();
+    J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function).field("api", S.Api);
+    J.field("level", std::string(severityName(Run.Levels[V.Site]))).field("ms", V.Ms).field("allowedMs", V.AllowedMs);
+    if (V.BaselineMs >= 0)
+      J.field("baselineMs", V.BaselineMs);
+    J.field("status", V.Status).field("fails", V.Fails);
+    if (!V.Allowances.empty()) {
+      J.key("allowlist").beginArray();
+      for (const AllowEntry *A : V.Allowances)
+        J.beginObject().field("entry", A->Number).field("reason", A->Reason).endObject();
+      J.endArray();
+    }
+    J.endObject();
+  }
+  J.endArray();
+  J.key("unusedAllowlist").beginArray();
+  for (const AllowEntry *A : G.Unused)
+    J.beginObject().field("entry", A->Number).field("scope", A->scope()).endObject();
+  J.endArray();
+  J.endObject();
+  O << "\n";
+}
+
+void writeGateMarkdown(std::ostream &O, const Side &Run, const GateVerdict &G) {
+  O << "### syncwatch gate: " << (G.Fails ? "fails" : "passes") << "\n\n";
+  O << ms(G.Blocked) << " blocked at " << G.Sites.size() << " call site(s), " << ms(G.Allowed) << " of it allowed"
+    << (G.Budget.empty() ? "" : "; " + G.Budget) << ".\n\n";
+  O << "| site | blocked | baseline | status | |\n|---|---|---|---|---|\n";
+  for (const SiteVerdict &V : G.Sites)
+    O << "| `" << Run.Sites[V.Site].label() << "` | " << ms(V.Ms) << " | " << (V.BaselineMs >= 0 ? ms(V.BaselineMs) : "-")
+      << " | " << V.Status << " | " << (V.Fails ? "**fails**" : "") << " |\n";
+  for (const AllowEntry *A : G.Unused)
+    O << "\nAllowlist entry " << A->Number << " (" << A->scope() << ") matched no site.\n";
+}
+
+// SARIF: one result a site, its level the verdict's (a note when it passes).
+void writeGateSarif(std::ostream &O, const GateOptions &Opts, const Side &Run, const Side::Steps &Steps,
+                    const GateVerdict &G) {
+  Report Out;
+  Out.ToolName = "syncwatch gate";
+  Out.ToolVersion = SYNCWATCH_VERSION;
+  std::set<std::string> Rules;
+  for (const SiteVerdict &V : G.Sites) {
+    const SiteId &S = Run.Sites[V.Site];
+    Finding F;
+    F.Rule = S.Rule;
+    F.Where.File = S.File;
+    F.Where.Line = S.Line;
+    F.Where.Column = S.Line ? 1 : 0;
+    F.Function = S.Function;
+    F.Fingerprint = S.Fingerprint;
+    F.Level = V.Status == "over-allowance" ? Severity::Error : V.Fails ? Run.Levels[V.Site] : Severity::Note;
+    F.Message = "'" + (S.Api.empty() ? std::string("the call") : S.Api) + "': " + sentence(V, Run) + " [gate: " + V.Status + "]";
+    F.Evidence = {{"syncwatch.gate", V.Status},
+                  {"syncwatch.blockedMs", evidenceNumber(V.Ms)},
+                  {"syncwatch.allowedMs", evidenceNumber(V.AllowedMs)}};
+    if (V.BaselineMs >= 0)
+      F.Evidence.push_back({"syncwatch.baselineMs", evidenceNumber(V.BaselineMs)});
+    Out.Findings.push_back(std::move(F));
+    Rules.insert(S.Rule);
+  }
+  for (const std::string &Id : Rules)
+    if (const RuleInfo *I = findRule(Id))
+      Out.RulesRun.push_back(I->Rule);
+  Out.Figures = {{"verdict", G.Fails ? "fails" : "passes"}, {"blockedMs", evidenceNumber(G.Blocked)},
+                 {"allowedMs", evidenceNumber(G.Allowed)}};
+  if (Opts.BudgetMs >= 0) {
+    Out.Figures.push_back({"budgetMs", evidenceNumber(Opts.BudgetMs)});
+    Out.Figures.push_back({"overBudget", G.OverBudget ? "true" : "false"});
+  }
+  if (Opts.BudgetMsPerStep >= 0) {
+    Out.Figures.push_back({"stepBudgetMs", evidenceNumber(Opts.BudgetMsPerStep)});
+    Out.Figures.push_back({"stepWorstMs", evidenceNumber(Steps.WorstMs)});
+    Out.Figures.push_back({"stepWorst", Steps.Worst});
+    Out.Figures.push_back({"stepOverBudget", G.StepOverBudget ? "true" : "false"});
+  }
+  writeSarif(O, Out);
+}
+
+void writeGateText(std::ostream &O, const GateOptions &Opts, const Side &Run, GateVerdict &G) {
+  O << "syncwatch gate: " << ms(G.Blocked) << " blocked at " << G.Sites.size() << " call site(s), " << ms(G.Allowed)
+    << " of it allowed" << (G.Budget.empty() ? "" : "; " + G.Budget) << "\n";
+  for (const SiteVerdict &V : G.Sites)
+    O << "  " << V.Status << std::string(15 - std::min<std::size_t>(14, V.Status.size()), ' ')
+      << Run.Sites[V.Site].label() << ": " << sentence(V, Run) << (V.Fails ? "  <- fails" : "") << "\n";
+  for (const AllowEntry *A : G.Unused)
+    O << "syncwatch gate: allowlist entry " << A->Number << " (" << A->scope() << ") matched no site: remove it?\n";
+  O << "syncwatch gate: " << (G.Fails ? "fails" : "passes") << ": " << G.Failing << " site(s) fail at --fail-on="
+    << Opts.FailOn;
+  if (!Opts.Baseline.empty())
+    O << " (" << G.Counts["new"] << " new, " << G.Counts["grown"] << " grown, " << G.Counts["known"] << " known)";
+  if (G.OverBudget)
+    O << "; the run is over its budget";
+  if (G.StepOverBudget)
+    O << "; a step is over the per-step budget";
+  O << "\n";
+}
+
+} // namespace
+
+// Load the run (its baseline, its allowlist), judge each site and the run, then write the
+// baseline or the verdict.
+int gateRun(const GateOptions &Opts) {
+  Side Run, Base;
+  std::vector<AllowEntry> Allow;
+  if (int Rc = loadGateInputs(Opts, Run, Allow, Base))
+    return Rc;
+  const Side::Steps &Steps = Run.StepsOfRun.front();
+  GateVerdict G;
+  judgeSites(Opts, Run, Allow, Base, G);
+  judgeRun(Opts, Steps, Allow, G);
+  if (!Opts.WriteBaseline.empty())
+    return writeBaseline(Opts, Run, G);
+  G.Budget = budgetText(Opts, Steps, G);
+  std::ostringstream O;
+  if (Opts.Format == "json")
+    writeGateJson(O, Opts, Run, Steps, G);
+  else if (Opts.Format == "markdown")
+    writeGateMarkdown(O, Run, G);
+  else if (Opts.Format == "sarif")
+    writeGateSarif(O, Opts, Run, Steps, G);
+  else
+    writeGateText(O, Opts, Run, G);
   std::string Why;
   if (Opts.Output.empty() ? !writeStdout(O.str(), Why) : !writeFileAtomically(Opts.Output, O.str(), Why))
     return fail(Opts.Output.empty() ? Why : "cannot write '" + Opts.Output + "': " + Why + " (any old file is untouched)");
-  return Fails ? 1 : 0;
+  return G.Fails ? 1 : 0;
 }
 
 } // namespace syncwatch::runtime

@@ -177,118 +177,136 @@ int fail(const std::string &Why) {
   return 2;
 }
 
-} // namespace
-
-int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts) {
+// Every input loaded (its paths mapped), or the exit code of why not (one line said).
+int loadInputs(const std::vector<std::string> &Files, const MergeOptions &Opts, std::vector<RankInput> &Inputs) {
   if (Files.empty())
     return fail("no reports or recordings given");
   for (const std::string *Out : {&Opts.Output, &Opts.Trace})
     if (std::string In = outputThatIsAnInput(*Out, Files); !In.empty())
       return fail("the output '" + *Out + "' is the input '" + In + "': refusing to overwrite it");
-  std::vector<RankInput> Inputs(Files.size());
+  Inputs.resize(Files.size());
   for (std::size_t I = 0; I < Files.size(); ++I) {
     std::string Error;
     if (!loadInput(Files[I], Inputs[I], Error))
       return fail(Files[I] + ": " + Error);
     applyPathMaps(Inputs[I].R, Opts.PathMaps, Opts.Format != "text");
   }
-  // One job: the same job id (where given) and world size; each rank once.
+  return 0;
+}
+
+// What the inputs say of their job: its id and world size (the first input to say each),
+// and the input of each rank.
+struct JobInputs {
   const RankInput *JobOf = nullptr, *SizeOf = nullptr;
   std::map<int, const RankInput *> ByRank;
+};
+
+// One job: the same job id (where given) and world size; each rank once. Else the exit code.
+int checkOneJob(const std::vector<RankInput> &Inputs, JobInputs &Job) {
   for (const RankInput &In : Inputs) {
     const ProcessIdentity &P = In.Process;
     if (!P.Job.empty()) {
-      if (JobOf && JobOf->Process.Job != P.Job)
-        return fail("reports of different jobs: " + JobOf->File + " (" + JobOf->Process.Job + ") and " + In.File +
-                    " (" + P.Job + ")");
-      JobOf = JobOf ? JobOf : &In;
+      if (Job.JobOf && Job.JobOf->Process.Job != P.Job)
+        return fail("reports of different jobs: " + Job.JobOf->File + " (" + Job.JobOf->Process.Job + ") and " +
+                    In.File + " (" + P.Job + ")");
+      Job.JobOf = Job.JobOf ? Job.JobOf : &In;
     }
     if (P.WorldSize >= 0) {
-      if (SizeOf && SizeOf->Process.WorldSize != P.WorldSize)
-        return fail("reports of different jobs: " + SizeOf->File + " has world size " +
-                    std::to_string(SizeOf->Process.WorldSize) + ", " + In.File + " " + std::to_string(P.WorldSize));
-      SizeOf = SizeOf ? SizeOf : &In;
+      if (Job.SizeOf && Job.SizeOf->Process.WorldSize != P.WorldSize)
+        return fail("reports of different jobs: " + Job.SizeOf->File + " has world size " +
+                    std::to_string(Job.SizeOf->Process.WorldSize) + ", " + In.File + " " + std::to_string(P.WorldSize));
+      Job.SizeOf = Job.SizeOf ? Job.SizeOf : &In;
     }
     if (P.hasRank()) {
-      auto [It, New] = ByRank.emplace(P.Rank, &In);
+      auto [It, New] = Job.ByRank.emplace(P.Rank, &In);
       if (!New)
         return fail("two inputs for rank " + std::to_string(P.Rank) + ": " + It->second->File + " and " + In.File +
                     " (a report and its recording? give one of them)");
     }
   }
-  // Ranks in order, then processes without a rank by pid.
+  return 0;
+}
+
+// Ranks in order, then processes without a rank by pid.
+void sortByRank(std::vector<RankInput> &Inputs) {
   std::stable_sort(Inputs.begin(), Inputs.end(), [](const RankInput &A, const RankInput &B) {
     int RA = A.Process.hasRank() ? A.Process.Rank : INT_MAX, RB = B.Process.hasRank() ? B.Process.Rank : INT_MAX;
     return RA != RB ? RA < RB : A.Process.Pid < B.Process.Pid;
   });
-  int WorldSize = SizeOf ? SizeOf->Process.WorldSize : -1;
-  std::vector<int> Missing;
-  for (int R = 0; R < WorldSize; ++R)
-    if (!ByRank.count(R))
-      Missing.push_back(R);
+}
 
-  // One finding per (rule, site) over all ranks.
-  struct Group {
-    std::vector<std::pair<std::size_t, const Finding *>> Hits;  // input index, its finding
-  };
+// The findings of one (rule, site) on every rank that reported it.
+struct Group {
+  std::vector<std::pair<std::size_t, const Finding *>> Hits;  // input index, its finding
+};
+
+// One finding of a site over all ranks: the worst rank's, with the counts and costs summed
+// and the ranks named. Cost gets each input's cost there (0 when not hit).
+Finding mergeGroup(const Group &G, const std::vector<RankInput> &Inputs, std::vector<double> &Cost) {
+  Cost.assign(Inputs.size(), 0.0);
+  double Count = 0, Total = 0, Max = 0;
+  std::size_t Worst = G.Hits.front().first;
+  const Finding *Base = G.Hits.front().second;
+  Severity Level = Base->Level;
+  std::vector<std::string> Labels;
+  std::map<std::string, double> ByThread;  // "main" over every rank, a named thread over those it ran on
+  for (auto [I, F] : G.Hits) {
+    if (const std::string *T = evidenceOf(*F, "threads"))
+      for (const auto &[Label, Ms] : parseThreadCosts(*T))
+        ByThread[Label] += Ms;
+    double T = measuredMs(*F);
+    Cost[I] += T;
+    Total += T;
+    if (F->Measured) {
+      Max = std::max(Max, F->Measured->MaxMs);
+      Count += static_cast<double>(F->Measured->Count);
+    }
+    if (Cost[I] > Cost[Worst]) {
+      Worst = I;
+      Base = F;
+    }
+    Level = std::max(Level, F->Level);
+    Labels.push_back(Inputs[I].label());
+  }
+  std::sort(Labels.begin(), Labels.end());
+  Labels.erase(std::unique(Labels.begin(), Labels.end()), Labels.end());
+  Finding M = *Base;
+  M.Level = Level;
+  std::string Ranks;
+  for (const std::string &L : Labels)
+    Ranks += (Ranks.empty() ? "" : ", ") + L;
+  double Lo = *std::min_element(Cost.begin(), Cost.end()), Hi = Cost[Worst], Mid = median(Cost);
+  std::string Where = Labels.size() == 1 ? "on " + Labels.front() + " only"
+                                         : "on " + std::to_string(Labels.size()) + " of " +
+                                               std::to_string(Inputs.size()) + " processes (" + Ranks +
+                                               "), worst " + Inputs[Worst].label();
+  M.Message = Where + ": " + Base->Message;
+  setMeasured(M, {static_cast<std::uint64_t>(Count), Total, Max});
+  setEvidence(M, "ranks", Ranks);
+  setEvidence(M, "costPerRank", "min " + formatMs(Lo) + ", median " + formatMs(Mid) + ", max " + formatMs(Hi));
+  setEvidence(M, "worstRank", Inputs[Worst].label());
+  if (!ByThread.empty())
+    setEvidence(M, "threads", formatThreadCosts(ThreadCosts(ByThread.begin(), ByThread.end())));
+  return M;
+}
+
+// One finding per (rule, site) over all ranks; CostByRank: site key -> cost per input.
+void mergeFindings(const std::vector<RankInput> &Inputs, Report &Merged,
+                   std::map<std::string, std::vector<double>> &CostByRank) {
   std::map<std::string, Group> Groups;
   for (std::size_t I = 0; I < Inputs.size(); ++I)
     for (const Finding &F : Inputs[I].R.Findings)
       Groups[siteKey(F)].Hits.push_back({I, &F});
-  Report Merged;
-  Merged.ToolName = "syncwatch merge";
-  Merged.ToolVersion = SYNCWATCH_VERSION;
-  std::map<std::string, std::vector<double>> CostByRank;  // key -> per input (0 when not hit)
   for (auto &[Key, G] : Groups) {
-    std::vector<double> Cost(Inputs.size(), 0.0);
-    double Count = 0, Total = 0, Max = 0;
-    std::size_t Worst = G.Hits.front().first;
-    const Finding *Base = G.Hits.front().second;
-    Severity Level = Base->Level;
-    std::vector<std::string> Labels;
-    std::map<std::string, double> ByThread;  // "main" over every rank, a named thread over those it ran on
-    for (auto [I, F] : G.Hits) {
-      if (const std::string *T = evidenceOf(*F, "threads"))
-        for (const auto &[Label, Ms] : parseThreadCosts(*T))
-          ByThread[Label] += Ms;
-      double T = measuredMs(*F);
-      Cost[I] += T;
-      Total += T;
-      if (F->Measured) {
-        Max = std::max(Max, F->Measured->MaxMs);
-        Count += static_cast<double>(F->Measured->Count);
-      }
-      if (Cost[I] > Cost[Worst]) {
-        Worst = I;
-        Base = F;
-      }
-      Level = std::max(Level, F->Level);
-      Labels.push_back(Inputs[I].label());
-    }
-    std::sort(Labels.begin(), Labels.end());
-    Labels.erase(std::unique(Labels.begin(), Labels.end()), Labels.end());
-    Finding M = *Base;
-    M.Level = Level;
-    std::string Ranks;
-    for (const std::string &L : Labels)
-      Ranks += (Ranks.empty() ? "" : ", ") + L;
-    double Lo = *std::min_element(Cost.begin(), Cost.end()), Hi = Cost[Worst], Mid = median(Cost);
-    std::string Where = Labels.size() == 1 ? "on " + Labels.front() + " only"
-                                           : "on " + std::to_string(Labels.size()) + " of " +
-                                                 std::to_string(Inputs.size()) + " processes (" + Ranks +
-                                                 "), worst " + Inputs[Worst].label();
-    M.Message = Where + ": " + Base->Message;
-    setMeasured(M, {static_cast<std::uint64_t>(Count), Total, Max});
-    setEvidence(M, "ranks", Ranks);
-    setEvidence(M, "costPerRank", "min " + formatMs(Lo) + ", median " + formatMs(Mid) + ", max " + formatMs(Hi));
-    setEvidence(M, "worstRank", Inputs[Worst].label());
-    if (!ByThread.empty())
-      setEvidence(M, "threads", formatThreadCosts(ThreadCosts(ByThread.begin(), ByThread.end())));
-    Merged.Findings.push_back(std::move(M));
+    std::vector<double> Cost;
+    Merged.Findings.push_back(mergeGroup(G, Inputs, Cost));
     CostByRank[Key] = std::move(Cost);
   }
   std::sort(Merged.Findings.begin(), Merged.Findings.end(), findingLess);
-  // Coverage: every process's calls per (API, line), summed.
+}
+
+// Coverage: every process's calls per (API, line), summed.
+void mergeCoverage(const std::vector<RankInput> &Inputs, Report &Merged) {
   std::map<std::tuple<std::string, std::string, unsigned>, CoveredCall> Covered;
   for (const RankInput &In : Inputs)
     for (const CoveredCall &C : In.R.Coverage) {
@@ -302,55 +320,51 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
     }
   for (auto &[Key, C] : Covered)
     Merged.Coverage.push_back(std::move(C));
+}
 
-  // The straggler: the process whose host waits exceed the median process's by the most,
-  // and the sites where its waits exceed that site's median the most.
+// The straggler: the process whose host waits (Lost, per input) exceed the median process's
+// by the most, and the sites where its waits exceed that site's median the most.
+Straggler findStraggler(const std::vector<RankInput> &Inputs, const std::vector<double> &Lost,
+                        const std::map<std::string, std::vector<double>> &CostByRank) {
   Straggler S;
-  std::vector<double> Lost;
-  for (const RankInput &In : Inputs)
-    Lost.push_back(In.hostLostMs());
-  if (Inputs.size() >= 2) {
-    S.MedianMs = median(Lost);
-    std::size_t Top = std::max_element(Lost.begin(), Lost.end()) - Lost.begin();
-    double Excess = Lost[Top] - S.MedianMs;
-    if (Excess >= 1.0 && Excess >= 0.1 * S.MedianMs) {
-      S.Found = true;
-      S.Rank = Inputs[Top].label();
-      S.LostMs = Lost[Top];
-      for (const auto &[Key, Cost] : CostByRank) {
-        double D = Cost[Top] - median(Cost);
-        if (D > 0.5) {
-          std::string Rule = Key.substr(0, Key.find('\t')), Site = Key.substr(Key.find('\t') + 1);
-          S.Sites.push_back({Site + " (" + Rule + ")", D});
-        }
+  if (Inputs.size() < 2)
+    return S;
+  S.MedianMs = median(Lost);
+  std::size_t Top = std::max_element(Lost.begin(), Lost.end()) - Lost.begin();
+  double Excess = Lost[Top] - S.MedianMs;
+  if (Excess >= 1.0 && Excess >= 0.1 * S.MedianMs) {
+    S.Found = true;
+    S.Rank = Inputs[Top].label();
+    S.LostMs = Lost[Top];
+    for (const auto &[Key, Cost] : CostByRank) {
+      double D = Cost[Top] - median(Cost);
+      if (D > 0.5) {
+        std::string Rule = Key.substr(0, Key.find('\t')), Site = Key.substr(Key.find('\t') + 1);
+        S.Sites.push_back({Site + " (" + Rule + ")", D});
       }
-      std::sort(S.Sites.begin(), S.Sites.end(), [](auto &A, auto &B) { return A.second > B.second; });
-      if (S.Sites.size() > 3)
-        S.Sites.resize(3);
     }
+    std::sort(S.Sites.begin(), S.Sites.end(), [](auto &A, auto &B) { return A.second > B.second; });
+    if (S.Sites.size() > 3)
+      S.Sites.resize(3);
   }
+  return S;
+}
 
-  // The job: what every rank says, as figures and the merged report's process.
-  std::set<std::string> Hosts, Gpus;
-  for (const RankInput &In : Inputs) {
-    if (!In.Process.Host.empty())
-      Hosts.insert(In.Process.Host);
-    if (!In.Process.Gpu.empty())
-      Gpus.insert(In.Process.Gpu);
-  }
-  if (JobOf)
-    Merged.Process.emplace_back("job", JobOf->Process.Job);
+// The job: what every rank says, as figures and the merged report's process.
+void addJobFigures(const std::vector<RankInput> &Inputs, const JobInputs &Job, int WorldSize,
+                   const std::string &MissingText, const std::vector<double> &Lost, const Straggler &S,
+                   Report &Merged) {
+  if (Job.JobOf)
+    Merged.Process.emplace_back("job", Job.JobOf->Process.Job);
   if (WorldSize >= 0)
     Merged.Process.emplace_back("worldSize", std::to_string(WorldSize));
   Merged.Process.emplace_back("processes", std::to_string(Inputs.size()));
-  std::string Seen, MissingText;
+  std::string Seen;
   for (const RankInput &In : Inputs)
     Seen += (Seen.empty() ? "" : ",") + (In.Process.hasRank() ? std::to_string(In.Process.Rank) : "pid" + std::to_string(In.Process.Pid));
   Merged.Figures.emplace_back("ranks", Seen);
-  if (!Missing.empty()) {
-    MissingText = rankList(Missing);
+  if (!MissingText.empty())
     Merged.Figures.emplace_back("ranksMissing", MissingText);
-  }
   for (std::size_t I = 0; I < Inputs.size(); ++I) {
     std::string P = "rank." + (Inputs[I].Process.hasRank() ? std::to_string(Inputs[I].Process.Rank)
                                                             : "pid" + std::to_string(Inputs[I].Process.Pid));
@@ -371,102 +385,152 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
       Sites += (Sites.empty() ? "" : "; ") + Site + " +" + formatMs(D);
     Merged.Figures.emplace_back("stragglerSites", Sites);
   }
+}
+
+// The text form's head: the job, each process, the missing ranks and the straggler.
+void writeJobText(std::ostream &Out, const std::vector<RankInput> &Inputs, const JobInputs &Job, int WorldSize,
+                  const std::vector<int> &Missing, const std::string &MissingText, const std::vector<double> &Lost,
+                  const Straggler &S) {
+  std::set<std::string> Hosts, Gpus;
+  for (const RankInput &In : Inputs) {
+    if (!In.Process.Host.empty())
+      Hosts.insert(In.Process.Host);
+    if (!In.Process.Gpu.empty())
+      Gpus.insert(In.Process.Gpu);
+  }
+  Out << "syncwatch merge: " << Inputs.size() << " process(es)";
+  if (WorldSize >= 0)
+    Out << " of a job of " << WorldSize << " rank(s)";
+  if (Job.JobOf)
+    Out << " (" << Job.JobOf->Process.Job << ")";
+  Out << ", " << Hosts.size() << " host(s), " << Gpus.size() << " GPU(s)\n";
+  for (std::size_t I = 0; I < Inputs.size(); ++I) {
+    const ProcessIdentity &P = Inputs[I].Process;
+    Out << "  " << Inputs[I].label() << ": host time lost " << formatMs(Lost[I]) << ", " << Inputs[I].R.Findings.size()
+        << " finding(s)";
+    if (!P.Host.empty())
+      Out << ", " << P.Host;
+    if (!P.Gpu.empty())
+      Out << ", " << P.Gpu;
+    if (P.Pid)
+      Out << ", pid " << P.Pid;
+    Out << "  [" << Inputs[I].File << "]\n";
+  }
+  if (!Missing.empty())
+    Out << "  missing: rank(s) " << MissingText << " of " << WorldSize
+        << " (no report: the process made no CUDA call, was killed, or its report is elsewhere)\n";
+  if (S.Found) {
+    Out << "straggler: " << S.Rank << " lost " << formatMs(S.LostMs) << " of host time to waits, the median process "
+        << formatMs(S.MedianMs);
+    if (!S.Sites.empty()) {
+      Out << "; the difference is at";
+      for (std::size_t I = 0; I < S.Sites.size(); ++I)
+        Out << (I ? "," : "") << " " << S.Sites[I].first << " +" << formatMs(S.Sites[I].second);
+    }
+    Out << "\n";
+  } else if (Inputs.size() >= 2) {
+    Out << "straggler: none (every process's host waits are within 10% or 1 ms of the median, "
+        << formatMs(median(Lost)) << ")\n";
+  }
+}
+
+// One rank's tracks of the merged trace: its host threads and its GPU, with the finding
+// marks of its recording analyzed again. Null (said on stderr) for a report: no events.
+std::unique_ptr<TraceBuilder> rankTrace(const RankInput &In, std::size_t I) {
+  if (!In.Recording) {
+    std::cerr << "syncwatch merge: " << In.File << " is a report, not a recording: " << In.label()
+              << " has no events in the trace (record with syncwatch run --record)\n";
+    return nullptr;
+  }
+  TraceOptions TO;
+  TO.MaxEvents = SIZE_MAX;
+  TO.Pid = 2 * I + 1;
+  TO.GpuPid = 2 * I + 2;
+  TO.ProcessName = In.label() + (In.Process.Host.empty() ? "" : " on " + In.Process.Host) +
+                   (In.Process.Pid ? " (pid " + std::to_string(In.Process.Pid) + ")" : "");
+  TO.GpuName = In.label() + ": " + (In.Process.Gpu.empty() ? "GPU" : In.Process.Gpu);
+  TO.FlowIdOffset = static_cast<std::uint64_t>(I + 1) << 44;
+  auto B = std::make_unique<TraceBuilder>(TO);
+  for (const StreamInfo &St : In.Log.Streams)
+    B->addStream(St);
+  for (const ApiCall &C : In.Log.Calls)
+    B->addCall(C);
+  for (const GpuWork &W : In.Log.Work)
+    B->addWork(W);
+  // Finding marks: the recording analyzed again, its occurrences drawn.
+  Engine Marks{EngineConfig{}};
+  Marks.onOccurrence([&](const Occurrence &O) { B->addOccurrence(O); });
+  Marks.consume(In.Log);
+  return B;
+}
+
+// The merged trace: a process track per rank (its host threads) and one for its GPU.
+std::string mergedTrace(const std::vector<RankInput> &Inputs) {
+  std::vector<std::unique_ptr<TraceBuilder>> Builders;
+  std::uint64_t First = UINT64_MAX;
+  for (std::size_t I = 0; I < Inputs.size(); ++I) {
+    Builders.push_back(rankTrace(Inputs[I], I));
+    if (Builders.back())
+      First = std::min(First, Builders.back()->firstTime());
+  }
+  std::ostringstream T;
+  {
+    JsonWriter J(T, /*Pretty=*/false);
+    std::uint64_t Base = traceBase(First);
+    writeTraceHeader(J, Base, 0);
+    for (std::size_t I = 0; I < Inputs.size(); ++I)
+      if (Builders[I]) {
+        Engine *E = Inputs[I].Analysis.get();
+        Builders[I]->writeEvents(J, [E](RuleId Rule, std::uint32_t Site) { return E->reported(Rule, Site); }, Base);
+      }
+    J.endArray();
+    J.endObject();
+  }
+  T << "\n";
+  return T.str();
+}
+
+} // namespace
+
+// Load and check the inputs are one job's, merge their findings and coverage, find the
+// straggler, then write the report (and the trace).
+int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts) {
+  std::vector<RankInput> Inputs;
+  if (int Rc = loadInputs(Files, Opts, Inputs))
+    return Rc;
+  JobInputs Job;
+  if (int Rc = checkOneJob(Inputs, Job))
+    return Rc;
+  sortByRank(Inputs);
+  int WorldSize = Job.SizeOf ? Job.SizeOf->Process.WorldSize : -1;
+  std::vector<int> Missing;
+  for (int R = 0; R < WorldSize; ++R)
+    if (!Job.ByRank.count(R))
+      Missing.push_back(R);
+  std::string MissingText = Missing.empty() ? "" : rankList(Missing);
+
+  Report Merged;
+  Merged.ToolName = "syncwatch merge";
+  Merged.ToolVersion = SYNCWATCH_VERSION;
+  std::map<std::string, std::vector<double>> CostByRank;  // key -> per input (0 when not hit)
+  mergeFindings(Inputs, Merged, CostByRank);
+  mergeCoverage(Inputs, Merged);
+  std::vector<double> Lost;
+  for (const RankInput &In : Inputs)
+    Lost.push_back(In.hostLostMs());
+  Straggler S = findStraggler(Inputs, Lost, CostByRank);
+  addJobFigures(Inputs, Job, WorldSize, MissingText, Lost, S, Merged);
   Merged.SourceRoot = sourceRootOption(Opts.SourceRoot);
   setFingerprints(Merged);
 
   std::ostringstream Out;
   if (!writeReportAs(Out, Merged, Opts.Format, {"syncwatch merge", Opts.LinkBase})) {
-    Out << "syncwatch merge: " << Inputs.size() << " process(es)";
-    if (WorldSize >= 0)
-      Out << " of a job of " << WorldSize << " rank(s)";
-    if (JobOf)
-      Out << " (" << JobOf->Process.Job << ")";
-    Out << ", " << Hosts.size() << " host(s), " << Gpus.size() << " GPU(s)\n";
-    for (std::size_t I = 0; I < Inputs.size(); ++I) {
-      const ProcessIdentity &P = Inputs[I].Process;
-      Out << "  " << Inputs[I].label() << ": host time lost " << formatMs(Lost[I]) << ", " << Inputs[I].R.Findings.size()
-          << " finding(s)";
-      if (!P.Host.empty())
-        Out << ", " << P.Host;
-      if (!P.Gpu.empty())
-        Out << ", " << P.Gpu;
-      if (P.Pid)
-        Out << ", pid " << P.Pid;
-      Out << "  [" << Inputs[I].File << "]\n";
-    }
-    if (!Missing.empty())
-      Out << "  missing: rank(s) " << MissingText << " of " << WorldSize
-          << " (no report: the process made no CUDA call, was killed, or its report is elsewhere)\n";
-    if (S.Found) {
-      Out << "straggler: " << S.Rank << " lost " << formatMs(S.LostMs) << " of host time to waits, the median process "
-          << formatMs(S.MedianMs);
-      if (!S.Sites.empty()) {
-        Out << "; the difference is at";
-        for (std::size_t I = 0; I < S.Sites.size(); ++I)
-          Out << (I ? "," : "") << " " << S.Sites[I].first << " +" << formatMs(S.Sites[I].second);
-      }
-      Out << "\n";
-    } else if (Inputs.size() >= 2) {
-      Out << "straggler: none (every process's host waits are within 10% or 1 ms of the median, "
-          << formatMs(median(Lost)) << ")\n";
-    }
+    writeJobText(Out, Inputs, Job, WorldSize, Missing, MissingText, Lost, S);
     Out << "syncwatch merge: " << Merged.Findings.size() << " call site(s) stalled the host or serialized streams\n";
     writeText(Out, Merged.Findings, diskLineReader(), TextOptions{false, false});
   }
+  std::string TraceText = Opts.Trace.empty() ? std::string() : mergedTrace(Inputs);
 
-  // The merged trace: a process track per rank (its host threads) and one for its GPU.
-  std::string TraceText;
-  if (!Opts.Trace.empty()) {
-    std::vector<std::unique_ptr<TraceBuilder>> Builders;
-    std::uint64_t First = UINT64_MAX;
-    for (std::size_t I = 0; I < Inputs.size(); ++I) {
-      RankInput &In = Inputs[I];
-      if (!In.Recording) {
-        std::cerr << "syncwatch merge: " << In.File << " is a report, not a recording: " << In.label()
-                  << " has no events in the trace (record with syncwatch run --record)\n";
-        Builders.emplace_back();
-        continue;
-      }
-      TraceOptions TO;
-      TO.MaxEvents = SIZE_MAX;
-      TO.Pid = 2 * I + 1;
-      TO.GpuPid = 2 * I + 2;
-      TO.ProcessName = In.label() + (In.Process.Host.empty() ? "" : " on " + In.Process.Host) +
-                       (In.Process.Pid ? " (pid " + std::to_string(In.Process.Pid) + ")" : "");
-      TO.GpuName = In.label() + ": " + (In.Process.Gpu.empty() ? "GPU" : In.Process.Gpu);
-      TO.FlowIdOffset = static_cast<std::uint64_t>(I + 1) << 44;
-      auto B = std::make_unique<TraceBuilder>(TO);
-      for (const StreamInfo &St : In.Log.Streams)
-        B->addStream(St);
-      for (const ApiCall &C : In.Log.Calls)
-        B->addCall(C);
-      for (const GpuWork &W : In.Log.Work)
-        B->addWork(W);
-      // Finding marks: the recording analyzed again, its occurrences drawn.
-      Engine Marks{EngineConfig{}};
-      Marks.onOccurrence([&](const Occurrence &O) { B->addOccurrence(O); });
-      Marks.consume(In.Log);
-      First = std::min(First, B->firstTime());
-      Builders.push_back(std::move(B));
-    }
-    std::ostringstream T;
-    {
-      JsonWriter J(T, /*Pretty=*/false);
-      std::uint64_t Base = traceBase(First);
-      writeTraceHeader(J, Base, 0);
-      for (std::size_t I = 0; I < Inputs.size(); ++I)
-        if (Builders[I]) {
-          Engine *E = Inputs[I].Analysis.get();
-          Builders[I]->writeEvents(J, [E](RuleId Rule, std::uint32_t Site) { return E->reported(Rule, Site); }, Base);
-        }
-      J.endArray();
-      J.endObject();
-    }
-    T << "\n";
-    TraceText = T.str();
-  }
-
-  std::string Error;
   std::string Why;
   if (!Opts.Trace.empty() && !writeFileAtomically(Opts.Trace, TraceText, Why))
     return fail("cannot write '" + Opts.Trace + "': " + Why + " (any old file is untouched)");

@@ -266,7 +266,10 @@ bool runInterleaved(const VerifyCommands &C, VerifyOptions &Opts, std::string &E
   return true;
 }
 
-int verifyRuns(const VerifyOptions &Opts) {
+namespace {
+
+// The two sides' runs loaded, the after's paths mapped to the before's; or the exit code.
+int loadSides(const VerifyOptions &Opts, Side &B, Side &A) {
   if (Opts.Before.empty() || Opts.After.empty())
     return fail("needs runs before and after the fix");
   {
@@ -277,23 +280,29 @@ int verifyRuns(const VerifyOptions &Opts) {
     if (std::string In = outputThatIsAnInput(Opts.Output, Inputs); !In.empty())
       return fail("the output '" + Opts.Output + "' is the input '" + In + "': refusing to overwrite it");
   }
-  Side B, A;
   std::string Error;
   if (!loadSide(Opts.Before, B, Error) || !loadSide(Opts.After, A, Error))
     return fail(Error);
   mapSitePaths(A, Opts.PathMaps);  // the after build's paths as the before build's (another checkout)
+  return 0;
+}
 
+// A site's blocked time in each run of a side (Site < 0: not on that side).
+std::vector<double> blockedSamples(const Side &S, long Site) {
+  std::vector<double> V;
+  for (const auto &Run : S.BlockedMs) {
+    auto It = Site < 0 ? Run.end() : Run.find(static_cast<std::size_t>(Site));
+    V.push_back(It == Run.end() ? 0 : It->second);  // a run where the site did not block: 0
+  }
+  return V;
+}
+
+// Each site after (matched with its site before, or new), then each site before that is
+// gone; biggest change first.
+std::vector<SiteResult> compareSites(const Side &B, const Side &A, double MinEffectMs) {
   std::vector<long> Match = matchSites(B, A);
   std::vector<SiteResult> Results;
   std::vector<bool> BeforeMatched(B.Sites.size(), false);
-  auto Samples = [](const Side &S, long Site) {
-    std::vector<double> V;
-    for (const auto &Run : S.BlockedMs) {
-      auto It = Site < 0 ? Run.end() : Run.find(static_cast<std::size_t>(Site));
-      V.push_back(It == Run.end() ? 0 : It->second);  // a run where the site did not block: 0
-    }
-    return V;
-  };
   for (std::size_t I = 0; I < A.Sites.size(); ++I) {
     SiteResult R;
     R.After = A.Sites[I];
@@ -303,7 +312,7 @@ int verifyRuns(const VerifyOptions &Opts) {
       R.InBefore = true;
       BeforeMatched[static_cast<std::size_t>(Match[I])] = true;
     }
-    R.D = compareSamples(Samples(B, Match[I]), Samples(A, static_cast<long>(I)), Opts.MinEffectMs);
+    R.D = compareSamples(blockedSamples(B, Match[I]), blockedSamples(A, static_cast<long>(I)), MinEffectMs);
     Results.push_back(std::move(R));
   }
   for (std::size_t J = 0; J < B.Sites.size(); ++J)
@@ -311,191 +320,239 @@ int verifyRuns(const VerifyOptions &Opts) {
       SiteResult R;
       R.Before = B.Sites[J];
       R.InBefore = true;
-      R.D = compareSamples(Samples(B, static_cast<long>(J)), Samples(A, -1), Opts.MinEffectMs);
+      R.D = compareSamples(blockedSamples(B, static_cast<long>(J)), blockedSamples(A, -1), MinEffectMs);
       Results.push_back(std::move(R));
     }
-  // Biggest change first.
   std::stable_sort(Results.begin(), Results.end(),
                    [](const SiteResult &X, const SiteResult &Y) { return std::fabs(X.D.Delta) > std::fabs(Y.D.Delta); });
+  return Results;
+}
 
-  struct Whole {
-    const char *Key, *Label;
-    Difference D;
-    bool Known;
-  };
-  std::vector<double> BTotal, ATotal;
-  for (const auto &Run : B.BlockedMs) {
-    double S = 0;
+// One figure of the whole run compared: wall time (or CUDA span), blocked, host lost, GPU idle.
+struct Whole {
+  const char *Key, *Label;
+  Difference D;
+  bool Known;
+};
+
+// Each run's time blocked at all its sites.
+std::vector<double> blockedTotals(const Side &S) {
+  std::vector<double> Total;
+  for (const auto &Run : S.BlockedMs) {
+    double Sum = 0;
     for (const auto &[K, V] : Run)
-      S += V;
-    BTotal.push_back(S);
+      Sum += V;
+    Total.push_back(Sum);
   }
-  for (const auto &Run : A.BlockedMs) {
-    double S = 0;
-    for (const auto &[K, V] : Run)
-      S += V;
-    ATotal.push_back(S);
-  }
+  return Total;
+}
+
+std::vector<Whole> compareWholeRuns(const Side &B, const Side &A, double MinEffectMs) {
+  std::vector<double> BTotal = blockedTotals(B), ATotal = blockedTotals(A);
   // The whole run: its own noise decides, with a floor of 1% of the before figure.
   auto WholeDiff = [&](const std::vector<double> &X, const std::vector<double> &Y) {
-    return compareSamples(X, Y, std::max(Opts.MinEffectMs, 0.01 * mean(X)));
+    return compareSamples(X, Y, std::max(MinEffectMs, 0.01 * mean(X)));
   };
   // Reports of runs verify did not make itself have no wall time: the CUDA span stands in.
   bool Wall = B.MeasuredWall && A.MeasuredWall;
-  std::vector<Whole> Run = {
+  return {
       {Wall ? "wallMs" : "cudaSpanMs", Wall ? "wall time" : "CUDA span (first call to last return)",
        WholeDiff(B.WallMs, A.WallMs), B.HaveWall && A.HaveWall},
       {"blockedMs", "time blocked at call sites", WholeDiff(BTotal, ATotal), true},
       {"hostTimeLostMs", "host time lost", WholeDiff(B.HostLostMs, A.HostLostMs), true},
       {"gpuIdleMs", "GPU idle time", WholeDiff(B.GpuIdleMs, A.GpuIdleMs), !B.UntracedRuns && !A.UntracedRuns},
   };
-  // GPU idle time is the GPU's only where kernels were traced: in a run whose launches all
-  // went to non-blocking streams (not traced) it is the whole span. On the H200, making
-  // jacobi's streams non-blocking "added" 181 ms of GPU idle that way.
-  std::string IdleNotComparable;
-  if (!Run[3].Known) {
-    auto Of = [](unsigned N, std::size_t Of, const char *Side) {
-      return std::to_string(N) + " of " + std::to_string(Of) + " " + Side + " run(s)";
-    };
-    std::string Which = B.UntracedRuns && A.UntracedRuns
-                            ? Of(B.UntracedRuns, Opts.Before.size(), "before") + " and " + Of(A.UntracedRuns, Opts.After.size(), "after")
-                            : B.UntracedRuns ? Of(B.UntracedRuns, Opts.Before.size(), "before")
-                                             : Of(A.UntracedRuns, Opts.After.size(), "after");
-    IdleNotComparable = "not comparable: no kernel was traced in " + Which +
-                        " (launches onto non-blocking streams are not traced); SYNCWATCH_MEASURE=all traces every kernel";
-  }
-  // The gate: slower beyond the noise in wall time, in the time blocked or in GPU idle time.
-  auto Is = [&](const Whole &W, const char *Verdict) { return W.Known && W.D.Verdict == Verdict; };
-  bool Slower = Is(Run[0], "slower") || Is(Run[1], "slower") || Is(Run[3], "slower");
-  std::string Overall = Slower ? "slower" : (Is(Run[0], "saved") || Is(Run[1], "saved") || Is(Run[3], "saved"))
-                                                ? "saved"
-                                                : "no change";
-  std::map<std::string, unsigned> Counts;
-  for (const SiteResult &R : Results)
-    ++Counts[R.D.Verdict];
+}
 
-  std::ostringstream O;
-  auto SiteLabel = [](const SiteResult &R) {
-    if (!R.InBefore)
-      return R.After.label() + " (new)";
-    if (!R.InAfter)
-      return R.Before.label() + " (gone)";
-    std::string L = R.After.label();
-    if (R.Before.File != R.After.File || R.Before.Line != R.After.Line)
-      L += " (was :" + std::to_string(R.Before.Line) + ")";
-    return L;
+// GPU idle time is the GPU's only where kernels were traced: in a run whose launches all
+// went to non-blocking streams (not traced) it is the whole span. On the H200, making
+// jacobi's streams non-blocking "added" 181 ms of GPU idle that way. Why it is not
+// comparable ("": it is).
+std::string idleNotComparable(const Side &B, const Side &A, const VerifyOptions &Opts, const Whole &Idle) {
+  if (Idle.Known)
+    return "";
+  auto Of = [](unsigned N, std::size_t Of, const char *Side) {
+    return std::to_string(N) + " of " + std::to_string(Of) + " " + Side + " run(s)";
   };
-  std::string Head = "syncwatch verify: " + std::to_string(Opts.Before.size()) + " run(s) before, " +
-                     std::to_string(Opts.After.size()) + " after: " + Overall;
-  if (Opts.Format == "json") {
-    JsonWriter J(O);
+  std::string Which = B.UntracedRuns && A.UntracedRuns
+                          ? Of(B.UntracedRuns, Opts.Before.size(), "before") + " and " + Of(A.UntracedRuns, Opts.After.size(), "after")
+                          : B.UntracedRuns ? Of(B.UntracedRuns, Opts.Before.size(), "before")
+                                           : Of(A.UntracedRuns, Opts.After.size(), "after");
+  return "not comparable: no kernel was traced in " + Which +
+         " (launches onto non-blocking streams are not traced); SYNCWATCH_MEASURE=all traces every kernel";
+}
+
+// What verify says: the sites, the whole run, the overall verdict.
+struct Comparison {
+  std::vector<SiteResult> Results;
+  std::vector<Whole> Run;
+  std::string IdleNotComparable, Overall;
+  bool Slower = false;
+  std::map<std::string, unsigned> Counts;
+};
+
+// The gate: slower beyond the noise in wall time, in the time blocked or in GPU idle time.
+void overallVerdict(Comparison &C) {
+  auto Is = [&](const Whole &W, const char *Verdict) { return W.Known && W.D.Verdict == Verdict; };
+  C.Slower = Is(C.Run[0], "slower") || Is(C.Run[1], "slower") || Is(C.Run[3], "slower");
+  C.Overall = C.Slower ? "slower" : (Is(C.Run[0], "saved") || Is(C.Run[1], "saved") || Is(C.Run[3], "saved"))
+                                        ? "saved"
+                                        : "no change";
+  for (const SiteResult &R : C.Results)
+    ++C.Counts[R.D.Verdict];
+}
+
+std::string siteLabel(const SiteResult &R) {
+  if (!R.InBefore)
+    return R.After.label() + " (new)";
+  if (!R.InAfter)
+    return R.Before.label() + " (gone)";
+  std::string L = R.After.label();
+  if (R.Before.File != R.After.File || R.Before.Line != R.After.Line)
+    L += " (was :" + std::to_string(R.Before.Line) + ")";
+  return L;
+}
+
+void writeVerifyJson(std::ostream &O, const VerifyOptions &Opts, const Comparison &C) {
+  JsonWriter J(O);
+  J.beginObject();
+  J.field("tool", "syncwatch verify").field("version", SYNCWATCH_VERSION);
+  J.field("runsBefore", static_cast<std::uint64_t>(Opts.Before.size()))
+      .field("runsAfter", static_cast<std::uint64_t>(Opts.After.size()));
+  J.field("verdict", C.Overall);
+  auto Diff = [&](const Difference &D) {
+    J.field("before", D.BeforeMean).field("after", D.AfterMean).field("delta", D.Delta);
+    J.field("low", D.Low).field("high", D.High).field("verdict", D.Verdict);
+  };
+  J.key("run").beginObject();
+  for (const Whole &W : C.Run)
+    if (W.Known) {
+      J.key(W.Key).beginObject();
+      Diff(W.D);
+      J.endObject();
+    }
+  J.endObject();
+  if (!C.IdleNotComparable.empty())
+    J.key("notComparable").beginObject().field("gpuIdleMs", C.IdleNotComparable).endObject();
+  J.key("sites").beginArray();
+  for (const SiteResult &R : C.Results) {
+    const SiteId &S = R.InAfter ? R.After : R.Before;
     J.beginObject();
-    J.field("tool", "syncwatch verify").field("version", SYNCWATCH_VERSION);
-    J.field("runsBefore", static_cast<std::uint64_t>(Opts.Before.size()))
-        .field("runsAfter", static_cast<std::uint64_t>(Opts.After.size()));
-    J.field("verdict", Overall);
-    auto Diff = [&](const Difference &D) {
-      J.field("before", D.BeforeMean).field("after", D.AfterMean).field("delta", D.Delta);
-      J.field("low", D.Low).field("high", D.High).field("verdict", D.Verdict);
-    };
-    J.key("run").beginObject();
-    for (const Whole &W : Run)
-      if (W.Known) {
-        J.key(W.Key).beginObject();
-        Diff(W.D);
-        J.endObject();
-      }
+    J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function).field("api", S.Api);
+    if (R.InBefore && R.InAfter && R.Before.Line != R.After.Line)
+      J.field("lineBefore", R.Before.Line);
+    J.field("inBefore", R.InBefore).field("inAfter", R.InAfter);
+    J.key("blockedMs").beginObject();
+    Diff(R.D);
     J.endObject();
-    if (!IdleNotComparable.empty())
-      J.key("notComparable").beginObject().field("gpuIdleMs", IdleNotComparable).endObject();
-    J.key("sites").beginArray();
-    for (const SiteResult &R : Results) {
-      const SiteId &S = R.InAfter ? R.After : R.Before;
-      J.beginObject();
-      J.field("rule", S.Rule).field("file", S.File).field("line", S.Line).field("function", S.Function).field("api", S.Api);
-      if (R.InBefore && R.InAfter && R.Before.Line != R.After.Line)
-        J.field("lineBefore", R.Before.Line);
-      J.field("inBefore", R.InBefore).field("inAfter", R.InAfter);
-      J.key("blockedMs").beginObject();
-      Diff(R.D);
-      J.endObject();
-      J.endObject();
-    }
-    J.endArray();
     J.endObject();
-    O << "\n";
-  } else if (Opts.Format == "markdown") {
-    O << "### syncwatch verify: " << Overall << " (" << Opts.Before.size() << " runs before, " << Opts.After.size()
-      << " after, 95% intervals)\n\n";
-    O << "| | before | after | change | 95% interval | verdict |\n|---|---|---|---|---|---|\n";  // a run's figures, then the sites
-    for (const Whole &W : Run)
-      if (W.Known)
-        O << "| **" << W.Label << "** | " << ms(W.D.BeforeMean) << " | " << ms(W.D.AfterMean) << " | "
-          << signedMs(W.D.Delta) << " | " << interval(W.D) << " | " << W.D.Verdict << " |\n";
-    if (!IdleNotComparable.empty())
-      O << "| **GPU idle time** | | | | | " << IdleNotComparable << " |\n";
-    for (const SiteResult &R : Results)
-      O << "| `" << SiteLabel(R) << "` | " << ms(R.D.BeforeMean) << " | " << ms(R.D.AfterMean) << " | "
-        << signedMs(R.D.Delta) << " | " << interval(R.D) << " | " << R.D.Verdict << " |\n";
-    O << "\n" << Counts["saved"] << " site(s) saved, " << Counts["no change"] << " unchanged within noise, "
-      << Counts["slower"] << " slower.\n";
-  } else if (Opts.Format == "sarif") {
-    Report Out;
-    Out.ToolName = "syncwatch verify";
-    Out.ToolVersion = SYNCWATCH_VERSION;
-    std::set<std::string> Rules;
-    for (const SiteResult &R : Results) {
-      const SiteId &S = R.InAfter ? R.After : R.Before;
-      Finding F;
-      F.Rule = S.Rule;
-      F.Where.File = S.File;
-      F.Where.Line = S.Line;
-      F.Where.Column = 1;
-      F.Function = S.Function;
-      F.Level = R.D.Verdict == "slower" ? Severity::Warning : Severity::Note;
-      F.Message = "'" + (S.Api.empty() ? std::string("the call") : S.Api) + "' blocked " + ms(R.D.BeforeMean) +
-                  " a run before, " + ms(R.D.AfterMean) + " after: " + sentence(R.D);
-      F.Evidence = {{"syncwatch.verdict", R.D.Verdict},
-                    {"syncwatch.beforeMs", evidenceNumber(R.D.BeforeMean)},
-                    {"syncwatch.afterMs", evidenceNumber(R.D.AfterMean)},
-                    {"syncwatch.deltaLowMs", evidenceNumber(R.D.Low)},
-                    {"syncwatch.deltaHighMs", evidenceNumber(R.D.High)}};
-      F.Fingerprint = S.Fingerprint;
-      Out.Findings.push_back(std::move(F));
-      Rules.insert(S.Rule);
-    }
-    for (const std::string &Id : Rules)
-      if (const RuleInfo *I = findRule(Id))
-        Out.RulesRun.push_back(I->Rule);
-    for (const Whole &W : Run)
-      if (W.Known) {
-        Out.Figures.emplace_back(std::string(W.Key) + ".before", evidenceNumber(W.D.BeforeMean));
-        Out.Figures.emplace_back(std::string(W.Key) + ".after", evidenceNumber(W.D.AfterMean));
-        Out.Figures.emplace_back(std::string(W.Key) + ".verdict", W.D.Verdict);
-      }
-    if (!IdleNotComparable.empty())
-      Out.Figures.emplace_back("gpuIdleMs.verdict", IdleNotComparable);
-    Out.Figures.emplace_back("verdict", Overall);
-    writeSarif(O, Out);
-  } else {
-    O << Head << " (95% intervals from the repeats)\n";
-    for (const Whole &W : Run)
-      if (W.Known)
-        O << "  " << W.Label << ": " << ms(W.D.BeforeMean) << " -> " << ms(W.D.AfterMean) << ", " << sentence(W.D)
-          << "\n";
-    if (!IdleNotComparable.empty())
-      O << "  GPU idle time: " << IdleNotComparable << "\n";
-    for (const SiteResult &R : Results)
-      O << "  " << R.D.Verdict << std::string(10 - std::min<std::size_t>(9, R.D.Verdict.size()), ' ') << SiteLabel(R)
-        << ": " << ms(R.D.BeforeMean) << " -> " << ms(R.D.AfterMean) << " a run, " << sentence(R.D) << "\n";
-    O << "syncwatch verify: " << Counts["saved"] << " site(s) saved, " << Counts["no change"]
-      << " unchanged within noise, " << Counts["slower"] << " slower; " << (Slower ? "fails" : "passes")
-      << " (exit 1 when slower beyond the noise)\n";
   }
+  J.endArray();
+  J.endObject();
+  O << "\n";
+}
+
+void writeVerifyMarkdown(std::ostream &O, const VerifyOptions &Opts, Comparison &C) {
+  O << "### syncwatch verify: " << C.Overall << " (" << Opts.Before.size() << " runs before, " << Opts.After.size()
+    << " after, 95% intervals)\n\n";
+  O << "| | before | after | change | 95% interval | verdict |\n|---|---|---|---|---|---|\n";  // a run's figures, then the sites
+  for (const Whole &W : C.Run)
+    if (W.Known)
+      O << "| **" << W.Label << "** | " << ms(W.D.BeforeMean) << " | " << ms(W.D.AfterMean) << " | "
+        << signedMs(W.D.Delta) << " | " << interval(W.D) << " | " << W.D.Verdict << " |\n";
+  if (!C.IdleNotComparable.empty())
+    O << "| **GPU idle time** | | | | | " << C.IdleNotComparable << " |\n";
+  for (const SiteResult &R : C.Results)
+    O << "| `" << siteLabel(R) << "` | " << ms(R.D.BeforeMean) << " | " << ms(R.D.AfterMean) << " | "
+      << signedMs(R.D.Delta) << " | " << interval(R.D) << " | " << R.D.Verdict << " |\n";
+  O << "\n" << C.Counts["saved"] << " site(s) saved, " << C.Counts["no change"] << " unchanged within noise, "
+    << C.Counts["slower"] << " slower.\n";
+}
+
+// SARIF: one result a site (a warning when slower), the whole run's figures as properties.
+void writeVerifySarif(std::ostream &O, const Comparison &C) {
+  Report Out;
+  Out.ToolName = "syncwatch verify";
+  Out.ToolVersion = SYNCWATCH_VERSION;
+  std::set<std::string> Rules;
+  for (const SiteResult &R : C.Results) {
+    const SiteId &S = R.InAfter ? R.After : R.Before;
+    Finding F;
+    F.Rule = S.Rule;
+    F.Where.File = S.File;
+    F.Where.Line = S.Line;
+    F.Where.Column = 1;
+    F.Function = S.Function;
+    F.Level = R.D.Verdict == "slower" ? Severity::Warning : Severity::Note;
+    F.Message = "'" + (S.Api.empty() ? std::string("the call") : S.Api) + "' blocked " + ms(R.D.BeforeMean) +
+                " a run before, " + ms(R.D.AfterMean) + " after: " + sentence(R.D);
+    F.Evidence = {{"syncwatch.verdict", R.D.Verdict},
+                  {"syncwatch.beforeMs", evidenceNumber(R.D.BeforeMean)},
+                  {"syncwatch.afterMs", evidenceNumber(R.D.AfterMean)},
+                  {"syncwatch.deltaLowMs", evidenceNumber(R.D.Low)},
+                  {"syncwatch.deltaHighMs", evidenceNumber(R.D.High)}};
+    F.Fingerprint = S.Fingerprint;
+    Out.Findings.push_back(std::move(F));
+    Rules.insert(S.Rule);
+  }
+  for (const std::string &Id : Rules)
+    if (const RuleInfo *I = findRule(Id))
+      Out.RulesRun.push_back(I->Rule);
+  for (const Whole &W : C.Run)
+    if (W.Known) {
+      Out.Figures.emplace_back(std::string(W.Key) + ".before", evidenceNumber(W.D.BeforeMean));
+      Out.Figures.emplace_back(std::string(W.Key) + ".after", evidenceNumber(W.D.AfterMean));
+      Out.Figures.emplace_back(std::string(W.Key) + ".verdict", W.D.Verdict);
+    }
+  if (!C.IdleNotComparable.empty())
+    Out.Figures.emplace_back("gpuIdleMs.verdict", C.IdleNotComparable);
+  Out.Figures.emplace_back("verdict", C.Overall);
+  writeSarif(O, Out);
+}
+
+void writeVerifyText(std::ostream &O, const VerifyOptions &Opts, Comparison &C) {
+  std::string Head = "syncwatch verify: " + std::to_string(Opts.Before.size()) + " run(s) before, " +
+                     std::to_string(Opts.After.size()) + " after: " + C.Overall;
+  O << Head << " (95% intervals from the repeats)\n";
+  for (const Whole &W : C.Run)
+    if (W.Known)
+      O << "  " << W.Label << ": " << ms(W.D.BeforeMean) << " -> " << ms(W.D.AfterMean) << ", " << sentence(W.D)
+        << "\n";
+  if (!C.IdleNotComparable.empty())
+    O << "  GPU idle time: " << C.IdleNotComparable << "\n";
+  for (const SiteResult &R : C.Results)
+    O << "  " << R.D.Verdict << std::string(10 - std::min<std::size_t>(9, R.D.Verdict.size()), ' ') << siteLabel(R)
+      << ": " << ms(R.D.BeforeMean) << " -> " << ms(R.D.AfterMean) << " a run, " << sentence(R.D) << "\n";
+  O << "syncwatch verify: " << C.Counts["saved"] << " site(s) saved, " << C.Counts["no change"]
+    << " unchanged within noise, " << C.Counts["slower"] << " slower; " << (C.Slower ? "fails" : "passes")
+    << " (exit 1 when slower beyond the noise)\n";
+}
+
+} // namespace
+
+// Load both sides, compare each site and the whole run, then the verdict and the report.
+int verifyRuns(const VerifyOptions &Opts) {
+  Side B, A;
+  if (int Rc = loadSides(Opts, B, A))
+    return Rc;
+  Comparison C;
+  C.Results = compareSites(B, A, Opts.MinEffectMs);
+  C.Run = compareWholeRuns(B, A, Opts.MinEffectMs);
+  C.IdleNotComparable = idleNotComparable(B, A, Opts, C.Run[3]);
+  overallVerdict(C);
+  std::ostringstream O;
+  if (Opts.Format == "json")
+    writeVerifyJson(O, Opts, C);
+  else if (Opts.Format == "markdown")
+    writeVerifyMarkdown(O, Opts, C);
+  else if (Opts.Format == "sarif")
+    writeVerifySarif(O, C);
+  else
+    writeVerifyText(O, Opts, C);
   std::string Why;
   if (Opts.Output.empty() ? !writeStdout(O.str(), Why) : !writeFileAtomically(Opts.Output, O.str(), Why))
     return fail(Opts.Output.empty() ? Why : "cannot write '" + Opts.Output + "': " + Why + " (any old file is untouched)");
-  return Slower ? 1 : 0;
+  return C.Slower ? 1 : 0;
 }
 
 } // namespace syncwatch::runtime

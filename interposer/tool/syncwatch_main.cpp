@@ -188,6 +188,73 @@ void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, s
   E.consume(Sites);
 }
 
+// The recording parsed, or exit 2 (said). A FIFO is refused, not waited on for a writer
+// forever; a regular file is streamed (a recording may be larger than the memory a copy of
+// it would take).
+int readRecording(const std::string &File, ParseResult &P) {
+  if (std::string Why = notRegularFileError(File); !Why.empty()) {
+    std::cerr << "syncwatch: error: " << File << ": " << Why << "\n";
+    return 2;
+  }
+  std::ifstream In(File, std::ios::binary);
+  if (!In) {
+    std::cerr << "syncwatch: error: " << File << ": cannot be read\n";
+    return 2;
+  }
+  P = readEventLog(In);
+  if (!P.Error.empty()) {
+    std::cerr << "syncwatch: error: " << File << ": " << P.Error << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+// What the engine found in the recording, as a report: findings, coverage, the sources,
+// the utilization and step figures (Figures and LostNs kept for the text), the profile's.
+Report replayReport(Engine &E, const EventLog &Log, Utilization &Use, const PathMaps &Maps,
+                    const std::string &Format, const std::string &SourceRoot, const CalibrationProfile &Profile,
+                    UtilizationFigures &Figures, std::uint64_t &LostNs) {
+  Report R;
+  R.ToolName = "syncwatch replay";
+  R.ToolVersion = SYNCWATCH_VERSION;
+  // SARIF URIs relative to --source-root (the checkout the recording was made in may be
+  // elsewhere), by default the git top level of the working directory.
+  R.SourceRoot = sourceRootOption(SourceRoot);
+  R.Findings = E.findings();
+  R.Process = Log.Process.pairs();  // which rank of which job recorded it
+  R.Coverage = E.coverage();
+  applyPathMaps(R, Maps, Format != "text");  // every format: the paths as they are in this checkout
+  R.Artifacts = sourceArtifacts(R);  // the sources as they are here, for confirm to compare
+  LostNs = E.hostTimeLostNs();
+  Figures = Use.figures();
+  R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
+  for (auto &F : E.stepFigures())
+    R.Figures.push_back(F);
+  setFingerprints(R);
+  if (!Profile.Path.empty()) {
+    annotateWithCalibration(R.Findings, Profile);
+    for (auto &F : calibrationFigures(Profile))
+      R.Figures.push_back(F);
+  }
+  return R;
+}
+
+// The recording's trace (--trace), the engine's findings marked on it; exit 2 (said) when it
+// cannot be written.
+int writeReplayTrace(TraceBuilder &Trace, Engine &E, const std::string &TraceFile) {
+  std::ostringstream T;
+  Trace.write(T, [&](RuleId Rule, std::uint32_t Site) { return E.reported(Rule, Site); });
+  std::string Why;
+  if (!writeFileAtomically(TraceFile, T.str(), Why)) {
+    std::cerr << "syncwatch: error: cannot write the trace to '" << TraceFile << "': " << Why
+              << " (any old file is untouched)\n";
+    return 2;
+  }
+  return 0;
+}
+
+// Parses the options, replays the recording through the engine (whole, or through a
+// sliding window as the library does), then writes the trace and the report.
 int replay(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"threshold-ms", true}, {"window", true}, {"trace", true},
                                    {"lag-ms", true}, {"profile", true}, {"source-root", true},
@@ -219,22 +286,9 @@ int replay(const std::vector<std::string> &Args) {
   std::string TraceFile = P0.get("trace"), ProfileFile = P0.get("profile");
   if (std::string Same = outputThatIsAnInput(TraceFile, {File, ProfileFile}); !Same.empty())
     return badArguments("replay", "the output '" + TraceFile + "' is the input '" + Same + "': refusing to overwrite it");
-  // A FIFO is refused, not waited on for a writer forever; a regular file is streamed (a
-  // recording may be larger than the memory a copy of it would take).
-  if (std::string Why = notRegularFileError(File); !Why.empty()) {
-    std::cerr << "syncwatch: error: " << File << ": " << Why << "\n";
-    return 2;
-  }
-  std::ifstream In(File, std::ios::binary);
-  if (!In) {
-    std::cerr << "syncwatch: error: " << File << ": cannot be read\n";
-    return 2;
-  }
-  ParseResult P = readEventLog(In);
-  if (!P.Error.empty()) {
-    std::cerr << "syncwatch: error: " << File << ": " << P.Error << "\n";
-    return 2;
-  }
+  ParseResult P;
+  if (int Rc = readRecording(File, P))
+    return Rc;
   CalibrationProfile Profile;
   if (!ProfileFile.empty()) {
     std::string Error;
@@ -261,38 +315,12 @@ int replay(const std::vector<std::string> &Args) {
     replayThroughWindow(P.Log, E, Window, LagNs, Cfg);
   else
     E.consume(P.Log);
-  Report R;
-  R.ToolName = "syncwatch replay";
-  R.ToolVersion = SYNCWATCH_VERSION;
-  // SARIF URIs relative to --source-root (the checkout the recording was made in may be
-  // elsewhere), by default the git top level of the working directory.
-  R.SourceRoot = sourceRootOption(P0.get("source-root"));
-  R.Findings = E.findings();
-  R.Process = P.Log.Process.pairs();  // which rank of which job recorded it
-  R.Coverage = E.coverage();
-  applyPathMaps(R, Maps, Format != "text");  // every format: the paths as they are in this checkout
-  R.Artifacts = sourceArtifacts(R);  // the sources as they are here, for confirm to compare
-  std::uint64_t LostNs = E.hostTimeLostNs();
-  UtilizationFigures Figures = Use.figures();
-  R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
-  for (auto &F : E.stepFigures())
-    R.Figures.push_back(F);
-  setFingerprints(R);
-  if (!Profile.Path.empty()) {
-    annotateWithCalibration(R.Findings, Profile);
-    for (auto &F : calibrationFigures(Profile))
-      R.Figures.push_back(F);
-  }
-  if (!TraceFile.empty()) {
-    std::ostringstream T;
-    Trace.write(T, [&](RuleId Rule, std::uint32_t Site) { return E.reported(Rule, Site); });
-    std::string Why;
-    if (!writeFileAtomically(TraceFile, T.str(), Why)) {
-      std::cerr << "syncwatch: error: cannot write the trace to '" << TraceFile << "': " << Why
-                << " (any old file is untouched)\n";
-      return 2;
-    }
-  }
+  UtilizationFigures Figures;
+  std::uint64_t LostNs = 0;
+  Report R = replayReport(E, P.Log, Use, Maps, Format, P0.get("source-root"), Profile, Figures, LostNs);
+  if (!TraceFile.empty())
+    if (int Rc = writeReplayTrace(Trace, E, TraceFile))
+      return Rc;
   std::ostringstream Out;
   if (Format == "json")
     writeJson(Out, R);
@@ -315,36 +343,8 @@ int replay(const std::vector<std::string> &Args) {
   return R.Findings.empty() ? 0 : 1;
 }
 
-int run(const std::vector<std::string> &Args) {
-  ParsedArgs P0 = parseArgs(Args, {{"out", true}, {"threshold-ms", true}, {"record", false}, {"profile", true}});
-  if (P0.Help) {
-    std::cout << RunUsage;
-    return 0;
-  }
-  if (!P0.Error.empty())
-    return badArguments("run", P0.Error);
-  if (!P0.Positional.empty())
-    return badArguments("run", "'" + P0.Positional.front() + "' before '--': the command to run goes after '--'");
-  if (P0.AfterDoubleDash.empty())
-    return badArguments("run", "no command to run (syncwatch run [options] -- cmd args...)");
-  // Without --out (nor SYNCWATCH_OUT) nothing is written: each process's findings are on
-  // stderr, and no directory appears in the working directory unasked.
-  const char *OutEnv = std::getenv("SYNCWATCH_OUT");
-  std::string Out = P0.get("out", OutEnv ? OutEnv : "");
-  bool Record = P0.has("record");
-  if (Record && Out.empty())
-    return badArguments("run", "--record needs --out DIR (where the recordings are written)");
-  std::string Threshold = P0.get("threshold-ms"), Profile = P0.get("profile");
-  double ThresholdMs = 0;
-  std::string Error;
-  if (!numberOption(P0, "threshold-ms", ThresholdMs, Error))
-    return badArguments("run", Error);
-  std::vector<char *> Cmd;
-  for (const std::string &A : P0.AfterDoubleDash)
-    Cmd.push_back(const_cast<char *>(A.c_str()));
-  Cmd.push_back(nullptr);
-
-  std::string Lib = ownFile("libsyncwatch.so", SYNCWATCH_BIN_TO_LIB);
+// libsyncwatch.so beside this tool, and loadable (its CUPTI found): else said, exit 2.
+int checkPreloadable(const std::string &Lib) {
   if (access(Lib.c_str(), R_OK) != 0) {
     std::cerr << "syncwatch: error: " << Lib << " not found (build with -DSYNCWATCH_BUILD_INTERPOSER=ON)\n";
     return 2;
@@ -353,23 +353,32 @@ int run(const std::vector<std::string> &Args) {
     std::cerr << cannotPreloadMessage(Lib, Missing);
     return 2;
   }
-  // Reports go where the library can write them; say before the run when that is not Out,
-  // and after it, where they really went.
+  return 0;
+}
+
+// Reports go where the library can write them: Out created and made absolute. Returns why
+// they cannot go there ("": they can), said before the run.
+std::string prepareOutDir(std::string &Out) {
   std::string Unwritable;
-  if (!Out.empty()) {
-    mkdir(Out.c_str(), 0755);
-    char AbsOut[PATH_MAX];
-    if (realpath(Out.c_str(), AbsOut))
-      Out = AbsOut;
-    struct stat St;
-    if (stat(Out.c_str(), &St) != 0 || !S_ISDIR(St.st_mode))
-      Unwritable = "it is not a directory that can be created";
-    else if (access(Out.c_str(), W_OK) != 0)
-      Unwritable = "it is not writable";
-    if (!Unwritable.empty())
-      std::cerr << "syncwatch: warning: cannot write reports to '" << Out << "' (" << Unwritable
-                << "); findings will be on stderr only\n";
-  }
+  mkdir(Out.c_str(), 0755);
+  char AbsOut[PATH_MAX];
+  if (realpath(Out.c_str(), AbsOut))
+    Out = AbsOut;
+  struct stat St;
+  if (stat(Out.c_str(), &St) != 0 || !S_ISDIR(St.st_mode))
+    Unwritable = "it is not a directory that can be created";
+  else if (access(Out.c_str(), W_OK) != 0)
+    Unwritable = "it is not writable";
+  if (!Unwritable.empty())
+    std::cerr << "syncwatch: warning: cannot write reports to '" << Out << "' (" << Unwritable
+              << "); findings will be on stderr only\n";
+  return Unwritable;
+}
+
+// The environment the library reads in every process of the run. Exit 2 (said) for a
+// profile that cannot be read.
+int setRunEnvironment(const std::string &Lib, const std::string &Out, bool Record, const std::string &Threshold,
+                      const std::string &Profile) {
   const char *Old = std::getenv("LD_PRELOAD");
   std::string Preload = Lib + (Old && *Old ? std::string(":") + Old : "");
   setenv("LD_PRELOAD", Preload.c_str(), 1);
@@ -400,11 +409,15 @@ int run(const std::vector<std::string> &Args) {
     char Abs[PATH_MAX];
     setenv("SYNCWATCH_PROFILE", realpath(Profile.c_str(), Abs) ? Abs : Profile.c_str(), 1);
   }
-  std::time_t Began = std::time(nullptr);
-  // The job runs in a process group of its own, so that a SIGINT, SIGTERM or SIGHUP sent to
-  // syncwatch (a batch system's, a CI runner's, `kill`) reaches every process of the job, not
-  // only syncwatch, which would leave the job running orphaned. On a terminal the job's group
-  // gets the terminal (as a shell does), so Ctrl-C and reading stdin work as without syncwatch.
+  return 0;
+}
+
+// Runs the command to its end; Status is its wait status. Exit 2 (said) when it cannot start.
+// The job runs in a process group of its own, so that a SIGINT, SIGTERM or SIGHUP sent to
+// syncwatch (a batch system's, a CI runner's, `kill`) reaches every process of the job, not
+// only syncwatch, which would leave the job running orphaned. On a terminal the job's group
+// gets the terminal (as a shell does), so Ctrl-C and reading stdin work as without syncwatch.
+int runJob(std::vector<char *> &Cmd, int &Status) {
   bool OwnsTerminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
   sigset_t Forwarded, Before;
   sigemptyset(&Forwarded);
@@ -435,7 +448,7 @@ int run(const std::vector<std::string> &Args) {
     sigaction(SIGTTOU, &Old, nullptr);
   };
   GiveTerminal(Pid);
-  int Status = 0;
+  Status = 0;
   for (;;) {
     pid_t Done = waitpid(Pid, &Status, WNOHANG);
     if (Done == Pid || (Done < 0 && errno != EINTR))
@@ -447,23 +460,29 @@ int run(const std::vector<std::string> &Args) {
   }
   GiveTerminal(getpgrp());
   sigprocmask(SIG_SETMASK, &Before, nullptr);
-  if (Out.empty())  // nothing written: the findings were on stderr
-    return WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
-  // Every process of the run (torchrun's workers, a shell's children) writes its own.
+  return 0;
+}
+
+// The reports this run wrote in Out (since Began), by name without ".json", sorted. Every
+// process of the run (torchrun's workers, a shell's children) writes its own.
+std::vector<std::string> reportsWritten(const std::string &Out, std::time_t Began) {
   std::vector<std::string> Reports;
-  if (Unwritable.empty())
-    if (DIR *D = opendir(Out.c_str())) {
-      while (dirent *E = readdir(D)) {
-        std::string Name = E->d_name;
-        struct stat F;
-        if (Name.rfind("syncwatch-", 0) == 0 && Name.size() > 15 && Name.compare(Name.size() - 5, 5, ".json") == 0 &&
-            Name.find(".trace.json") == std::string::npos &&
-            stat((Out + "/" + Name).c_str(), &F) == 0 && F.st_mtime >= Began)
-          Reports.push_back(Name.substr(0, Name.size() - 5));
-      }
-      closedir(D);
+  if (DIR *D = opendir(Out.c_str())) {
+    while (dirent *E = readdir(D)) {
+      std::string Name = E->d_name;
+      struct stat F;
+      if (Name.rfind("syncwatch-", 0) == 0 && Name.size() > 15 && Name.compare(Name.size() - 5, 5, ".json") == 0 &&
+          Name.find(".trace.json") == std::string::npos &&
+          stat((Out + "/" + Name).c_str(), &F) == 0 && F.st_mtime >= Began)
+        Reports.push_back(Name.substr(0, Name.size() - 5));
     }
+    closedir(D);
+  }
   std::sort(Reports.begin(), Reports.end());
+  return Reports;
+}
+
+void sayWhereReportsWent(const std::string &Out, const std::string &Unwritable, const std::vector<std::string> &Reports) {
   if (!Unwritable.empty())
     std::cerr << "syncwatch: no report written to '" << Out << "' (" << Unwritable << "); the findings are on stderr above\n";
   else if (Reports.empty())
@@ -475,37 +494,91 @@ int run(const std::vector<std::string> &Args) {
       std::cerr << " " << R << ".{json,sarif}";
     std::cerr << "\n";
   }
-  // Several processes: one merged answer (syncwatch merge), beside the per-process reports.
+}
+
+// Several processes: one merged answer (syncwatch merge), beside the per-process reports,
+// its text's head on stderr.
+void mergeRunReports(const std::string &Out, std::vector<std::string> Reports) {
   Reports.erase(std::remove(Reports.begin(), Reports.end(), "syncwatch-merged"), Reports.end());
-  if (Reports.size() >= 2) {
-    std::vector<std::string> Inputs;
-    for (const std::string &R : Reports)
-      Inputs.push_back(Out + "/" + R + ".json");
-    MergeOptions M;
-    M.Quiet = true;
-    std::string Base = Out + "/syncwatch-merged";
-    M.Format = "json";
-    M.Output = Base + ".json";
-    int Rc = mergeReports(Inputs, M);
-    M.Format = "sarif";
-    M.Output = Base + ".sarif";
-    if (Rc != 2)
-      Rc = mergeReports(Inputs, M);
-    M.Format = "text";
-    M.Output = Base + ".txt";
-    if (Rc != 2)
-      Rc = mergeReports(Inputs, M);
-    if (Rc != 2) {
-      std::ifstream T(M.Output);
-      std::string Line;
-      for (int N = 0; std::getline(T, Line) && N < 40; ++N)
-        std::cerr << Line << "\n";
-      std::cerr << "syncwatch: merged report: " << Base << ".{json,sarif,txt}\n";
-    }
+  if (Reports.size() < 2)
+    return;
+  std::vector<std::string> Inputs;
+  for (const std::string &R : Reports)
+    Inputs.push_back(Out + "/" + R + ".json");
+  MergeOptions M;
+  M.Quiet = true;
+  std::string Base = Out + "/syncwatch-merged";
+  M.Format = "json";
+  M.Output = Base + ".json";
+  int Rc = mergeReports(Inputs, M);
+  M.Format = "sarif";
+  M.Output = Base + ".sarif";
+  if (Rc != 2)
+    Rc = mergeReports(Inputs, M);
+  M.Format = "text";
+  M.Output = Base + ".txt";
+  if (Rc != 2)
+    Rc = mergeReports(Inputs, M);
+  if (Rc != 2) {
+    std::ifstream T(M.Output);
+    std::string Line;
+    for (int N = 0; std::getline(T, Line) && N < 40; ++N)
+      std::cerr << Line << "\n";
+    std::cerr << "syncwatch: merged report: " << Base << ".{json,sarif,txt}\n";
   }
-  if (WIFEXITED(Status))
-    return WEXITSTATUS(Status);
-  return 128 + WTERMSIG(Status);
+}
+
+// The command's exit code, or 128 + the signal that ended it (as a shell says it).
+int exitCodeOf(int Status) { return WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status); }
+
+// Arguments, the library, the output folder and the environment; the command run to its
+// end; then where its reports went (merged when several processes wrote one).
+int run(const std::vector<std::string> &Args) {
+  ParsedArgs P0 = parseArgs(Args, {{"out", true}, {"threshold-ms", true}, {"record", false}, {"profile", true}});
+  if (P0.Help) {
+    std::cout << RunUsage;
+    return 0;
+  }
+  if (!P0.Error.empty())
+    return badArguments("run", P0.Error);
+  if (!P0.Positional.empty())
+    return badArguments("run", "'" + P0.Positional.front() + "' before '--': the command to run goes after '--'");
+  if (P0.AfterDoubleDash.empty())
+    return badArguments("run", "no command to run (syncwatch run [options] -- cmd args...)");
+  // Without --out (nor SYNCWATCH_OUT) nothing is written: each process's findings are on
+  // stderr, and no directory appears in the working directory unasked.
+  const char *OutEnv = std::getenv("SYNCWATCH_OUT");
+  std::string Out = P0.get("out", OutEnv ? OutEnv : "");
+  bool Record = P0.has("record");
+  if (Record && Out.empty())
+    return badArguments("run", "--record needs --out DIR (where the recordings are written)");
+  std::string Threshold = P0.get("threshold-ms"), Profile = P0.get("profile");
+  double ThresholdMs = 0;
+  std::string Error;
+  if (!numberOption(P0, "threshold-ms", ThresholdMs, Error))
+    return badArguments("run", Error);
+  std::vector<char *> Cmd;
+  for (const std::string &A : P0.AfterDoubleDash)
+    Cmd.push_back(const_cast<char *>(A.c_str()));
+  Cmd.push_back(nullptr);
+
+  std::string Lib = ownFile("libsyncwatch.so", SYNCWATCH_BIN_TO_LIB);
+  if (int Rc = checkPreloadable(Lib))
+    return Rc;
+  // Say before the run when the reports cannot go to Out, and after it, where they really went.
+  std::string Unwritable = Out.empty() ? "" : prepareOutDir(Out);
+  if (int Rc = setRunEnvironment(Lib, Out, Record, Threshold, Profile))
+    return Rc;
+  std::time_t Began = std::time(nullptr);
+  int Status = 0;
+  if (int Rc = runJob(Cmd, Status))
+    return Rc;
+  if (Out.empty())  // nothing written: the findings were on stderr
+    return exitCodeOf(Status);
+  std::vector<std::string> Reports = Unwritable.empty() ? reportsWritten(Out, Began) : std::vector<std::string>();
+  sayWhereReportsWent(Out, Unwritable, Reports);
+  mergeRunReports(Out, Reports);
+  return exitCodeOf(Status);
 }
 
 // Runs syncwatch-calibrate (built next to this tool when nvcc was found): measures this
@@ -678,6 +751,113 @@ int gate(const std::vector<std::string> &Args) {
   return gateRun(O);
 }
 
+namespace {
+
+// Goes on to the next step of verify (an exit code otherwise).
+constexpr int kGoOn = -1;
+
+// --before DIR --after DIR: the runs already made, compared.
+int verifyFromDirs(const ParsedArgs &P0, VerifyOptions &O, std::string &Error) {
+  if (!P0.has("before") || !P0.has("after"))
+    return badArguments("verify", "--before DIR and --after DIR go together");
+  if (!runsInDirectory(P0.get("before"), O.Before, Error) || !runsInDirectory(P0.get("after"), O.After, Error)) {
+    std::cerr << "syncwatch verify: error: " << Error << "\n";
+    return 2;
+  }
+  return verifyRuns(O);
+}
+
+// --apply-fixes: the lint's fix-its applied in a worktree and built there; the run command
+// then runs in the checkout (before) and the worktree (after). kGoOn, or the exit code.
+int prepareFixes(const ParsedArgs &P0, VerifyCommands &C, FixedTree &Fixed, std::string &Error) {
+  ApplyFixesOptions A;
+  A.Database = P0.get("p");
+  A.FixesReport = P0.get("fixes");
+  A.BuildCmd = P0.get("build-cmd");
+  if (A.Database.empty() == A.FixesReport.empty())
+    return badArguments("verify", "--apply-fixes takes the fix-its from -p BUILD (syncwatch-lint --fix over its compile "
+                                  "database) or from --fixes LINT.sarif (a lint report of this commit), one of the two");
+  if (A.BuildCmd.empty())
+    return badArguments("verify", "--apply-fixes needs --build-cmd 'CMD' (run in the worktree)");
+  if (!P0.has("no-run") && P0.get("run-cmd").empty())
+    return badArguments("verify", "--apply-fixes needs --run-cmd 'CMD' (run in both trees), or --no-run");
+  A.OutDir = P0.get("out", "syncwatch-verify");
+  A.Checks = P0.get("checks");
+  A.Lint = P0.get("lint");
+  if (A.Lint.empty()) {  // beside this tool (an install), or in the build tree's analyzer/; else PATH's
+    A.Lint = ownFile("syncwatch-lint", "../analyzer");
+    if (access(A.Lint.c_str(), X_OK) != 0)
+      A.Lint = "syncwatch-lint";
+  }
+  if (!prepareFixedTree(A, Fixed, Error)) {
+    std::cerr << "syncwatch verify: error: " << Error << "\n";
+    return 2;
+  }
+  std::cerr << Fixed.Summary;
+  if (!Fixed.FilesChanged) {
+    std::cerr << "syncwatch verify: no fix-it changed a file: nothing to verify\n";
+    return 0;
+  }
+  if (P0.has("no-run")) {
+    std::cerr << "syncwatch verify: --no-run: stopped before the runs; the fixed build is in " << Fixed.Worktree << "\n";
+    return 0;
+  }
+  C.Before = C.After = {"/bin/sh", "-c", P0.get("run-cmd")};
+  C.BeforeDir = Fixed.Checkout;
+  C.AfterDir = Fixed.Worktree;
+  return kGoOn;
+}
+
+// The runs, the threshold, the two environments and the two commands (unless --apply-fixes
+// made them). kGoOn, or the exit code.
+int commandsFromArgs(const ParsedArgs &P0, bool Fixing, VerifyCommands &C, std::string &Error) {
+  double Runs = 5;
+  if (!numberOption(P0, "runs", Runs, Error) || Runs < 2 || Runs > 1000 || Runs != static_cast<unsigned>(Runs))
+    return badArguments("verify", Error.empty() ? "--runs takes a whole number from 2 to 1000 (an interval needs 2)" : Error);
+  C.Runs = static_cast<unsigned>(Runs);
+  if (!numberOption(P0, "threshold-ms", C.ThresholdMs, Error))
+    return badArguments("verify", Error);
+  auto Env = [&](const char *Name, std::vector<std::pair<std::string, std::string>> &Into) {
+    for (const std::string &E : P0.all(Name)) {
+      auto Eq = E.find('=');
+      if (Eq == std::string::npos || Eq == 0)
+        return false;
+      Into.push_back({E.substr(0, Eq), E.substr(Eq + 1)});
+    }
+    return true;
+  };
+  if (!Env("before-env", C.BeforeEnv) || !Env("after-env", C.AfterEnv))
+    return badArguments("verify", "--before-env and --after-env take NAME=VALUE");
+  if (Fixing) {
+    // the run command, in each tree (prepareFixes)
+  } else if (P0.has("before-cmd") || P0.has("after-cmd")) {
+    if (!P0.has("before-cmd") || !P0.has("after-cmd"))
+      return badArguments("verify", "--before-cmd and --after-cmd go together");
+    if (!P0.AfterDoubleDash.empty())
+      return badArguments("verify", "with --before-cmd/--after-cmd there is no command after '--'");
+    C.Before = {"/bin/sh", "-c", P0.get("before-cmd")};
+    C.After = {"/bin/sh", "-c", P0.get("after-cmd")};
+  } else {
+    if (P0.AfterDoubleDash.empty())
+      return badArguments("verify", "nothing to compare: --before/--after DIR, --before-cmd/--after-cmd, or "
+                                    "--before-env/--after-env with -- cmd args...");
+    if (C.BeforeEnv.empty() && C.AfterEnv.empty())
+      return badArguments("verify", "one command needs two environments: --before-env K=V and/or --after-env K=V");
+    C.Before = C.After = P0.AfterDoubleDash;
+  }
+  C.OutDir = P0.get("out", "syncwatch-verify");
+  char Self[PATH_MAX];
+  ssize_t N = readlink("/proc/self/exe", Self, sizeof Self - 1);
+  if (N <= 0)
+    return badArguments("verify", "cannot find the syncwatch executable (/proc/self/exe)");
+  C.Self.assign(Self, static_cast<std::size_t>(N));
+  return kGoOn;
+}
+
+} // namespace
+
+// Three ways to get the runs (folders already made, commands to run, or the lint's fix-its
+// applied and built), one comparison of them.
 int verify(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"before", true}, {"after", true}, {"before-cmd", true}, {"after-cmd", true},
                                    {"before-env", true}, {"after-env", true}, {"runs", true}, {"out", true},
@@ -715,94 +895,15 @@ int verify(const std::vector<std::string> &Args) {
     return badArguments("verify", "--apply-fixes makes the after side itself: no --before/--after, commands or '--'");
   if (FromDirs && FromCmds)
     return badArguments("verify", "either --before/--after DIR (reports already made) or commands to run, not both");
-  if (FromDirs) {
-    if (!P0.has("before") || !P0.has("after"))
-      return badArguments("verify", "--before DIR and --after DIR go together");
-    if (!runsInDirectory(P0.get("before"), O.Before, Error) || !runsInDirectory(P0.get("after"), O.After, Error)) {
-      std::cerr << "syncwatch verify: error: " << Error << "\n";
-      return 2;
-    }
-    return verifyRuns(O);
-  }
+  if (FromDirs)
+    return verifyFromDirs(P0, O, Error);
   VerifyCommands C;
   FixedTree Fixed;
-  if (Fixing) {
-    ApplyFixesOptions A;
-    A.Database = P0.get("p");
-    A.FixesReport = P0.get("fixes");
-    A.BuildCmd = P0.get("build-cmd");
-    if (A.Database.empty() == A.FixesReport.empty())
-      return badArguments("verify", "--apply-fixes takes the fix-its from -p BUILD (syncwatch-lint --fix over its compile "
-                                    "database) or from --fixes LINT.sarif (a lint report of this commit), one of the two");
-    if (A.BuildCmd.empty())
-      return badArguments("verify", "--apply-fixes needs --build-cmd 'CMD' (run in the worktree)");
-    if (!P0.has("no-run") && P0.get("run-cmd").empty())
-      return badArguments("verify", "--apply-fixes needs --run-cmd 'CMD' (run in both trees), or --no-run");
-    A.OutDir = P0.get("out", "syncwatch-verify");
-    A.Checks = P0.get("checks");
-    A.Lint = P0.get("lint");
-    if (A.Lint.empty()) {  // beside this tool (an install), or in the build tree's analyzer/; else PATH's
-      A.Lint = ownFile("syncwatch-lint", "../analyzer");
-      if (access(A.Lint.c_str(), X_OK) != 0)
-        A.Lint = "syncwatch-lint";
-    }
-    if (!prepareFixedTree(A, Fixed, Error)) {
-      std::cerr << "syncwatch verify: error: " << Error << "\n";
-      return 2;
-    }
-    std::cerr << Fixed.Summary;
-    if (!Fixed.FilesChanged) {
-      std::cerr << "syncwatch verify: no fix-it changed a file: nothing to verify\n";
-      return 0;
-    }
-    if (P0.has("no-run")) {
-      std::cerr << "syncwatch verify: --no-run: stopped before the runs; the fixed build is in " << Fixed.Worktree << "\n";
-      return 0;
-    }
-    C.Before = C.After = {"/bin/sh", "-c", P0.get("run-cmd")};
-    C.BeforeDir = Fixed.Checkout;
-    C.AfterDir = Fixed.Worktree;
-  }
-  double Runs = 5;
-  if (!numberOption(P0, "runs", Runs, Error) || Runs < 2 || Runs > 1000 || Runs != static_cast<unsigned>(Runs))
-    return badArguments("verify", Error.empty() ? "--runs takes a whole number from 2 to 1000 (an interval needs 2)" : Error);
-  C.Runs = static_cast<unsigned>(Runs);
-  if (!numberOption(P0, "threshold-ms", C.ThresholdMs, Error))
-    return badArguments("verify", Error);
-  auto Env = [&](const char *Name, std::vector<std::pair<std::string, std::string>> &Into) {
-    for (const std::string &E : P0.all(Name)) {
-      auto Eq = E.find('=');
-      if (Eq == std::string::npos || Eq == 0)
-        return false;
-      Into.push_back({E.substr(0, Eq), E.substr(Eq + 1)});
-    }
-    return true;
-  };
-  if (!Env("before-env", C.BeforeEnv) || !Env("after-env", C.AfterEnv))
-    return badArguments("verify", "--before-env and --after-env take NAME=VALUE");
-  if (Fixing) {
-    // the run command, in each tree (above)
-  } else if (P0.has("before-cmd") || P0.has("after-cmd")) {
-    if (!P0.has("before-cmd") || !P0.has("after-cmd"))
-      return badArguments("verify", "--before-cmd and --after-cmd go together");
-    if (!P0.AfterDoubleDash.empty())
-      return badArguments("verify", "with --before-cmd/--after-cmd there is no command after '--'");
-    C.Before = {"/bin/sh", "-c", P0.get("before-cmd")};
-    C.After = {"/bin/sh", "-c", P0.get("after-cmd")};
-  } else {
-    if (P0.AfterDoubleDash.empty())
-      return badArguments("verify", "nothing to compare: --before/--after DIR, --before-cmd/--after-cmd, or "
-                                    "--before-env/--after-env with -- cmd args...");
-    if (C.BeforeEnv.empty() && C.AfterEnv.empty())
-      return badArguments("verify", "one command needs two environments: --before-env K=V and/or --after-env K=V");
-    C.Before = C.After = P0.AfterDoubleDash;
-  }
-  C.OutDir = P0.get("out", "syncwatch-verify");
-  char Self[PATH_MAX];
-  ssize_t N = readlink("/proc/self/exe", Self, sizeof Self - 1);
-  if (N <= 0)
-    return badArguments("verify", "cannot find the syncwatch executable (/proc/self/exe)");
-  C.Self.assign(Self, static_cast<std::size_t>(N));
+  if (Fixing)
+    if (int Rc = prepareFixes(P0, C, Fixed, Error); Rc != kGoOn)
+      return Rc;
+  if (int Rc = commandsFromArgs(P0, Fixing, C, Error); Rc != kGoOn)
+    return Rc;
   std::cerr << "syncwatch verify: " << C.Runs << " runs each, interleaved, into " << C.OutDir << "/{before,after}\n";
   if (!runInterleaved(C, O, Error)) {
     std::cerr << "syncwatch verify: error: " << Error << "\n";
