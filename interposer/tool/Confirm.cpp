@@ -85,12 +85,6 @@ std::string untimedWhy(const std::string &Api) {
   return "the fast path counted it without timing it";
 }
 
-// A runtime finding or coverage entry, with the static file its path matched.
-struct RuntimeSite {
-  std::string File;  // as the runtime wrote it, after --path-map
-  unsigned Line = 0;
-};
-
 // --- inputs -------------------------------------------------------------------------------
 
 // The lint's SARIF and the runtime reports, or the exit code of why not (one line said).
