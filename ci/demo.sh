@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 1: set up, build, and run the analyzer on the example inputs.
-# About 9 min on 2 cores once ci/setup.sh has run; each phase prints its elapsed time.
+# About 6 min on 2 cores once ci/setup.sh has run (the build, then 46 s); each phase prints its
+# elapsed time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib.sh

@@ -3,8 +3,8 @@
 #                        the script started; the phase before it ends with its own time
 #   ci_at_exit COMMAND   run at exit (the scripts' clean-ups; this file owns the EXIT trap)
 #   ci_check_build_dir D warn when D was configured for another source tree (never fails)
-# Long runs say where they are: on 2 cores ci/test.sh takes about 36 min, ci/demo.sh 9 and
-# ci/package.sh 2.5 (README.md).
+# Long runs say where they are: on 2 cores ci/test.sh takes about 25 min, ci/demo.sh 6 and
+# ci/package.sh 2.5 once the packages are installed (README.md).
 _ci_name="ci/$(basename "$0")"
 _ci_phase=""
 _ci_phase_start=$SECONDS
