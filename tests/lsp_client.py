@@ -10,6 +10,11 @@ import threading
 import time
 
 
+def uri(path):
+    """A file URI, as editors send it (the tests' paths are absolute and need no escaping)."""
+    return "file://" + path
+
+
 class Client:
     def __init__(self, command, cwd=None, timeout=300, env=None):
         self.timeout = timeout

@@ -17,7 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_client import Client  # noqa: E402
+from lsp_client import Client, uri  # noqa: E402
 
 server = sys.argv[1]
 fails = 0
@@ -29,9 +29,6 @@ def check(name, ok, detail=""):
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
     fails += not ok
 
-
-def uri(path):
-    return "file://" + path
 
 
 def published(c, u):

@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_client import Client  # noqa: E402
+from lsp_client import Client, uri  # noqa: E402
 
 server, syncwatch, lint, root = sys.argv[1:5]
 fails = 0
@@ -30,9 +30,6 @@ def check(name, ok, detail=""):
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
     fails += not ok
 
-
-def uri(path):
-    return "file://" + path
 
 
 def run(*args, out=None):

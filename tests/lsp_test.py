@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_client import Client  # noqa: E402
+from lsp_client import Client, uri  # noqa: E402
 
 server, root = sys.argv[1:3]
 fails = 0
@@ -27,9 +27,6 @@ def check(name, ok, detail=""):
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
     fails += not ok
 
-
-def uri(path):
-    return "file://" + path
 
 
 def apply(text, edits):
