@@ -73,6 +73,15 @@ class Client:
     def notify(self, method, params):
         self.send({"method": method, "params": params})
 
+    def exit_code(self, timeout=60):
+        """The server's exit status once it ends (negative: the signal), or None when it has
+        not ended within timeout seconds (it is then killed)."""
+        try:
+            return self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            return None
+
     def wait(self, pred, timeout=None):
         """The first message (seen before or arriving) that pred accepts, consumed."""
         for m in self.seen:

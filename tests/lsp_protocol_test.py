@@ -11,7 +11,6 @@ import glob
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -102,11 +101,7 @@ with tempfile.TemporaryDirectory() as d:
     r = c.request("shutdown")
     check("a second shutdown: InvalidRequest (-32600)", r is not None and r.get("error", {}).get("code") == -32600, r)
     c.notify("exit", {})
-    try:
-        code = c.p.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        c.p.kill()
-        code = None
+    code = c.exit_code()
     check("exit after shutdown: 0", code == 0, code)
     check("exit: the PCH folder removed", glob.glob(os.path.join(tmp, "syncwatch-pch-*")) == [], os.listdir(tmp))
     time.sleep(0.2)  # (the stderr reader's last lines; the pipe is closed)
@@ -121,11 +116,7 @@ with tempfile.TemporaryDirectory() as d:
     pch = glob.glob(os.path.join(tmp, "syncwatch-pch-*"))
     check("SIGTERM: a PCH folder before", diags is not None and len(pch) == 1, (diags, os.listdir(tmp)))
     c.p.send_signal(signal.SIGTERM)
-    try:
-        code = c.p.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        c.p.kill()
-        code = None
+    code = c.exit_code()
     check("SIGTERM: the server ends by the signal", code == -signal.SIGTERM, code)
     check("SIGTERM: the PCH folder removed", glob.glob(os.path.join(tmp, "syncwatch-pch-*")) == [], os.listdir(tmp))
 

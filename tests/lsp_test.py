@@ -10,7 +10,6 @@ method, a request before initialize); shutdown and exit (exit code 0).
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -275,11 +274,7 @@ with tempfile.TemporaryDirectory() as d:
     r = c.request("shutdown")
     check("shutdown: null", r and "result" in r and r["result"] is None, r)
     c.notify("exit", {})
-    try:
-        code = c.p.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        c.p.kill()
-        code = None
+    code = c.exit_code()
     check("exit after shutdown: exit code 0", code == 0, code)
 
     # --profile: severities from `syncwatch calibrate`'s profile of another GPU, where frees do
