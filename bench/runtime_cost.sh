@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # syncwatch's own cost per CUDA call, without a GPU: the real capture handlers
-# (interposer/capture/ApiHandler.cpp), driven by a fake CUDA runtime with synthetic callback
+# (interposer/recorder/ApiHandler.cpp), driven by a fake CUDA runtime with synthetic callback
 # data (bench/runtime_cost/), in a training loop's mix (launches, async copies, event
 # records, stream syncs; every call recorded, as on a blocking stream). Measured as the
 # difference between interleaved rounds with and without the handlers, on the thread's CPU

@@ -18,14 +18,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 tool, lint, root = sys.argv[1:4]
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 def git(cwd, *args):
@@ -125,5 +121,4 @@ with tempfile.TemporaryDirectory() as d:
         if os.path.exists(w):
             git(repo, "worktree", "remove", "--force", w)
 
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

@@ -4,8 +4,9 @@
 // fills them, for the programs the decisions were made for: a PyTorch training loop
 // (legacy stream + non-blocking pool streams), a CUDA C++ program with cudaStreamCreate,
 // a --default-stream per-thread build and the seed's priority streams.
-#include "../interposer/capture/CallFilter.h"
-#include "../interposer/capture/TorchStreams.h"
+#include "../interposer/cupti/CallDecoding.h"
+#include "../interposer/filter/CallFilter.h"
+#include "../interposer/filter/TorchStreams.h"
 
 #include "syncwatch/catalogue.h"
 
@@ -115,7 +116,8 @@ protected:
     CUpti_CallbackData Cb{};
     Cb.callbackSite = CUPTI_API_ENTER;
     Cb.functionParams = Params;
-    return decideAtEntry(Domain, Id, &Cb, Info);
+    // As cupti/Subscriber.cpp does: CUPTI's data decoded into an ApiCallback, then judged.
+    return decideAtEntry(decodeEntry(Domain, Id, &Cb, Info.Launch, Info.CreatesStream), Info);
   }
   EntryDecision launch(std::uintptr_t S, bool PerThread = false) {
     cudaLaunchKernel_v7000_params P{};

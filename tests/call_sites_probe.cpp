@@ -2,7 +2,7 @@
 // and prints what the report would name. Built twice by tests/CMakeLists.txt: with line
 // tables (-g: file and line) and as a release build without them (function+offset from
 // the ELF symbol table).
-#include "../interposer/capture/CallSites.h"
+#include "../interposer/sites/CallSites.h"
 
 #include <cstdio>
 

@@ -8,6 +8,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 with_lines, release, source = sys.argv[1:4]
 line = next(i for i, l in enumerate(open(source), 1) if "CALL-SITE" in l)
 
@@ -17,15 +20,14 @@ def site(binary):
     return dict(l.split("=", 1) for l in out.splitlines())
 
 
-fails = 0
 s = site(with_lines)
-ok = s["file"].endswith("call_sites_probe.cpp") and int(s["line"]) == line and s["function"].startswith("copyBatch")
-print(("PASS" if ok else "FAIL") + f"  with line tables: {s['file']}:{s['line']} ({s['function']}), expected line {line}")
-fails += not ok
+check(f"with line tables: named by file:line (expected line {line})",
+      s["file"].endswith("call_sites_probe.cpp") and int(s["line"]) == line and s["function"].startswith("copyBatch"),
+      f"{s['file']}:{s['line']} ({s['function']})")
 
 s = site(release)
-ok = (os.path.realpath(s["file"]) == os.path.realpath(release) and s["line"] == "0"
-      and re.fullmatch(r"copyBatch\+0x[0-9a-f]+", s["function"]) is not None)
-print(("PASS" if ok else "FAIL") + f"  release build: {s['file']} {s['function']} (line {s['line']})")
-fails += not ok
-sys.exit(1 if fails else 0)
+check("release build: named by module, function and offset",
+      os.path.realpath(s["file"]) == os.path.realpath(release) and s["line"] == "0"
+      and re.fullmatch(r"copyBatch\+0x[0-9a-f]+", s["function"]) is not None,
+      f"{s['file']} {s['function']} (line {s['line']})")
+finish()

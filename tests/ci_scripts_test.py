@@ -12,14 +12,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 root, build = sys.argv[1:3]
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 def script(name):
@@ -75,5 +71,4 @@ for cmd, minutes in (("ci/test.sh", "25 min"), ("ci/demo.sh", "6 min"), ("ci/pac
           f"no line with {cmd} and {minutes}")
 check("README's from-source section names ci/env.sh", "source ci/env.sh" in readme)
 
-print("all passed" if not fails else f"{fails} failed")
-sys.exit(1 if fails else 0)
+finish()

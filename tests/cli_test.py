@@ -354,6 +354,17 @@ class FixesAndBaselines(unittest.TestCase):
         rc, out, _ = lint("--report-unknown", "--checks=-*,syncwatch-pageable-async-copy", "--no-source", f, "--")
         self.assertIn("note:", out)
         self.assertIn("cannot trace", out)
+        # The same option as .clang-tidy spells it: the check reads its own ReportUnknown.
+        rc, same, _ = lint("--check-option=syncwatch-pageable-async-copy.ReportUnknown=true",
+                           "--checks=-*,syncwatch-pageable-async-copy", "--no-source", f, "--")
+        self.assertEqual(same, out)
+        # Another check's option of that name is that check's, not this one's.
+        rc, other, _ = lint("--check-option=syncwatch-default-stream.ReportUnknown=true",
+                            "--checks=-*,syncwatch-pageable-async-copy", "--no-source", f, "--")
+        self.assertNotIn("cannot trace", other)
+        rc, _, err = lint("--check-option=ReportUnknown", f, "--")
+        self.assertEqual(rc, 2)
+        self.assertIn("expected syncwatch-<rule>.<Option>=<value>", err)
 
 
 COMPAT = os.path.join(INPUTS, "nvcc_compat")

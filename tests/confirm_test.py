@@ -14,25 +14,16 @@ gate; --path-map; and bad input (exit 2, one line, nothing written).
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish, run  # noqa: E402
 
 tool, lint, root, schema = sys.argv[1:5]
 rt = os.path.join(root, "test_inputs", "runtime")
 recs = [os.path.join(rt, "h200_runtime_probe.swrec"), os.path.join(rt, "h200_confirm_probe.swrec")]
 report = os.path.join(rt, "confirm", "h200_confirm_probe.report.json")
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
-
-
-def run(*args, cwd=None):
-    return subprocess.run(list(args), capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
 def statuses(doc):
@@ -397,5 +388,4 @@ with tempfile.TemporaryDirectory() as d:
     check("the sync-in-loop result at the same line is confirmed with it",
           sl is not None and sl["evidence"]["syncwatch.status"] == "confirmed", sl or r.stderr)
 
-print("all passed" if not fails else f"{fails} failed")
-sys.exit(1 if fails else 0)
+finish()

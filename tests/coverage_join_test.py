@@ -16,13 +16,15 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, fail, finish  # noqa: E402
+
 tool = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
 public = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "test_inputs", "runtime", "public")
 RAN = {"confirmed", "not-observed", "not-measured", "runtime-only"}
 
-programs = compared = undecided = 0
-disagreements = []
+programs = compared = undecided = disagreements = 0
 for name in sorted(os.listdir(public)):
     folder = os.path.join(public, name)
     cov_path = os.path.join(folder, "coverage.txt")
@@ -37,10 +39,10 @@ for name in sorted(os.listdir(public)):
     p = subprocess.run([tool, "confirm", "--static", os.path.join(folder, "lint.sarif"), "--runtime", runtime,
                         "--format=json"], capture_output=True, text=True)
     if p.returncode not in (0, 1):
-        print(f"FAIL {name}: confirm exit {p.returncode}: {p.stderr.strip()}")
-        sys.exit(1)
+        fail(name, f"confirm exit {p.returncode}: {p.stderr.strip()}")
+        finish()
     programs += 1
-    here_compared = 0
+    here_compared, here_disagree = 0, []
     for f in json.loads(p.stdout)["findings"]:
         loc = f["location"]
         if os.path.basename(loc["file"]) != os.path.basename(source):
@@ -53,15 +55,16 @@ for name in sorted(os.listdir(public)):
         compared += 1
         here_compared += 1
         if status == "not-exercised" and ran > 0:
-            disagreements.append(f"{name} {source}:{line} {f['rule']}: not-exercised, but gcov ran it {ran} time(s)")
+            here_disagree.append(f"{source}:{line} {f['rule']}: not-exercised, but gcov ran it {ran} time(s)")
         elif status in RAN and ran == 0:
-            disagreements.append(f"{name} {source}:{line} {f['rule']}: {status}, but gcov never ran it")
-    print(f"ok   {name}: {here_compared} warning(s) compared with gcov")
+            here_disagree.append(f"{source}:{line} {f['rule']}: {status}, but gcov never ran it")
+    disagreements += len(here_disagree)
+    check(f"{name}: {here_compared} warning(s) compared with gcov, none disagrees", not here_disagree,
+          "; ".join(here_disagree))
 
-for d in disagreements:
-    print("FAIL " + d)
 print(f"{programs} programs, {compared} warnings compared with gcov, {undecided} on lines without code, "
-      f"{len(disagreements)} disagreement(s)")
+      f"{disagreements} disagreement(s)")
 # The issue asks for at least five programs checked; fewer means the data went missing.
-ok = not disagreements and programs >= 5 and compared >= 20
-sys.exit(0 if ok else 1)
+check("at least 5 programs and 20 warnings compared with gcov", programs >= 5 and compared >= 20,
+      f"{programs} programs, {compared} warnings")
+finish()

@@ -14,16 +14,12 @@ test_inputs/cross_unit/, whose two files only see each other through ops.h.
 Usage: cross_unit_test.py SYNCWATCH_LINT SOURCE_DIR"""
 import json, os, shutil, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 LINT, SRC = sys.argv[1], os.path.abspath(sys.argv[2])
 INPUTS = os.path.join(SRC, "test_inputs", "cross_unit")
 OPS, TRAIN = os.path.join(INPUTS, "ops.cu"), os.path.join(INPUTS, "train.cu")
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    failures += not ok
 
 
 def lint(*args):
@@ -114,4 +110,4 @@ try:
     check("a missing summary file: exit 2", rc == 2 and "missing.json" in err, (rc, err))
 finally:
     shutil.rmtree(work, ignore_errors=True)
-sys.exit(1 if failures else 0)
+finish()

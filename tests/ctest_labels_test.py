@@ -5,8 +5,12 @@ and a test registered without LABELS (a gtest_discover_tests without PROPERTIES 
 fails here instead of being left out of both halves' runs.
   ctest_labels_test.py CTEST BUILD_DIR"""
 import json
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, fail, finish  # noqa: E402
 
 HALVES = {"analyzer", "runtime", "lsp"}
 # The other labels a test may carry besides, each said in CONTRIBUTING.md.
@@ -15,8 +19,8 @@ KNOWN = HALVES | {"shared", "docs", "nvcc", "gpu", "cmake_project"}
 ctest, build = sys.argv[1:3]
 p = subprocess.run([ctest, "--show-only=json-v1"], cwd=build, capture_output=True, text=True, timeout=300)
 if p.returncode != 0:
-    print(f"FAIL ctest --show-only=json-v1: exit {p.returncode}: {p.stderr[-400:]}")
-    sys.exit(1)
+    fail("ctest --show-only=json-v1", f"exit {p.returncode}: {p.stderr[-400:]}")
+    finish()
 tests = json.loads(p.stdout)["tests"]
 
 
@@ -27,13 +31,12 @@ def labels(test):
     return set()
 
 
-unlabelled = [t["name"] for t in tests if not labels(t) & HALVES]
-unknown = sorted({l for t in tests for l in labels(t)} - KNOWN)
-for name in unlabelled:
-    print(f"FAIL {name}: no analyzer, runtime or lsp label (set_tests_properties(... LABELS ...), "
-          "or gtest_discover_tests(... PROPERTIES LABELS ...))")
-for label in unknown:
-    print(f"FAIL label '{label}' is not one CONTRIBUTING.md lists (add it there and here)")
+for name in [t["name"] for t in tests if not labels(t) & HALVES]:
+    fail(name, "no analyzer, runtime or lsp label (set_tests_properties(... LABELS ...), "
+         "or gtest_discover_tests(... PROPERTIES LABELS ...))")
+for label in sorted({l for t in tests for l in labels(t)} - KNOWN):
+    fail(f"label '{label}'", "not one CONTRIBUTING.md lists (add it there and here)")
 counts = {h: sum(h in labels(t) for t in tests) for h in sorted(HALVES)}
-print(f"{len(tests)} tests: " + ", ".join(f"-L {h} selects {n}" for h, n in counts.items()))
-sys.exit(1 if unlabelled or unknown or len(tests) < 2 else 0)
+check(f"{len(tests)} tests: " + ", ".join(f"-L {h} selects {n}" for h, n in counts.items()), len(tests) >= 2,
+      "fewer than 2 tests listed")
+finish()

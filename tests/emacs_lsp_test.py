@@ -12,7 +12,9 @@ import subprocess
 import sys
 import tempfile
 
-from editor_project import disk_unchanged, editor_env, make_project
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from editor_project import disk_unchanged, editor_env, make_project  # noqa: E402
+from harness import check, finish, skip  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "editors"))
 from snippets import write_snippet  # noqa: E402
@@ -22,8 +24,7 @@ emacs = shutil.which("emacs")
 package = {"eglot": "eglot", "lsp-mode": "lsp-mode"}[client]
 elpa = "/usr/share/emacs/site-lisp/elpa"
 if not emacs or not any(n.startswith(package + "-") for n in (os.listdir(elpa) if os.path.isdir(elpa) else [])):
-    print(f"emacs or elpa-{package} not installed (ci/setup.sh installs Debian's): skipped")
-    sys.exit(77)
+    skip(f"emacs or elpa-{package} not installed (ci/setup.sh installs Debian's)")
 
 with tempfile.TemporaryDirectory() as d:
     project, flow = make_project(d, root)
@@ -40,9 +41,10 @@ with tempfile.TemporaryDirectory() as d:
         rc, log = "timeout", str(e.stderr or "")
     report = open(results).read() if os.path.exists(results) else ""
     print(report, end="")
-    ok = rc == 0 and "FAIL" not in report and report.count("ok ") >= 7
-    if not ok or os.environ.get("SYNCWATCH_TEST_VERBOSE"):
-        print(f"{'FAIL ' if not ok else ''}emacs exited {rc}; its output:\n{log[:1500]}\n...\n{log[-1500:]}")
-    unchanged = disk_unchanged(flow)
-    print("ok   the file on disk is unchanged (the fix is in the buffer)" if unchanged else "FAIL the file on disk changed")
-    sys.exit(0 if ok and unchanged else 1)
+    said = f"emacs exited {rc}; its output:\n{log[:1500]}\n...\n{log[-1500:]}"
+    ok = check(f"emacs with {client}: exit 0, its checks above passed (7 or more)",
+               rc == 0 and "FAIL" not in report and report.count("ok ") >= 7, said)
+    if ok and os.environ.get("SYNCWATCH_TEST_VERBOSE"):
+        print(said)
+    check("the file on disk is unchanged (the fix is in the buffer)", disk_unchanged(flow), "it changed")
+    finish()

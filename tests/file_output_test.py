@@ -11,19 +11,15 @@ run there; then the same on a read-only mount.
 Usage: file_output_test.py SYNCWATCH_LINT SYNCWATCH SOURCE_DIR"""
 import hashlib, os, shutil, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 LINT, SW, SRC = sys.argv[1:4]
 STATIC = os.path.join(SRC, "test_inputs", "static")
 RUNTIME = os.path.join(SRC, "test_inputs", "runtime")
 FIXABLE = os.path.join(STATIC, "sm_pos_single_stream_fixable.cu")
 RECORDING = os.path.join(RUNTIME, "h200_runtime_probe.swrec")
 CUDA_FLAGS = ["--", "--cuda-path=/usr/local/cuda"]
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    failures += not ok
 
 
 def run(*args, stdout=subprocess.PIPE, **kw):
@@ -175,5 +171,4 @@ try:
                 subprocess.run(["umount", mnt], capture_output=True)
 finally:
     shutil.rmtree(work, ignore_errors=True)
-print(f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

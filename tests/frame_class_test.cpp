@@ -1,8 +1,8 @@
 // Which frames of a call's stack are never the user's call site (FrameClass.h): CUDA's and
 // PyTorch's libraries, and the headers of CUDA, PyTorch and pybind11 whose inline functions
 // and templates end up inside the user's own module (an extension's .so).
-#include "../interposer/capture/CallSites.h"
-#include "../interposer/capture/FrameClass.h"
+#include "../interposer/sites/CallSites.h"
+#include "../interposer/sites/FrameClass.h"
 
 #include <gtest/gtest.h>
 

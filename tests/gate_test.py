@@ -20,18 +20,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
 import derived_runs  # noqa: E402
 
 tool, root = sys.argv[1:3]
 rec = os.path.join(root, "test_inputs", "runtime", "h200_runtime_probe.swrec")
 lines = open(rec).read().splitlines()
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 def gate(*args):
@@ -253,5 +247,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--budget-ms-per-step on a run that marked no step: exit 2, says how", r.returncode == 2
           and "SYNCWATCH_STEP" in r.stderr, r.stderr)
 
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

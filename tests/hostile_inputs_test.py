@@ -22,17 +22,13 @@ recording cut after its header is said to be truncated.
 Usage: hostile_inputs_test.py SYNCWATCH_LINT SYNCWATCH SOURCE_DIR [CLANG_TIDY PLUGIN]"""
 import glob, hashlib, json, os, shutil, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 LINT, SW, SRC = sys.argv[1:4]
 TIDY, PLUGIN = (sys.argv[4:6] + ["", ""])[:2]
 FIXABLE = os.path.join(SRC, "test_inputs", "static", "sm_pos_single_stream_fixable.cu")
 FLAGS = ["--", "--cuda-path=/usr/local/cuda"]
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    failures += not ok
 
 
 def run(*args, cwd=None):
@@ -293,13 +289,12 @@ try:
 
     if TIDY and PLUGIN:
         p = subprocess.run([TIDY, "--load=" + PLUGIN, "--checks=-*,syncwatch-*",
-                            "--config={CheckOptions: {syncwatch-default-stream.ReportUnknown: maybe}}", FIXABLE, "--",
+                            "--config={CheckOptions: {syncwatch-pageable-async-copy.ReportUnknown: maybe}}", FIXABLE, "--",
                             "--cuda-host-only", "-Wno-unknown-cuda-version", "--cuda-gpu-arch=sm_90",
                             "--cuda-path=/usr/local/cuda"], capture_output=True, text=True, timeout=300)
         check("the plugin warns about a boolean option that is no boolean",
-              "invalid configuration value 'maybe' for option 'syncwatch-default-stream.ReportUnknown'" in p.stdout + p.stderr,
+              "invalid configuration value 'maybe' for option 'syncwatch-pageable-async-copy.ReportUnknown'" in p.stdout + p.stderr,
               (p.stdout + p.stderr)[-300:])
 finally:
     shutil.rmtree(work, ignore_errors=True)
-print(f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -6,15 +6,16 @@ Skips (77) when HTA is not installed.
 Usage: hta_load_test.py <syncwatch> <test_inputs/runtime> <hta site dir>"""
 import json, os, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish, skip  # noqa: E402
+
 tool, folder, site = sys.argv[1:4]
 sys.path.insert(0, site)
 try:
     from hta.trace_analysis import TraceAnalysis
 except Exception as e:  # not installed: say so, do not fail
-    print(f"HTA not available ({e}); skipped")
-    sys.exit(77)
+    skip(f"HTA not available ({e})")
 
-failures = 0
 for rec in ("h200_seed_non_blocking_true.swrec", "h200_seed_non_blocking_false.swrec"):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "rank0.json")
@@ -30,8 +31,7 @@ for rec in ("h200_seed_non_blocking_true.swrec", "h200_seed_non_blocking_false.s
         hta_overlap_us = kinds.get("COMPUTATION overlapping MEMORY", 0)
         sw_overlap_us = float(figures["copyOverlappedByComputeMs"]) * 1000
         close = abs(hta_overlap_us - sw_overlap_us) <= max(50, 0.05 * sw_overlap_us)
-        print(("ok  " if ok and close else "FAIL") + f" {rec}: HTA loads it; kernel types {kinds}; "
-              f"overlap HTA {hta_overlap_us:.0f} us vs syncwatch {sw_overlap_us:.0f} us "
+        check(f"{rec}: HTA loads it, sees kernels and copies, its overlap agrees with syncwatch's", ok and close,
+              f"kernel types {kinds}; overlap HTA {hta_overlap_us:.0f} us vs syncwatch {sw_overlap_us:.0f} us "
               f"({figures['copyOverlapPercent']}% of copy time)")
-        failures += not (ok and close)
-sys.exit(1 if failures else 0)
+finish()

@@ -12,14 +12,10 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 lint = sys.argv[1]
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 COMMON = """#pragma once
@@ -152,4 +148,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unusable cache directory is one warning", "cache" in p7.stderr and "continuing without it" in p7.stderr, p7.stderr)
     check("... and the report is intact", blocked == refreshed and p7.returncode == p0.returncode)
 
-sys.exit(1 if fails else 0)
+finish()

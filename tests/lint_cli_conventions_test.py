@@ -6,24 +6,15 @@ version, an unknown option is one line naming it and exit 2, and reports carry t
   lint_cli_conventions_test.py SYNCWATCH-LINT SYNCWATCH-CLANG-TIDY TEST_INPUTS VERSION"""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish, run  # noqa: E402
+
 lint, wrapper, inputs, version = sys.argv[1:5]
 lint, wrapper, inputs = (os.path.abspath(p) for p in (lint, wrapper, inputs))
-fails = 0
 source = os.path.join(inputs, "static", "bs_pos_stream_create_with_memcpy.cu")
-
-
-def run(*args, cwd=None):
-    return subprocess.run(list(args), capture_output=True, text=True, timeout=300, cwd=cwd)
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 for cmd, name in ((lint, "syncwatch-lint"), (wrapper, "syncwatch-clang-tidy")):
@@ -110,5 +101,4 @@ with tempfile.TemporaryDirectory() as d:
           r.returncode == 2 and "response file 'missing.rsp' does not exist" in r.stderr
           and "could not be parsed" not in r.stderr, f"{r.returncode} {r.stderr!r}")
 
-print("all passed" if not fails else f"{fails} failed")
-sys.exit(1 if fails else 0)
+finish()

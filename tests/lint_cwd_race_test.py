@@ -13,15 +13,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 lint = sys.argv[1]
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 UNIT = """// stage {n}: one tile of the pipeline
@@ -79,5 +75,4 @@ with tempfile.TemporaryDirectory() as d:
     check("an entry whose directory does not exist: exit 2, said, no crash", r.returncode == 2 and
           "does not exist" in r.stderr and "crash" not in r.stderr, r.stderr[-300:])
 
-print("all passed" if not fails else f"{fails} failed")
-sys.exit(1 if fails else 0)
+finish()

@@ -16,18 +16,11 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
 from lsp_client import Client, uri  # noqa: E402
 
 server = sys.argv[1]
-fails = 0
 TIMEOUT = 300
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
-
 
 
 def published(c, u):
@@ -120,5 +113,4 @@ with tempfile.TemporaryDirectory() as d:
     check("SIGTERM: the server ends by the signal", code == -signal.SIGTERM, code)
     check("SIGTERM: the PCH folder removed", glob.glob(os.path.join(tmp, "syncwatch-pch-*")) == [], os.listdir(tmp))
 
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

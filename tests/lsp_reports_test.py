@@ -17,19 +17,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
 from lsp_client import Client, uri  # noqa: E402
 
 server, syncwatch, lint, root = sys.argv[1:5]
-fails = 0
 TIMEOUT = 300
 H200 = "GPU-74f0895f"
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
-
 
 
 def run(*args, out=None):
@@ -200,5 +193,4 @@ with tempfile.TemporaryDirectory() as d:
     check("a merged report: the inlay hint names it too", " on " + other in hint.get("label", ""), hint)
     s.close()
 
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

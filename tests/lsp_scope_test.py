@@ -22,6 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, fail, finish  # noqa: E402
 from lsp_client import Client  # noqa: E402
 
 server, lint, root = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -49,7 +50,6 @@ def key(file, line, col, rule, severity, message, notes):
     return (file, line, col, rule, severity, message, tuple(sorted(notes)))
 
 
-fails = 0
 with tempfile.TemporaryDirectory() as work:
     with open(os.path.join(work, "compile_commands.json"), "w") as f:
         json.dump([{"directory": os.path.dirname(p), "command": f"{BASE} {clang_flags(p)} -c {p}", "file": p}
@@ -64,15 +64,13 @@ with tempfile.TemporaryDirectory() as work:
                              capture_output=True, text=True, timeout=1800)
         report = json.loads(out.stdout)
         if report["errors"]:
-            print("FAIL lint errors:", report["errors"][:3])
-            fails += 1
+            fail("lint errors", report["errors"][:3])
         for p in group:
             expected[p] = set()
         for x in report["findings"]:
             unit = x["location"]["file"] if len(group) > 1 else group[0]
             if unit not in expected:
-                print("FAIL a finding outside the analyzed files:", x["location"])
-                fails += 1
+                fail("a finding outside the analyzed files", x["location"])
                 continue
             sev = {"error": 1, "warning": 2}.get(x["severity"], 3)
             loc = x["location"]
@@ -126,8 +124,7 @@ with tempfile.TemporaryDirectory() as work:
         name = os.path.relpath(p, root)
         for what, got in (("open", opened), ("edit", edited)):
             if got != expected[p]:
-                fails += 1
-                print(f"FAIL {name}: {what} differs from syncwatch-lint")
+                fail(name, f"{what} differs from syncwatch-lint")
                 for x in sorted((got or set()) ^ expected[p]):
                     print("    ", "lsp " if x in (got or set()) else "lint", x[:6])
     c.request("shutdown")
@@ -138,12 +135,9 @@ with tempfile.TemporaryDirectory() as work:
     with_preamble = sum(1 for p in files if "#include" in open(p).read())
     print(f"{len(files)} files, {sum(len(v) for v in expected.values())} findings; "
           f"{scoped_files} edits analyzed in the file's scope (of {with_preamble} files with a preamble)")
-    if scoped_files < with_preamble:
-        print("FAIL some edits were analyzed as the whole unit")
-        fails += 1
-    if not any(f[0].endswith(".cuh") for p in files for f in expected[p]):
-        print("FAIL the header project's findings in its header are missing")
-        fails += 1
+    check("every edit of a file with a preamble analyzed in the file's scope", scoped_files >= with_preamble,
+          "some edits were analyzed as the whole unit")
+    check("the header project's findings in its header are there",
+          any(f[0].endswith(".cuh") for p in files for f in expected[p]), "missing")
 
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

@@ -14,18 +14,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
 from lsp_client import Client, uri  # noqa: E402
 
 server, root = sys.argv[1:3]
-fails = 0
 TIMEOUT = 300  # a first parse of cuda_runtime.h under a loaded CI machine
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
-
 
 
 def apply(text, edits):
@@ -324,5 +317,4 @@ with tempfile.TemporaryDirectory() as d:
     c.notify("exit", {})
     c.p.wait(timeout=60)
 
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

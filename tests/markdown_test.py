@@ -14,26 +14,23 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import markdown
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import finish, run  # noqa: E402
+
 tool, lint, root = sys.argv[1:4]
 rt = os.path.join(root, "test_inputs", "runtime")
-fails = 0
 BASE = "https://github.example/o/r/blob/0123abc"
 
 
 def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {str(detail)[:600]}"))
-    fails += not ok
-
-
-def run(*args, cwd=None):
-    return subprocess.run(list(args), capture_output=True, text=True, timeout=300, cwd=cwd)
+    """harness.check, the detail cut at 600 characters (a page's whole text would not help)."""
+    harness.check(name, ok, str(detail)[:600])
 
 
 class Page(html.parser.HTMLParser):
@@ -190,4 +187,4 @@ with tempfile.TemporaryDirectory() as d:
     kept = [ms(c[0]) for c in cells]
     check("... the rows kept are the costliest", kept and kept == sorted(kept, reverse=True) and kept[0] == 4000, kept[:3])
 
-sys.exit(1 if fails else 0)
+finish()

@@ -14,15 +14,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 tool, folder = sys.argv[1:3]
 recs = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".swrec"))
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 def sw(*args):
@@ -148,5 +144,4 @@ check("merge --path-map: the text report names the new paths", "/elsewhere/src/"
 r = sw("merge", "--path-map=nonsense", *recs)
 check("merge --path-map without '=': exit 2, said", r.returncode == 2 and "OLD=NEW" in r.stderr, r.stderr)
 
-print("all passed" if not fails else f"{fails} failed")
-sys.exit(1 if fails else 0)
+finish()

@@ -12,7 +12,9 @@ import subprocess
 import sys
 import tempfile
 
-from editor_project import disk_unchanged, editor_env, make_project
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from editor_project import disk_unchanged, editor_env, make_project  # noqa: E402
+from harness import check, finish, skip  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "editors"))
 from snippets import write_snippet  # noqa: E402
@@ -20,8 +22,7 @@ from snippets import write_snippet  # noqa: E402
 server, root = sys.argv[1:3]
 nvim = shutil.which("nvim")
 if not nvim:
-    print("nvim not installed (ci/setup.sh installs Debian's neovim): skipped")
-    sys.exit(77)
+    skip("nvim not installed (ci/setup.sh installs Debian's neovim)")
 
 server = os.path.abspath(server)
 with tempfile.TemporaryDirectory() as d:
@@ -33,9 +34,8 @@ with tempfile.TemporaryDirectory() as d:
     p = subprocess.run([nvim, "--headless", "--clean", "-c",
                         f"lua local f, e = loadfile('{newer}'); if not f then print(e); vim.cmd('cquit') end",
                         "-c", "qall!"], env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    print(("ok   " if p.returncode == 0 else "FAIL ") + "the Neovim 0.8+ snippet is valid Lua (syntax only: this is "
-          f"Neovim 0.7){'' if p.returncode == 0 else ': ' + (p.stdout + p.stderr).strip()}")
-    syntax_ok = p.returncode == 0
+    check("the Neovim 0.8+ snippet is valid Lua (syntax only: this is Neovim 0.7)", p.returncode == 0,
+          (p.stdout + p.stderr).strip())
     snippet = write_snippet(root, "nvim-0.7", d)
     try:
         p = subprocess.run([nvim, "--headless", "--clean", "-c", "luafile " + snippet, "-c", "edit " + flow,
@@ -47,11 +47,9 @@ with tempfile.TemporaryDirectory() as d:
         rc, log = "timeout", ""
     report = open(results).read() if os.path.exists(results) else ""
     print(report, end="")
-    ok = rc == 0 and "FAIL" not in report and report.count("ok ") >= 7 and syntax_ok
     if rc != 0 and log.strip():
         print(f"nvim's output: {log.strip()[-1500:]}")
-    if not ok:
-        print(f"FAIL nvim exited {rc}")
-    unchanged = disk_unchanged(flow)
-    print("ok   the file on disk is unchanged (the fix is in the buffer)" if unchanged else "FAIL the file on disk changed")
-    sys.exit(0 if ok and unchanged else 1)
+    check("nvim: exit 0, its checks above passed (7 or more)",
+          rc == 0 and "FAIL" not in report and report.count("ok ") >= 7, f"nvim exited {rc}")
+    check("the file on disk is unchanged (the fix is in the buffer)", disk_unchanged(flow), "it changed")
+    finish()

@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, fail, finish  # noqa: E402
+
 here = os.path.dirname(os.path.abspath(__file__))
 lib, progs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 nvcc = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
@@ -44,8 +47,8 @@ if nvcc:
     r = subprocess.run([nvcc, "-O2", "-o", exe, os.path.join(here, "preload", "cuda_static.cu")],
                        capture_output=True, text=True)
     if r.returncode != 0:
-        print("FAIL: nvcc could not build cuda_static.cu:\n" + r.stderr)
-        sys.exit(1)
+        fail("nvcc builds cuda_static.cu", "\n" + r.stderr)
+        finish()
     cuda_case = "nvcc-built CUDA program (static cudart)"
     cases.append((cuda_case, [exe]))
     # syncwatch subscribes to CUPTI (which starts a thread) only in a CUDA program: it must
@@ -53,10 +56,9 @@ if nvcc:
     probe = os.path.join(progs, "gpu_code_probe")
     if os.path.exists(probe):
         out = subprocess.run([probe, exe, "/bin/sh"], capture_output=True, text=True).stdout.split()
-        ok = out[0::2] == ["gpu-code", "no-gpu-code"]
-        print(("ok   " if ok else "FAIL ") + "GPU code recognized in the nvcc-built program, not in /bin/sh: " + " ".join(out))
-        if not ok:
-            sys.exit(1)
+        if not check("GPU code recognized in the nvcc-built program, not in /bin/sh",
+                     out[0::2] == ["gpu-code", "no-gpu-code"], " ".join(out)):
+            finish()
 else:
     print("note: no nvcc given: the nvcc-built program is not tested")
 
@@ -85,7 +87,6 @@ def run(argv, env):
     return subprocess.run(argv, env=env, capture_output=True, timeout=120, cwd=work)
 
 
-failures = 0
 # No thread_local object with a destructor: the main thread's run at exit() before other
 # libraries' static destructors, which still make CUDA calls (cuBLAS handles, cudaFree), and
 # a callback then read a destroyed object. A C++ thread_local with a destructor is
@@ -94,9 +95,7 @@ nm = shutil.which("nm")
 if nm:
     undefined = subprocess.run([nm, "-D", "--undefined-only", lib], capture_output=True, text=True).stdout
     tls_dtors = [l.split()[-1] for l in undefined.splitlines() if "__cxa_thread_atexit" in l]
-    print(("FAIL " if tls_dtors else "ok   ") + "no thread_local destructors in libsyncwatch.so"
-          + (": imports " + ", ".join(tls_dtors) if tls_dtors else ""))
-    failures += bool(tls_dtors)
+    check("no thread_local destructors in libsyncwatch.so", not tls_dtors, "imports " + ", ".join(tls_dtors))
 else:
     print("note: no nm: thread_local destructors not checked")
 for name, argv in cases:
@@ -130,11 +129,8 @@ for name, argv in cases:
         if allowed is not None and len(ours) > allowed:
             problems.append("stderr gained %d syncwatch line(s), at most %d allowed:\n%s" %
                             (len(ours), allowed, "".join(ours)))
-        if problems:
-            failures += 1
-            print(f"FAIL {label}: " + "\n  ".join(problems))
-        else:
-            print(f"ok   {label}: exit {pre.returncode}, {len(pre.stdout)} stdout bytes identical"
+        if check(label, not problems, "\n  ".join(problems)):
+            print(f"     exit {pre.returncode}, {len(pre.stdout)} stdout bytes identical"
                   + (f", stderr +{len(ours)} syncwatch line(s)" if ours else ""))
             for l in ours:
                 print("       " + l.rstrip())
@@ -144,10 +140,9 @@ if cuda_case:
     exe = dict(cases)[cuda_case]
     base = run(exe, clean_env)
     off = run(exe, dict(clean_env, LD_PRELOAD=lib, SYNCWATCH_DISABLE="1", SYNCWATCH_THRESHOLD_MS="fast"))
-    ok = (off.returncode, off.stdout, off.stderr) == (base.returncode, base.stdout, base.stderr)
-    print(("ok   " if ok else "FAIL ") + "SYNCWATCH_DISABLE=1 in the CUDA program: output identical, no syncwatch line"
-          + ("" if ok else ": " + off.stderr.decode(errors="replace")))
-    failures += not ok
+    check("SYNCWATCH_DISABLE=1 in the CUDA program: output identical, no syncwatch line",
+          (off.returncode, off.stdout, off.stderr) == (base.returncode, base.stdout, base.stderr),
+          off.stderr.decode(errors="replace"))
 
 # `syncwatch run` keeps the program's exit code and says where reports really went.
 tool = os.path.join(os.path.dirname(lib), "syncwatch")
@@ -156,10 +151,10 @@ if os.path.exists(tool):
                         (os.path.join(work, "reports"), "no process of the run made a CUDA call")):
         r = subprocess.run([tool, "run", "--out", out, "--", "/bin/sh", "-c", "echo run; exit 5"],
                            capture_output=True, text=True, env=clean_env, timeout=60)
-        ok = r.returncode == 5 and r.stdout == "run\n" and expect in r.stderr and "reports in" not in r.stderr
-        print(("ok   " if ok else "FAIL ") + f"syncwatch run --out {out}: exit {r.returncode}; " + r.stderr.strip().replace("\n", " | "))
-        failures += not ok
+        check(f"syncwatch run --out {out}: the program's exit code and output, where the reports went said",
+              r.returncode == 5 and r.stdout == "run\n" and expect in r.stderr and "reports in" not in r.stderr,
+              f"exit {r.returncode}; " + r.stderr.strip().replace("\n", " | "))
 
 shutil.rmtree(work, ignore_errors=True)
-print(f"{failures} failure(s) over {len(cases) * len(variants)} runs" + (" (GPU present)" if gpu else " (no GPU)"))
-sys.exit(1 if failures else 0)
+print(f"{len(cases) * len(variants)} runs" + (" (GPU present)" if gpu else " (no GPU)"))
+finish()

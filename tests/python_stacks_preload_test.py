@@ -12,6 +12,9 @@ import sys
 import tempfile
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 probe = os.path.abspath(sys.argv[1])
 # A library named like the CUDA runtime (a copy of libm: loads, does nothing), loaded the
 # way `import torch` loads it.
@@ -43,17 +46,12 @@ out = dict(l.split(": ", 1) for l in r.stdout.splitlines() if ": " in l)
 first = out.get("first", "")
 # (ctypes releases the GIL and is no c_call itself: functools.reduce is the C function that
 # calls it, as a PyTorch binding would be)
-ok_first = r.returncode == 0 and ":5:" in first
-fails = 0
-print(("PASS" if ok_first else "FAIL") + f"  the first Python->C call has its Python frame: {first!r} {r.stderr.strip()}")
-fails += not ok_first
+check("the first Python->C call has its Python frame", r.returncode == 0 and ":5:" in first,
+      f"{first!r} {r.stderr.strip()}")
 # CUDA appears: the watch says so at the next Python->C call, and frames keep coming.
-ok_cuda = out.get("cuda before") == "0" and out.get("cuda after") == "1" and ":9:" in out.get("after", "")
-print(("PASS" if ok_cuda else "FAIL") + f"  CUDA loaded later is noticed, frames still there: "
+check("CUDA loaded later is noticed, frames still there",
+      out.get("cuda before") == "0" and out.get("cuda after") == "1" and ":9:" in out.get("after", ""),
       f"before {out.get('cuda before')}, after {out.get('cuda after')}, {out.get('after')!r}")
-fails += not ok_cuda
 shutil.rmtree(tmp, ignore_errors=True)
-ok_threads = out.get("threads") == "1"
-print(("PASS" if ok_threads else "FAIL") + f"  no thread of syncwatch's own: {out.get('threads')} thread(s)")
-fails += not ok_threads
-sys.exit(1 if fails else 0)
+check("no thread of syncwatch's own", out.get("threads") == "1", f"{out.get('threads')} thread(s)")
+finish()

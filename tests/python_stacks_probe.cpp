@@ -1,7 +1,7 @@
 // A stand-in for a CUDA call inside a Python process, for tests/python_stacks_test.py: the
 // test loads it with ctypes and calls it the way PyTorch's bindings call CUDA (from C,
 // inside a call from Python). It reports the Python frames libsyncwatch would attach.
-#include "../interposer/capture/PythonStacks.h"
+#include "../interposer/sites/PythonStacks.h"
 
 #include <cstdio>
 #include <cstdlib>

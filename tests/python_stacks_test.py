@@ -6,10 +6,12 @@ state, with no hook: from the very first call, on every thread, whatever profile
 Usage: python_stacks_test.py <libpython_stacks_probe.so>"""
 import ctypes, functools, os, sys, tempfile, threading
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 lib = ctypes.CDLL(sys.argv[1])
 lib.syncwatch_probe.argtypes = [ctypes.c_char_p, ctypes.c_int]
 buf = ctypes.create_string_buffer(4096)
-failures = 0
 
 
 def probe():
@@ -18,12 +20,6 @@ def probe():
     out = []
     functools.reduce(lambda a, b: out.append(lib.syncwatch_probe(buf, len(buf))), [0, 1])
     return [f.split(":") for f in buf.value.decode().split(";") if f]
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(("ok  " if ok else "FAIL") + f" {name} {detail}")
-    failures += not ok
 
 
 here = os.path.realpath(__file__)
@@ -93,5 +89,4 @@ child = subprocess.run([sys.executable, script], capture_output=True, text=True)
 check("an installed profiler changes nothing; frames; nothing said",
       child.returncode == 0 and "frames 2" in child.stdout and child.stderr == "",
       (child.stdout + child.stderr).strip())
-print(f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -14,12 +14,14 @@ small bounded windows, GPU records arriving late - and must give the same findin
 Usage: replay_test.py <syncwatch> <test_inputs/runtime>"""
 import json, os, subprocess, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, fail, finish  # noqa: E402
+
 tool, folder = sys.argv[1], sys.argv[2]
 recs = sorted(f for f in os.listdir(folder) if f.endswith(".swrec"))
 if not recs:
-    print("no recordings in", folder)
-    sys.exit(1)
-failed = passed = 0
+    fail("recordings", f"none in {folder}")
+    finish()
 
 def replay(rec, *extra):
     p = subprocess.run([tool, "replay", "--format", "json", *extra, os.path.join(folder, rec)],
@@ -44,25 +46,18 @@ for rec in recs:
         # 9 within a 5 ms lag.
         for window, lag in ((str(max(64, events // 8)), "5"), ("256", "10"), ("1024", "20")):
             windowed = replay(rec, "--window", window, "--lag-ms", lag)
-            ok = summary(windowed) == summary(findings)
-            print(("ok  " if ok else "FAIL") + f" {rec}: same findings through {window}-event windows, records {lag} ms late")
-            if not ok:
-                print("   whole:   ", summary(findings), "\n   windowed:", summary(windowed))
-            passed += ok
-            failed += not ok
+            check(f"{rec}: same findings through {window}-event windows, records {lag} ms late",
+                  summary(windowed) == summary(findings),
+                  f"\n   whole:    {summary(findings)}\n   windowed: {summary(windowed)}")
     except RuntimeError as e:
-        print(f"FAIL {rec}: {e}")
-        failed += 1
+        fail(rec, e)
         continue
     # (a release build's sites have no line: there the function+offset tells them apart)
     keys = [(f["rule"], os.path.basename(f["location"]["file"]), f["location"]["line"],
              "" if f["location"]["line"] else dict(f["evidence"]).get("function", "")) for f in findings]
-    ok = len(set(keys)) == len(keys)
     found = {k[:3] for k in keys}
-    print(("ok  " if ok else "FAIL") + f" {rec}: one finding per (rule, line)"
-          + ("" if ok else ": " + str(sorted(k for k in set(keys) if keys.count(k) > 1))))
-    passed += ok
-    failed += not ok
+    check(f"{rec}: one finding per (rule, line)", len(set(keys)) == len(keys),
+          str(sorted(k for k in set(keys) if keys.count(k) > 1)))
     def finding_at(rule, loc):
         base, ln = loc.rsplit(":", 1)
         return next((f for f in findings if f["rule"] == rule and os.path.basename(f["location"]["file"]) == base
@@ -94,9 +89,7 @@ for rec in recs:
                 rule, loc = line.split(None, 1)
                 base, ln = loc.strip().rsplit(":", 1)
                 ok = (rule, base, int(ln)) in found
-            print(("ok  " if ok else "FAIL") + f" {rec}: {line}")
-            passed += ok
-            failed += not ok
+            check(f"{rec}: {line}", ok)
 # The report says which calibration profile it ran with, and what calibration measured for
 # each finding's call; a file that is no profile stops the replay with a reason. (On the
 # committed recordings; tests/gpu/run_gpu_tests.sh replays a fresh run's folder without them.)
@@ -116,8 +109,5 @@ if os.path.exists(os.path.join(folder, "h200_runtime_probe.swrec")):
     checks.append(("a file that is no profile: exit 2 and why",
                    bad.returncode == 2 and "is not JSON" in bad.stderr and not bad.stdout))
     for name, ok in checks:
-        print(("ok  " if ok else "FAIL") + f" --profile: {name}")
-        passed += ok
-        failed += not ok
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+        check(f"--profile: {name}", ok)
+finish()

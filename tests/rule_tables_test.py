@@ -18,19 +18,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 root, lint, build = sys.argv[1:4]
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += 0 if ok else 1
 
 
 def rules_of(root):
     text = open(os.path.join(root, "rules", "rules.def")).read()
-    return re.findall(r'^SYNCWATCH_RULE\((\w+), "([^"]+)", (\w+), "([a-z]*)", (?:true|false),', text, re.M)
+    return re.findall(r'^SYNCWATCH_RULE\((\w+), "([^"]+)", (\w+), "([a-z]*)", \w+,', text, re.M)
 
 
 def problems(root, listed_checks=None):
@@ -149,7 +145,7 @@ with tempfile.TemporaryDirectory() as d:
     p = problems(d)
     check("the generated rule is in every table", not p, "; ".join(p))
     check("its row, page and inputs exist",
-          '"syncwatch-double-wait", Warning, "dw", false' in open(os.path.join(d, "rules", "rules.def")).read()
+          '"syncwatch-double-wait", Warning, "dw", None' in open(os.path.join(d, "rules", "rules.def")).read()
           and os.path.exists(os.path.join(d, "docs", "rules", "syncwatch-double-wait.md"))
           and os.path.exists(os.path.join(d, "test_inputs", "static", "dw_pos_first.cu")), r.stdout)
     before = {f: open(os.path.join(d, "rules", "rules.def")).read() for f in ["rules.def"]}
@@ -177,5 +173,49 @@ with tempfile.TemporaryDirectory() as d:
     r = subprocess.run(out, cwd=entry["directory"], capture_output=True, text=True)
     check("the registry with the generated check compiles", r.returncode == 0, r.stderr[-2000:])
 
-print("all passed" if not fails else f"{fails} failed")
-sys.exit(1 if fails else 0)
+# A rule the runtime reports from a new pass: its row names the pass, and the pass (finding
+# nothing yet), its row in runtime_passes.def, its registration, its build line and a test
+# that fails until it is written all exist and compile as the build compiles their neighbours.
+def compile_like(neighbour, src, d):
+    """-fsyntax-only on src with the compile command of neighbour (a file of this build), the
+    copy's rules/include first."""
+    db = json.load(open(os.path.join(build, "compile_commands.json")))
+    entry = next(e for e in db if e["file"].endswith(neighbour))
+    cmd = shlex.split(entry["command"]) if "command" in entry else entry["arguments"]
+    out = [a for a in cmd if a not in ("-c",)]
+    i = out.index("-o")
+    del out[i:i + 2]
+    out = [a.replace(os.path.join(root, "rules", "include"), os.path.join(d, "rules", "include"))
+           for a in out if not a.endswith(neighbour)] + ["-fsyntax-only", src]
+    return subprocess.run(out, cwd=entry["directory"], capture_output=True, text=True)
+
+with tempfile.TemporaryDirectory() as d:
+    for sub in ("rules", "docs", "test_inputs", "analyzer", "interposer"):
+        shutil.copytree(os.path.join(root, sub), os.path.join(d, sub))
+    os.makedirs(os.path.join(d, "tests"))
+    shutil.copy(os.path.join(root, "tests", "CMakeLists.txt"), os.path.join(d, "tests"))
+    shutil.copytree(os.path.join(root, "tests", "passes"), os.path.join(d, "tests", "passes"))
+    shutil.copy(os.path.join(root, "README.md"), d)
+    r = subprocess.run([sys.executable, gen, "double-wait", "--prefix", "dw", "--summary", "a wait for work already waited for",
+                        "--help-text", "A host wait that follows another one for the same work costs a second round trip.",
+                        "--runtime-pass", "DoubleWait", "--root", d], capture_output=True, text=True)
+    check("tools/new_rule.py --runtime-pass: exit 0", r.returncode == 0, r.stderr)
+    rd = lambda *p: open(os.path.join(d, *p)).read()
+    check("the rule's row names its pass, and the pass has its row",
+          '"syncwatch-double-wait", Warning, "dw", DoubleWait' in rd("rules", "rules.def")
+          and "SYNCWATCH_RUNTIME_PASS(DoubleWait," in rd("rules", "runtime_passes.def"), r.stdout)
+    check("the pass is registered and built, its test added",
+          '#include "DoubleWaitPass.h"' in rd("interposer", "passes", "PassRegistry.cpp")
+          and "passes/DoubleWaitPass.cpp" in rd("interposer", "CMakeLists.txt")
+          and "syncwatch_pass_test(double_wait_pass passes/double_wait_pass_test.cpp)" in rd("tests", "CMakeLists.txt"),
+          r.stdout)
+    for neighbour, src in (("interposer/passes/SerializationPass.cpp", ("interposer", "passes", "DoubleWaitPass.cpp")),
+                           ("interposer/passes/PassRegistry.cpp", ("interposer", "passes", "PassRegistry.cpp")),
+                           ("tests/passes/pass_registry_test.cpp", ("tests", "passes", "double_wait_pass_test.cpp"))):
+        r = compile_like(neighbour, os.path.join(d, *src), d)
+        check(f"{os.path.join(*src)} compiles", r.returncode == 0, r.stderr[-2000:])
+    r2 = subprocess.run([sys.executable, gen, "other-wait", "--prefix", "ow", "--summary", "x", "--help-text", "x",
+                         "--runtime-pass", "lower_case", "--root", d], capture_output=True, text=True)
+    check("a malformed pass name: exit 2, said", r2.returncode == 2 and "CamelCase" in r2.stderr, r2.stderr)
+
+finish()

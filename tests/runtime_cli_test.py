@@ -12,18 +12,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 tool, rec, version = sys.argv[1:4]
-fails = 0
 
 
 def run(*args, cwd=None):
     return subprocess.run([tool, *args], capture_output=True, text=True, timeout=60, cwd=cwd)
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 for args in (["--help"], ["run", "--help"], ["replay", "--help"], ["calibrate", "--help"]):
@@ -148,4 +144,4 @@ if os.path.exists(lib):
             check("libsyncwatch.so names libcupti.so.N", False, "no libcupti DT_NEEDED found")
     r = run("run", "--", "/bin/sh", "-c", "exit 5")
     check("run with CUPTI found: the check passes and the program runs", r.returncode == 5, r.stderr)
-sys.exit(1 if fails else 0)
+finish()

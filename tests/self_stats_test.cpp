@@ -1,8 +1,9 @@
-// SYNCWATCH_STATS=1's account of syncwatch's own work (interposer/capture/SelfStats.h): the
+// SYNCWATCH_STATS=1's account of syncwatch's own work (interposer/recorder/SelfStats.h): the
 // counts reach the text, rows come most frequent first, and the parts of every thread that
 // made calls are summed.
-#include "../interposer/capture/HostClock.h"
-#include "../interposer/capture/SelfStats.h"
+#include "../interposer/cupti/CallDecoding.h"
+#include "../interposer/recorder/HostClock.h"
+#include "../interposer/recorder/SelfStats.h"
 
 #include <gtest/gtest.h>
 
@@ -17,12 +18,12 @@ std::uint64_t steadyNs() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
-std::string_view nameOf(CUpti_CallbackDomain D, CUpti_CallbackId Id) {
-  if (D == CUPTI_CB_DOMAIN_RUNTIME_API && Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+std::string_view nameOf(CallbackKey K) {
+  if (K == keyOf(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000))
     return "cudaLaunchKernel_v7000";
-  if (D == CUPTI_CB_DOMAIN_RUNTIME_API && Id == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020)
+  if (K == keyOf(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020))
     return "cudaStreamSynchronize_v3020";
-  if (D == CUPTI_CB_DOMAIN_DRIVER_API && Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx)
+  if (K == keyOf(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx))
     return "cuLaunchKernelEx";
   return "?";
 }
@@ -36,14 +37,14 @@ TEST(SelfStats, CountsReachTheText) {
   std::uint64_t Ms = ticksFor(1'000'000);
   // A training step's shape: many launches, a few synchronizes.
   for (int I = 0; I < 300; ++I) {
-    countCallback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, true, 0);
-    countCallback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, false, 0);
+    countCallback(keyOf(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), true, 0);
+    countCallback(keyOf(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), false, 0);
   }
-  countCallback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, true, Ms);
+  countCallback(keyOf(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx), true, Ms);
   for (int I = 0; I < 7; ++I)
-    countCallback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, true, 2 * Ms);
+    countCallback(keyOf(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020), true, 2 * Ms);
   // Ids outside the domains' tables are ignored, not written out of bounds.
-  countCallback(CUPTI_CB_DOMAIN_RUNTIME_API, 1u << 20, true, Ms);
+  countCallback(callbackKey(ApiDomain::Runtime, 0xfffe), true, Ms);  // beyond the table
   HandlerParts *Main = threadHandlerParts();
   ASSERT_NE(Main, nullptr);
   EXPECT_EQ(threadHandlerParts(), Main);  // one per thread

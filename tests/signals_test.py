@@ -8,15 +8,11 @@ on sleeps alone.
 Usage: signals_test.py SYNCWATCH_LINT SYNCWATCH SOURCE_DIR"""
 import glob, os, shutil, signal, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 LINT, SW, SRC = sys.argv[1:4]
 STATIC = os.path.join(SRC, "test_inputs", "static")
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    failures += not ok
 
 
 def wait_for(condition, seconds=60):
@@ -108,5 +104,4 @@ try:
         print("skip the thread-limit case: it needs root to run as an unprivileged user (setpriv)")
 finally:
     shutil.rmtree(work, ignore_errors=True)
-print(f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -14,15 +14,11 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 tool, root = sys.argv[1:3]
 inputs = os.path.join(root, "test_inputs", "runtime")
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 def figures(name):
@@ -61,5 +57,4 @@ for name in ("h200_step_loop.swrec", "h200_step_loop_measure_steps.swrec"):
 f = figures("h200_manual_nvtx_steps.swrec")
 check("manual_nvtx.cu: its nvtxRangePushEx range is one step", f.get("steps.name") == "daxpy"
       and f.get("steps.count") == "1" and f.get("steps.blockedWorstMs") == "0.000000", f)
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

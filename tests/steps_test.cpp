@@ -1,11 +1,11 @@
 // The program's steps (SYNCWATCH_STEP, docs/runtime.md): which NVTX ranges are steps
 // (StepTracker), how CUPTI's NVTX callback data reaches it (NvtxSteps), what each step lost
 // (StepCosts, the report's steps.* figures) and the recording's W records.
-#include "../interposer/capture/NvtxSteps.h"
+#include "../interposer/cupti/NvtxSteps.h"
 #include "../interposer/engine/StepCosts.h"
 #include "../interposer/events/EventLog.h"
-#include "../interposer/runtime/Config.h"
-#include "../interposer/runtime/StepTracker.h"
+#include "../interposer/recorder/Config.h"
+#include "../interposer/recorder/StepTracker.h"
 
 #include <generated_nvtx_meta.h>
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // The `threads` evidence names who paid: a thread that made CUDA calls and ended before the
 // process did (a checkpoint writer joined before exit) keeps the name it had, remembered when
 // its call ring is given back; a live thread is named from /proc.
-#include "../interposer/runtime/CallRing.h"
-#include "../interposer/runtime/ThreadNames.h"
+#include "../interposer/recorder/CallRing.h"
+#include "../interposer/recorder/ThreadNames.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>

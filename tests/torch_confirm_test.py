@@ -15,15 +15,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 tool, lint, root, torch_include, python_include = sys.argv[1:6]
 rt = os.path.join(root, "test_inputs", "runtime")
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 def by_line(doc):
@@ -72,5 +68,4 @@ with tempfile.TemporaryDirectory() as d:
         check(f"{build}: no runtime-only finding for the op's lines",
               not any(f["evidence"].get("syncwatch.status") == "runtime-only" and "swtorch_ops" in f["location"]["file"]
                       for f in got.values()))
-print("failures:", fails)
-sys.exit(1 if fails else 0)
+finish()

@@ -18,17 +18,11 @@ import sys
 import sysconfig
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish, skip  # noqa: E402
+
 LINT, TORCH = (os.path.abspath(a) for a in sys.argv[1:3])
 PY = sysconfig.get_paths()["include"]
-failures = []
-
-
-def check(name, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + name)
-    if not ok:
-        failures.append(name)
-        if detail:
-            print("     " + detail.replace("\n", "\n     "))
 
 
 OP_CPP = r"""#include <torch/extension.h>
@@ -132,8 +126,7 @@ default gate_ext.so
 def main():
     ninja = shutil.which("ninja") or shutil.which("ninja-build")
     if not ninja:
-        print("ninja not found: skipped")
-        return 77
+        skip("ninja not found")
     tmp = tempfile.mkdtemp(prefix="sw-torch-ext.")
     try:
         src = os.path.join(tmp, "src")
@@ -158,7 +151,7 @@ def main():
             report = json.loads(p.stdout)
         except ValueError:
             check("a JSON report", False, p.stdout[-1000:])
-            return 1
+            return
         findings = report.get("findings", report if isinstance(report, list) else [])
         def where(f):
             loc = f.get("location", f)
@@ -174,8 +167,8 @@ def main():
         check("no file is left unparsed", "could not be parsed" not in p.stderr, p.stderr[-1500:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    finish()

@@ -9,15 +9,11 @@ import collections, json, os, subprocess, sys, tempfile
 
 import jsonschema
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 tool, folder, schema_path = sys.argv[1:4]
 schema = json.load(open(schema_path))
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(("ok  " if ok else "FAIL") + f" {name} {detail}")
-    failures += not ok
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -60,5 +56,4 @@ with tempfile.TemporaryDirectory() as tmp:
             figures = json.loads(p.stdout).get("figures", {})
             check(f"{rec}: overlap figures reported", "copyOverlapPercent" in figures and float(figures["copyMs"]) > 0,
                   f"copy {figures.get('copyMs')} ms, overlapped by compute {figures.get('copyOverlapPercent')}%")
-print(f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -11,16 +11,12 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
+
 tool = sys.argv[1]
 root = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 runs = os.path.join(root, "test_inputs", "runtime", "verify_real")
-failed = 0
-
-
-def check(name, ok, detail=""):
-    global failed
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    failed += not ok
 
 
 def verify(fix, fmt="json"):
@@ -71,5 +67,4 @@ check("transpose: saved at the copy, wall time within noise",
       doc["verdict"] == "saved" and s and s["blockedMs"]["verdict"] == "saved" and doc["run"]["wallMs"]["verdict"] == "no change",
       json.dumps(doc["run"]))
 
-print(f"{failed} failure(s)")
-sys.exit(1 if failed else 0)
+finish()

@@ -21,18 +21,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
 import derived_runs  # noqa: E402
 
 tool, root = sys.argv[1:3]
 rec = os.path.join(root, "test_inputs", "runtime", "h200_runtime_probe.swrec")
 lines = open(rec).read().splitlines()
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
-    fails += not ok
 
 
 scratch = tempfile.mkdtemp(prefix="verify-test-")
@@ -178,5 +172,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an empty folder: exit 2, says it holds no reports", r.returncode == 2 and "no runtime reports" in r.stderr, r.stderr)
 
 shutil.rmtree(scratch, ignore_errors=True)
-print("verify_test:", "FAILED" if fails else "passed", f"({fails} failure(s))" if fails else "")
-sys.exit(1 if fails else 0)
+finish()

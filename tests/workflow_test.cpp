@@ -332,13 +332,13 @@ int main(int n, char **) {
     std::vector<std::string> Messages;
     void emit(const CheckDiagnostic &D, const SourceManager &) override { Messages.push_back(D.Message); }
   } Sink;
-  ImplicitSyncCheck(CheckOptions{}).judge(Limited.facts(), Sink);
+  ImplicitSyncCheck(DefaultCheckOptions{}).judge(Limited.facts(), Sink);
   ASSERT_EQ(Sink.Messages.size(), 1u);
   EXPECT_NE(Sink.Messages[0].find("'main' was not judged by syncwatch-implicit-sync: its flow analysis stopped at "
                                   "the limit of"), std::string::npos)
       << Sink.Messages[0];
   Capture Unlimited;
-  ImplicitSyncCheck(CheckOptions{}).judge(Normal.facts(), Unlimited);
+  ImplicitSyncCheck(DefaultCheckOptions{}).judge(Normal.facts(), Unlimited);
   ASSERT_EQ(Unlimited.Messages.size(), 1u);  // the cudaFree, judged
   EXPECT_NE(Unlimited.Messages[0].find("'cudaFree'"), std::string::npos) << Unlimited.Messages[0];
 }

@@ -54,8 +54,11 @@ def main():
     ap.add_argument("--summary", required=True, help="one line: SARIF shortDescription, --list-checks")
     ap.add_argument("--help-text", required=True, help="a paragraph: SARIF fullDescription")
     ap.add_argument("--severity", default="Warning", choices=["Warning", "Note", "Error"])
-    ap.add_argument("--runtime", action="store_true",
-                    help="libsyncwatch reports the rule too (its Runtime column; default: static only)")
+    ap.add_argument("--runtime-pass", metavar="Name", default="None",
+                    help="libsyncwatch reports the rule too, from this pass of rules/runtime_passes.def (its "
+                         "Runtime column); a new CamelCase name also writes the pass "
+                         "(interposer/passes/<Name>Pass.{h,cpp}), registers it and adds its failing test "
+                         "(default None: static only)")
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     help="the checkout to change (default: this one)")
     a = ap.parse_args()
@@ -63,6 +66,8 @@ def main():
         die(f"'{a.name}': a rule name is lower-case words joined by '-' (redundant-sync)")
     if not re.fullmatch(r"[a-z]{2}", a.prefix):
         die(f"'{a.prefix}': a prefix is two lower-case letters")
+    if not re.fullmatch(r"None|[A-Z][A-Za-z0-9]*", a.runtime_pass):
+        die(f"'{a.runtime_pass}': a runtime pass is a CamelCase name (HostWait) or None")
     root, rid, cls = a.root, f"syncwatch-{a.name}", camel(a.name)
     enum = cls
     path = lambda *p: os.path.join(root, *p)
@@ -80,7 +85,7 @@ def main():
     edits = {}  # path -> new text; written only once every edit is known to apply
 
     edits[path("rules", "rules.def")] = rules_def.rstrip("\n") + "\n\n" + \
-        f'SYNCWATCH_RULE({enum}, "{rid}", {a.severity}, "{a.prefix}", {"true" if a.runtime else "false"}, None, Time,\n' + \
+        f'SYNCWATCH_RULE({enum}, "{rid}", {a.severity}, "{a.prefix}", {a.runtime_pass}, None, Time,\n' + \
         c_string(a.summary) + ",\n" + c_string(a.help_text) + ")\n"
 
     registry = open(path("analyzer", "checks", "CheckRegistry.cpp")).read()
@@ -179,6 +184,11 @@ int main() {{
   return 0;
 }}
 """
+    passes_def = open(path("rules", "runtime_passes.def")).read()
+    new_pass = a.runtime_pass != "None" and not re.search(rf"^SYNCWATCH_RUNTIME_PASS\({a.runtime_pass},", passes_def, re.M)
+    if new_pass:
+        runtime_pass_edits(edits, path, a, rid, enum, passes_def)
+
     for p, text in edits.items():
         tmp = p + ".new_rule.tmp"
         with open(tmp, "w") as f:
@@ -187,6 +197,102 @@ int main() {{
         print(f"new_rule: wrote {os.path.relpath(p, root)}")
     print(f"new_rule: next: write {cls}Check::judge, three positive and three negative inputs "
           f"(test_inputs/static/{a.prefix}_*.cu) and the page; build; ctest")
+    if new_pass:
+        print(f"new_rule: and {a.runtime_pass}Pass::run (interposer/passes/), until "
+              f"tests/passes/{snake(a.runtime_pass)}_pass_test.cpp passes")
+
+
+def snake(name):
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def runtime_pass_edits(edits, path, a, rid, enum, passes_def):
+    """A new runtime pass: its row in runtime_passes.def, its class (finding nothing yet), its
+    registration and build line, and a test that fails until the pass reports the rule."""
+    name, cls = a.runtime_pass, a.runtime_pass + "Pass"
+    for p in (path("interposer", "passes", f"{cls}.h"), path("tests", "passes", f"{snake(name)}_pass_test.cpp")):
+        if os.path.exists(p):
+            die(f"{os.path.relpath(p, path())} exists already")
+    edits[path("rules", "runtime_passes.def")] = passes_def.rstrip("\n") + "\n\n" + \
+        f"SYNCWATCH_RUNTIME_PASS({name},\n" + c_string(a.summary) + ")\n"
+
+    registry = open(path("interposer", "passes", "PassRegistry.cpp")).read()
+    includes = list(re.finditer(r'^#include "\w+Pass\.h"\n', registry, re.M))
+    if not includes:
+        die("interposer/passes/PassRegistry.cpp has changed shape; include the pass by hand")
+    at = includes[-1].end()
+    edits[path("interposer", "passes", "PassRegistry.cpp")] = registry[:at] + f'#include "{cls}.h"\n' + registry[at:]
+
+    cmake = open(path("interposer", "CMakeLists.txt")).read()
+    m = re.search(r"add_library\(syncwatch_passes STATIC\n((?:  passes/\w+\.cpp\n?)+)\)", cmake)
+    if not m:
+        die("interposer/CMakeLists.txt has changed shape; add the pass's source by hand")
+    edits[path("interposer", "CMakeLists.txt")] = cmake[:m.end(1)] + f"\n  passes/{cls}.cpp" + cmake[m.end(1):]
+
+    tests_cmake = open(path("tests", "CMakeLists.txt")).read()
+    anchor = "  # One test a runtime pass (tools/new_rule.py --runtime-pass adds them).\n"
+    if anchor not in tests_cmake:
+        die("tests/CMakeLists.txt has changed shape; add the pass's test by hand")
+    edits[path("tests", "CMakeLists.txt")] = tests_cmake.replace(
+        anchor, anchor + f"  syncwatch_pass_test({snake(name)}_pass passes/{snake(name)}_pass_test.cpp)\n")
+
+    edits[path("interposer", "passes", f"{cls}.h")] = f"""// The {name} pass: {a.summary} ({rid}).
+#pragma once
+
+#include "WindowPass.h"
+
+namespace syncwatch::runtime {{
+
+class {cls} final : public WindowPass {{
+public:
+  void run(const PassContext &Ctx, FindingSink &Sink) const override;
+}};
+
+}} // namespace syncwatch::runtime
+"""
+    edits[path("interposer", "passes", f"{cls}.cpp")] = f"""#include "{cls}.h"
+
+namespace syncwatch::runtime {{
+
+// Judge the window's in-scope calls (Ctx.Window.Calls[0, Ctx.Index.InScope)) and its GPU
+// work (Ctx.Window.Work; Ctx.Index has them by correlation id, start and end): for each
+// occurrence, Sink.record(RuleId::{enum}, Call, Cost, Cause, Waited) - or Sink.recordHostWait
+// for a call that blocked its thread. Keep no state here: the sink's aggregates are the run's.
+void {cls}::run(const PassContext &Ctx, FindingSink &Sink) const {{
+  (void)Ctx;
+  (void)Sink;
+}}
+
+}} // namespace syncwatch::runtime
+"""
+    edits[path("tests", "passes", f"{snake(name)}_pass_test.cpp")] = f"""// The {name} pass on a hand-built window: {a.summary}.
+// It fails until {cls}::run reports the case below; then add the look-alikes it must leave
+// alone, as tests/engine_test.cpp does for the other passes.
+#include "../../interposer/engine/Engine.h"
+
+#include <gtest/gtest.h>
+
+using namespace syncwatch;
+using namespace syncwatch::runtime;
+
+namespace {{
+constexpr std::uint64_t us = 1000;
+}}
+
+TEST({cls}, ReportsTheCaseItIsFor) {{
+  EventLog Log;
+  Log.Streams = {{{{7, StreamFlag::Legacy, 0}}}};
+  Log.Sites[1] = {{"step", "/src/train.cu", 88}};
+  // Replace with the calls and GPU work of a case the rule is about (times in us).
+  Log.Calls.push_back({{1, 1, "cudaStreamSynchronize", 100 * us, 5100 * us, 1}});
+  Engine E;
+  E.consume(Log);
+  bool Reported = false;
+  for (const Finding &F : E.findings())
+    Reported = Reported || F.Rule == "{rid}";
+  EXPECT_TRUE(Reported) << "{cls}::run reports nothing yet";
+}}
+"""
 
 
 if __name__ == "__main__":

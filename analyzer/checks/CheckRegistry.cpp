@@ -13,7 +13,7 @@
 namespace syncwatch {
 
 template <typename T> static CheckFactory factory(RuleId Rule) {
-  return {Rule, [](const CheckOptions &Options) { return std::make_unique<T>(Options); }};
+  return {Rule, [](const CheckOptionsView &Options) { return std::make_unique<T>(Options); }};
 }
 
 std::span<const CheckFactory> registeredChecks() {

@@ -12,7 +12,7 @@ namespace syncwatch {
 
 struct CheckFactory {
   RuleId Rule;
-  std::function<std::unique_ptr<SyncwatchCheck>(const CheckOptions &)> Create;
+  std::function<std::unique_ptr<SyncwatchCheck>(const CheckOptionsView &)> Create;
 };
 
 std::span<const CheckFactory> registeredChecks();

@@ -40,7 +40,7 @@ void PageableAsyncCopyCheck::judgeCall(const CallExpr &TheCall, const UnitFacts 
         continue;
     }
     bool Unknown = P.Kind == HostMemory::Unknown;
-    if (!(P.Kind == HostMemory::Pageable || (Unknown && Options.ReportUnknown)))
+    if (!(P.Kind == HostMemory::Pageable || (Unknown && ReportUnknown)))
       continue;
     // One finding per call and side (template instantiations repeat the call).
     if (!Reported.insert(Loc.getRawEncoding() * 2 + (ToDevice ? 0 : 1)).second)

@@ -10,10 +10,15 @@ namespace syncwatch {
 
 class PageableAsyncCopyCheck : public SyncwatchCheck {
 public:
-  using SyncwatchCheck::SyncwatchCheck;
+  explicit PageableAsyncCopyCheck(const CheckOptionsView &Options)
+      : SyncwatchCheck(Options), ReportUnknown(boolOption(Options, "ReportUnknown", false)) {}
   void judge(const UnitFacts &Facts, DiagnosticSink &Sink) override;
 
 private:
+  // Also report copies whose host memory's provenance is unknown, as notes (option
+  // ReportUnknown; syncwatch-lint's --report-unknown).
+  const bool ReportUnknown;
+
   // Reported: one finding per call and side (template instantiations repeat the call).
   void judgeCall(const clang::CallExpr &Call, const UnitFacts &Facts, clang::ASTContext &Ctx,
                  std::set<unsigned> &Reported, DiagnosticSink &Sink) const;

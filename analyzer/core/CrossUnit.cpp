@@ -5,20 +5,12 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
-#include "clang/Index/USRGeneration.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 using namespace clang;
 
 namespace syncwatch {
-
-std::string usrOf(const Decl *D) {
-  llvm::SmallString<128> Usr;
-  if (!D || index::generateUSRForDecl(D, Usr))
-    return "";
-  return std::string(Usr);
-}
 
 namespace {
 

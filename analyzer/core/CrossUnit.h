@@ -10,18 +10,9 @@
 
 #include "syncwatch/unit_summary.h"
 
-#include <string>
-
-namespace clang {
-class Decl;
-}
-
 namespace syncwatch {
 
 class UnitFacts;
-
-// clang's USR of a declaration: the same function in every unit ("" when it has none).
-std::string usrOf(const clang::Decl *D);
 
 // Phase one's result for the unit: the functions it defines that other units can call, and
 // its calls into functions defined elsewhere, each with the work in flight there.

@@ -1,10 +1,10 @@
 #include "FunctionWork.h"
-#include "CrossUnit.h"
 #include "UnitScope.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Index/USRGeneration.h"
 
 #include <algorithm>
 
@@ -31,6 +31,13 @@ void FunctionWork::reset() {
 }
 
 void FunctionWork::observe(const MatchFinder::MatchResult &Result) { Ctx = Result.Context; }
+
+std::string usrOf(const Decl *D) {
+  llvm::SmallString<128> Usr;
+  if (!D || index::generateUSRForDecl(D, Usr))
+    return "";
+  return std::string(Usr);
+}
 
 // `do { ... } while (0)` is how macros like CUDA_CHECK make one statement, not a loop.
 static bool isLoop(const Stmt *S, ASTContext &Ctx) {

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace syncwatch {
@@ -96,6 +97,11 @@ private:
   std::vector<FunctionCalls> Sorted;
   std::map<const clang::CallExpr *, const clang::Decl *> FunctionOfCall;
 };
+
+// clang's USR of a declaration: the same function in every unit ("" when it has none). The
+// key of other units' summaries (SummaryIndex, CrossUnit.h), by which a call into another
+// unit finds its callee's.
+std::string usrOf(const clang::Decl *D);
 
 // Whether a sync call's location was already reported by a check (template instantiations
 // repeat a function's calls).

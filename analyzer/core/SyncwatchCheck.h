@@ -9,11 +9,13 @@
 #pragma once
 
 #include "syncwatch/catalogue.h"
+#include "CheckOptions.h"
 #include "UnitFacts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/Diagnostic.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,26 +48,29 @@ public:
   virtual void emit(const CheckDiagnostic &D, const clang::SourceManager &SM) = 0;
 };
 
-// Check options. clang-tidy users set them as CheckOptions (key
-// "syncwatch-<rule>.<Name>"), syncwatch-lint users as command-line flags.
-struct CheckOptions {
-  // syncwatch-pageable-async-copy: also report copies whose host memory's provenance is
-  // unknown (as notes). Option name: ReportUnknown; flag: --report-unknown.
-  bool ReportUnknown = false;
-};
-
 // A check judges the facts of a unit (UnitFacts.h) and emits what it finds: it gathers
-// nothing itself, so adding one costs no walk of the AST.
+// nothing itself, so adding one costs no walk of the AST. Its options it reads in its
+// constructor, from the view its front end gives it (CheckOptions.h), with boolOption.
 class SyncwatchCheck {
 public:
-  explicit SyncwatchCheck(const CheckOptions &Options) : Options(Options) {}
+  explicit SyncwatchCheck(const CheckOptionsView &) {}
   virtual ~SyncwatchCheck() = default;
 
   // Called once per unit, after the parse, with the facts of that unit.
   virtual void judge(const UnitFacts &Facts, DiagnosticSink &Sink) = 0;
 
+  // The options this check read and the values it uses (the plugin's storeOptions).
+  const std::map<std::string, std::string> &optionsRead() const { return OptionsRead; }
+
 protected:
-  const CheckOptions Options;
+  bool boolOption(const CheckOptionsView &View, llvm::StringRef Name, bool Default) {
+    bool V = readBoolOption(View, Name, Default);
+    OptionsRead[Name.str()] = V ? "true" : "false";
+    return V;
+  }
+
+private:
+  std::map<std::string, std::string> OptionsRead;
 };
 
 } // namespace syncwatch

@@ -1,5 +1,4 @@
 #include "WorkFlow.h"
-#include "CrossUnit.h"
 #include "FlowSolver.h"
 #include "WorkTransfer.h"
 
@@ -40,47 +39,7 @@ bool isMain(const FunctionDecl *FD) { return FD && FD->isMain(); }
 
 } // namespace
 
-Queue WorkFlow::queueOf(const WorkCall &C) const {
-  if (C.External) {
-    switch (C.External->LeftOn) {
-    case ExportedFunction::Left::OnParam:
-      return argQueue(C, static_cast<unsigned>(C.External->LeftParam), Ctx);
-    case ExportedFunction::Left::Legacy:
-      return {Queue::Legacy, nullptr};
-    case ExportedFunction::Left::PerThread:
-      return {Queue::PerThread, nullptr};
-    case ExportedFunction::Left::None:
-    case ExportedFunction::Left::Unknown:
-      return {};
-    }
-  }
-  if (C.Helper) {
-    const FunctionSummary *S = summary(C.Helper);
-    if (!S || !S->LeavesWork)
-      return {};
-    if (S->LeftOnParam >= 0)
-      return argQueue(C, static_cast<unsigned>(S->LeftOnParam), Ctx);
-    return S->LeftOn;
-  }
-  bool PerThread = usesPerThreadDefaultStream(*C.Call, Ctx);
-  if (C.Library) {
-    LibraryStream LS = libraryStreamOf(*C.Call, *C.Library, Ctx);
-    if (LS.K == LibraryStream::Default)
-      return {PerThread ? Queue::PerThread : Queue::Legacy, nullptr};
-    if (LS.K == LibraryStream::Given)
-      return queueOfStreamArg(StreamArg{LS.Stream, classifyStreamArg(LS.Stream, Ctx)}, PerThread, Ctx);
-    return {};
-  }
-  std::optional<StreamArg> S = streamArgOf(*C.Call, C.Api, Ctx);
-  if (!S) {
-    // No stream argument: synchronous copies and memsets run on the default stream;
-    // cudaLaunchKernelEx names its stream inside a config struct.
-    if (C.Api && C.Api->issuesOnLegacyStream())
-      return {PerThread ? Queue::PerThread : Queue::Legacy, nullptr};
-    return {};
-  }
-  return queueOfStreamArg(*S, PerThread, Ctx);
-}
+Queue WorkFlow::queueOf(const WorkCall &C) const { return syncwatch::queueOf(C, *this, Ctx); }
 
 bool WorkFlow::waitsOnEarlierIteration(const FunctionCalls &F, const WorkCall &Sync,
                                        const Stmt *Loop) const {
@@ -292,7 +251,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
   std::map<const Stmt *, const WorkCall *> ByCall;
   for (const WorkCall &W : F.Calls)
     ByCall[W.Call] = &W;
-  WorkTransfer T(FS->Origins, FS->GenOf, Ctx, *this, NonBlockingStreams);
+  WorkTransfer T(FS->Origins, FS->GenOf, Ctx, *this, NonBlockingStreams, DoneAtReturn);
   // The calls of a block, in order.
   auto CallsOf = [&](const CFGBlock &B, const std::function<void(const WorkCall &)> &Each) {
     for (const CFGElement &E : B)

@@ -25,6 +25,7 @@
 // which checks report at lower certainty or not at all.
 #pragma once
 
+#include "FlowTypes.h"
 #include "FunctionWork.h"
 
 #include <map>
@@ -33,17 +34,6 @@
 #include <vector>
 
 namespace syncwatch {
-
-// The queue GPU work waits in, as far as the source names it.
-struct Queue {
-  enum Kind : std::uint8_t { Legacy, PerThread, Named, Unknown };
-  Kind K = Unknown;
-  const clang::Decl *Stream = nullptr;  // Named: the variable, parameter, member or array
-  std::string Index;                    // an array element's index as written ("k", "0")
-  bool operator==(const Queue &O) const {
-    return K == O.K && Stream == O.Stream && Index == O.Index;
-  }
-};
 
 // Work that may be in flight when a call starts.
 struct Pending {
@@ -66,18 +56,9 @@ struct CallFlow {
   bool any() const { return !InFlight.empty() || Caller == CallerWork::Known; }
 };
 
-// What a call of a helper does to its caller's work.
-struct FunctionSummary {
-  const WorkCall *LeavesWork = nullptr;   // some work it issues may run past its return
-  Queue LeftOn;                           // on which queue (Unknown when mixed)
-  int LeftOnParam = -1;                   // or on the stream its parameter N names
-  bool DrainsAll = false;                 // every path waits for all earlier work
-  std::vector<unsigned> DrainsParams;     // every path waits for these stream parameters
-  std::vector<Queue> DrainsNamed;         // member or global streams it synchronizes
-  const WorkCall *Waits = nullptr;        // a host wait inside it (for sync-in-loop)
-};
-
-class WorkFlow {
+// Its transfer (WorkTransfer.h) asks it for callees' summaries through SummaryLookup alone:
+// WorkFlow analyzes callees first, so a call finds its callee's summary here.
+class WorkFlow final : public SummaryLookup {
 public:
   // Analyzes every function of the unit (callees first, so calls use their summaries).
   // VisitsPerBlock: the solver's limit (FlowSolver.h).
@@ -93,10 +74,10 @@ public:
 
   // The state before a call; nullptr for calls the CFG does not reach.
   const CallFlow *at(const WorkCall &C) const;
-  const FunctionSummary *summary(const clang::Decl *Function) const;
+  const FunctionSummary *summary(const clang::Decl *Function) const override;
   // A copy that returns only once it is done (DoneAtReturn above).
   bool doneAtReturn(const WorkCall &C) const { return DoneAtReturn.count(C.Call) != 0; }
-  // The queue a call issues its work on.
+  // The queue a call issues its work on (WorkTransfer.h's queueOf, with these summaries).
   Queue queueOf(const WorkCall &C) const;
   // A cudaEventSynchronize / query loop in Loop on an event that Loop records only after
   // it: it waits for an earlier iteration's work (double buffering), not this one's.

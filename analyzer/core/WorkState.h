@@ -8,7 +8,7 @@
 // for, so the lattice is finite and the solver (FlowSolver.h) reaches its fixpoint.
 #pragma once
 
-#include "WorkFlow.h"
+#include "FlowTypes.h"
 
 #include "llvm/ADT/BitVector.h"
 

@@ -101,6 +101,48 @@ Queue argQueue(const WorkCall &W, unsigned P, ASTContext &Ctx) {
   return queueOfStreamArg(S, usesPerThreadDefaultStream(*W.Call, Ctx), Ctx);
 }
 
+Queue queueOf(const WorkCall &C, const SummaryLookup &Summaries, ASTContext &Ctx) {
+  if (C.External) {
+    switch (C.External->LeftOn) {
+    case ExportedFunction::Left::OnParam:
+      return argQueue(C, static_cast<unsigned>(C.External->LeftParam), Ctx);
+    case ExportedFunction::Left::Legacy:
+      return {Queue::Legacy, nullptr};
+    case ExportedFunction::Left::PerThread:
+      return {Queue::PerThread, nullptr};
+    case ExportedFunction::Left::None:
+    case ExportedFunction::Left::Unknown:
+      return {};
+    }
+  }
+  if (C.Helper) {
+    const FunctionSummary *S = Summaries.summary(C.Helper);
+    if (!S || !S->LeavesWork)
+      return {};
+    if (S->LeftOnParam >= 0)
+      return argQueue(C, static_cast<unsigned>(S->LeftOnParam), Ctx);
+    return S->LeftOn;
+  }
+  bool PerThread = usesPerThreadDefaultStream(*C.Call, Ctx);
+  if (C.Library) {
+    LibraryStream LS = libraryStreamOf(*C.Call, *C.Library, Ctx);
+    if (LS.K == LibraryStream::Default)
+      return {PerThread ? Queue::PerThread : Queue::Legacy, nullptr};
+    if (LS.K == LibraryStream::Given)
+      return queueOfStreamArg(StreamArg{LS.Stream, classifyStreamArg(LS.Stream, Ctx)}, PerThread, Ctx);
+    return {};
+  }
+  std::optional<StreamArg> S = streamArgOf(*C.Call, C.Api, Ctx);
+  if (!S) {
+    // No stream argument: synchronous copies and memsets run on the default stream;
+    // cudaLaunchKernelEx names its stream inside a config struct.
+    if (C.Api && C.Api->issuesOnLegacyStream())
+      return {PerThread ? Queue::PerThread : Queue::Legacy, nullptr};
+    return {};
+  }
+  return queueOfStreamArg(*S, PerThread, Ctx);
+}
+
 bool isGeneratingApi(const ApiInfo &A) {
   // cuda_api.def's Issues column: launches, Async copies, memsets (cudaMemset runs on the
   // legacy stream and returns at once), stream-ordered allocations. Not a synchronous copy,
@@ -211,7 +253,7 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
       // What the event will cover: the work in flight on its stream now.
       std::optional<EventKey> K = W.Call->getNumArgs() ? eventKey(W.Call->getArg(0), Ctx) : std::nullopt;
       if (K) {
-        Queue Q = Flow.queueOf(W);
+        Queue Q = queueOf(W, Summaries, Ctx);
         llvm::BitVector Covered(Origins.size());
         for (unsigned I = 0; I < Origins.size(); ++I)
           if (S.May.test(I) && drainedBy(Q, Origins[I]))
@@ -222,7 +264,7 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
       // The stream's later work waits for what the event covers: a sync of the stream
       // drains that too.
       std::optional<EventKey> K = W.Call->getNumArgs() > 1 ? eventKey(W.Call->getArg(1), Ctx) : std::nullopt;
-      Queue Q = Flow.queueOf(W);
+      Queue Q = queueOf(W, Summaries, Ctx);
       auto It = K && Q.K == Queue::Named ? S.Cover.find(*K) : S.Cover.end();
       if (It != S.Cover.end()) {
         llvm::BitVector &D = S.Deps[Q.Stream];
@@ -236,7 +278,7 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
     // rather than a false one).
     kill(S, [](const Origin &) { return true; });
   } else if (W.Helper) {
-    if (const FunctionSummary *Sum = Flow.summary(W.Helper); Sum && Sum->DrainsAll)
+    if (const FunctionSummary *Sum = Summaries.summary(W.Helper); Sum && Sum->DrainsAll)
       kill(S, [](const Origin &) { return true; });
   } else if (W.External && W.External->DrainsAll) {
     kill(S, [](const Origin &) { return true; });
@@ -258,12 +300,12 @@ std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
   std::vector<Queue> Out;
   if (W.Api) {
     Drain D = W.Api->Drains;
-    if (D == Drain::Stream || (D == Drain::StreamWhenPolled && W.PollsToCompletion) || Flow.doneAtReturn(W))
-      Out.push_back(Flow.queueOf(W));
+    if (D == Drain::Stream || (D == Drain::StreamWhenPolled && W.PollsToCompletion) || doneAtReturn(W))
+      Out.push_back(queueOf(W, Summaries, Ctx));
   } else if (W.Library) {
     // thrust's synchronous policies wait for their stream at the end of the algorithm.
     if (libraryStreamOf(*W.Call, *W.Library, Ctx).Waits)
-      Out.push_back(Flow.queueOf(W));
+      Out.push_back(queueOf(W, Summaries, Ctx));
   } else if (W.External) {
     for (unsigned P : W.External->DrainsParams)
       Out.push_back(argQueue(W, P, Ctx));
@@ -273,7 +315,7 @@ std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
         Out.push_back(queueOfStreamArg(StreamArg{Arg, classifyStreamArg(Arg, Ctx)},
                                        usesPerThreadDefaultStream(*W.Call, Ctx), Ctx));
   } else if (W.Helper) {
-    if (const FunctionSummary *Sum = Flow.summary(W.Helper)) {
+    if (const FunctionSummary *Sum = Summaries.summary(W.Helper)) {
       for (unsigned P : Sum->DrainsParams)
         Out.push_back(argQueue(W, P, Ctx));
       Out.insert(Out.end(), Sum->DrainsNamed.begin(), Sum->DrainsNamed.end());

@@ -7,7 +7,9 @@
 
 #include "WorkState.h"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace syncwatch {
@@ -20,16 +22,23 @@ std::optional<EventKey> eventKey(const clang::Expr *E, clang::ASTContext &Ctx);
 Queue queueOfStreamArg(const StreamArg &S, bool PerThreadDefault, clang::ASTContext &Ctx);
 // The queue of the stream a helper's parameter P receives at the call W.
 Queue argQueue(const WorkCall &W, unsigned P, clang::ASTContext &Ctx);
+// The queue a call issues its work on; a helper's, where its summary says it leaves work.
+Queue queueOf(const WorkCall &C, const SummaryLookup &Summaries, clang::ASTContext &Ctx);
 // Whether a call of this API leaves work running on the GPU after it returns.
 bool isGeneratingApi(const ApiInfo &A);
 
 class WorkTransfer {
 public:
   // Origins: the function's work items; GenOf: the item each generating call issues;
-  // NonBlocking: the streams the unit creates cudaStreamNonBlocking.
+  // Summaries: the callees' (a helper drains what its summary says); NonBlocking: the
+  // streams the unit creates cudaStreamNonBlocking; DoneAtReturn: copies that return only
+  // once they are done (WorkFlow.h), which drain their stream.
   WorkTransfer(const std::vector<Origin> &Origins, const std::map<const WorkCall *, unsigned> &GenOf,
-               clang::ASTContext &Ctx, const WorkFlow &Flow, const std::vector<const clang::Decl *> &NonBlocking)
-      : Origins(Origins), GenOf(GenOf), Ctx(Ctx), Flow(Flow), NonBlocking(NonBlocking) {}
+               clang::ASTContext &Ctx, const SummaryLookup &Summaries,
+               const std::vector<const clang::Decl *> &NonBlocking,
+               const std::set<const clang::CallExpr *> &DoneAtReturn)
+      : Origins(Origins), GenOf(GenOf), Ctx(Ctx), Summaries(Summaries), NonBlocking(NonBlocking),
+        DoneAtReturn(DoneAtReturn) {}
 
   // The state after W, from the state before it.
   void apply(const WorkCall &W, WorkState &S) const {
@@ -43,6 +52,7 @@ public:
 
 private:
   bool nonBlocking(const clang::Decl *D) const;
+  bool doneAtReturn(const WorkCall &W) const { return DoneAtReturn.count(W.Call) != 0; }
   // Whether a host wait for queue Q also waits for origin O.
   bool drainedBy(const Queue &Q, const Origin &O) const;
   bool drainedByLegacyCopy(const Origin &O, bool PerThreadBuild) const;
@@ -56,8 +66,9 @@ private:
   const std::vector<Origin> &Origins;
   const std::map<const WorkCall *, unsigned> &GenOf;
   clang::ASTContext &Ctx;
-  const WorkFlow &Flow;
+  const SummaryLookup &Summaries;
   const std::vector<const clang::Decl *> &NonBlocking;
+  const std::set<const clang::CallExpr *> &DoneAtReturn;
 };
 
 } // namespace syncwatch

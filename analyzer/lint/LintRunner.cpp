@@ -367,7 +367,7 @@ FileResult analyzeOnce(const tooling::CompilationDatabase &DB, const std::string
   std::vector<std::unique_ptr<SyncwatchCheck>> Checks;
   for (const CheckFactory &F : registeredChecks())
     if (std::find(Rules.begin(), Rules.end(), F.Rule) != Rules.end())
-      Checks.push_back(F.Create(Options.Checking));
+      Checks.push_back(F.Create(CheckOptionsOf(Options.Checking, ruleInfo(F.Rule).Id)));
   UnitJudge Judge(Checks, Collector, Options.CrossUnit ? &Result.Summary : nullptr);
   Judge.Facts.setExternal(External);
   MatchFinder Finder;
@@ -495,7 +495,8 @@ FileResult analyzeFile(const tooling::CompilationDatabase &DB, const std::string
     std::string Checks;
     for (RuleId R : Rules)
       Checks += std::string(ruleInfo(R).Id) + ",";
-    Checks += Options.Checking.ReportUnknown ? "ReportUnknown=1" : "ReportUnknown=0";
+    for (const auto &[Option, Value] : Options.Checking)
+      Checks += Option + "=" + Value + ",";
     // The second phase's entry: the same unit with the other units' summaries it used.
     Checks += Options.CrossUnit ? ",CrossUnit=1" : ",CrossUnit=0";
     if (!Slice.empty())

@@ -30,7 +30,7 @@ struct LintOptions {
   std::vector<std::string> ExtraArgs;  // appended to every command (--extra-arg)
   bool UsePch = true;       // share a precompiled CUDA prelude between files (PreludePch.h)
   std::string CacheDir;     // keep each unit's findings between runs (ResultCache.h); "" off
-  CheckOptions Checking;
+  CheckOptionValues Checking;  // each check reads its own (core/CheckOptions.h)
   // Summaries across units (CrossUnit.h): a second phase analyzes again the units that call
   // a summarized function of another unit, or whose functions other units call with work in
   // flight. Off: each unit alone (--no-cross-unit).

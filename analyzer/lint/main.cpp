@@ -10,6 +10,7 @@
 // Exit: 0 clean, 1 findings at or above --fail-on, 2 tool error (a file that does not
 // parse, a missing database, an unwritable report); other files are still reported.
 #include "Baseline.h"
+#include "CheckOptionsFile.h"
 #include "CompileDatabase.h"
 #include "Profile.h"
 #include "Fixes.h"
@@ -91,6 +92,10 @@ cl::opt<bool> ReportUnknown("report-unknown",
                             cl::desc("syncwatch-pageable-async-copy: also report copies whose "
                                      "host memory may be pageable (notes)"),
                             cl::cat(Category));
+cl::list<std::string> CheckOption("check-option",
+                                  cl::desc("A check's option, as .clang-tidy's CheckOptions: "
+                                           "syncwatch-<rule>.<Option>=<value> (repeatable)"),
+                                  cl::value_desc("key=value"), cl::cat(Category));
 cl::opt<bool> Fix("fix", cl::desc("Apply the certain fixes in place (never the edits notes "
                                    "only suggest)"),
                   cl::cat(Category));
@@ -418,6 +423,7 @@ struct RunSettings {
   std::string Base;  // the source root: fingerprints and SARIF URIs are relative to it
   syncwatch::Severity FailLevel = syncwatch::Severity::Warning;
   unsigned ShardK = 1, ShardN = 1;
+  syncwatch::CheckOptionValues CheckOptions;  // --check-option, --report-unknown
 };
 
 // Where the tool was started: running the units moves the process's working directory to
@@ -455,6 +461,15 @@ Stop checkOptions(const char *Argv0, RunSettings &Settings) {
     return toolError("--checks '" + Checks + "' enables no syncwatch check (see --list-checks)");
   if (!Shard.empty() && !parseShard(Shard, Settings.ShardK, Settings.ShardN))
     return toolError("--shard '" + Shard + "': expected K/N with 1 <= K <= N, e.g. --shard=2/4");
+  // --report-unknown is the pageable-copy check's ReportUnknown option.
+  if (ReportUnknown)
+    Settings.CheckOptions[std::string(syncwatch::ruleInfo(syncwatch::RuleId::PageableAsyncCopy).Id) +
+                          ".ReportUnknown"] = "true";
+  for (const std::string &O : CheckOption) {
+    std::string Error;
+    if (!syncwatch::parseCheckOption(O, Settings.CheckOptions, Error))
+      return toolError(Error);
+  }
   return std::nullopt;
 }
 
@@ -536,7 +551,7 @@ syncwatch::TranslationConfig translationConfig(const syncwatch::InstallLayout &L
 }
 
 // The run's options, from the option table.
-syncwatch::LintOptions lintOptions(const std::string &FallbackCuda) {
+syncwatch::LintOptions lintOptions(const std::string &FallbackCuda, const RunSettings &Settings) {
   syncwatch::LintOptions Options;
   Options.Checks = Checks;
   Options.Jobs = Jobs;
@@ -549,7 +564,7 @@ syncwatch::LintOptions lintOptions(const std::string &FallbackCuda) {
   if (CacheDir.getNumOccurrences() == 0)
     if (std::optional<std::string> Env = sys::Process::GetEnv("SYNCWATCH_CACHE_DIR"))
       Options.CacheDir = *Env;
-  Options.Checking.ReportUnknown = ReportUnknown;
+  Options.Checking = Settings.CheckOptions;
   Options.CrossUnit = !NoCrossUnit;
   return Options;
 }
@@ -823,7 +838,7 @@ int lintMain(int argc, const char **argv) {
   // nvcc and g++ entries become clang host-side commands; clang's stay as they are.
   std::string FallbackCuda = CudaPath.empty() ? defaultCudaPath() : std::string(CudaPath);
   syncwatch::TranslatingDatabase Translated(*DB, translationConfig(Settings.Layout, FallbackCuda));
-  syncwatch::LintOptions Options = lintOptions(FallbackCuda);
+  syncwatch::LintOptions Options = lintOptions(FallbackCuda, Settings);
   if (Stop S = importSummaries(Options))
     return *S;
   std::set<std::string> Known;

@@ -1,5 +1,6 @@
 #include "UnitAnalysis.h"
 
+#include "../lint/CheckOptionsFile.h"
 #include "../lint/CompileDatabase.h"
 #include "../lint/NvccTranslation.h"
 #include "../lint/Profile.h"
@@ -7,7 +8,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,83 +27,6 @@ std::string findDatabaseFile(const std::string &SourcePath) {
     }
   }
   return "";
-}
-
-namespace {
-
-bool truthy(llvm::StringRef V) { return V.equals_insensitive("true") || V == "1"; }
-
-// One CheckOptions entry: clang-tidy takes both a list of {key, value} and a mapping.
-void readCheckOption(llvm::StringRef Key, llvm::StringRef Value, CheckOptions &Out) {
-  if (Key.starts_with("syncwatch-") && Key.ends_with(".ReportUnknown"))
-    Out.ReportUnknown = truthy(Value);
-}
-
-std::string scalar(llvm::yaml::Node *N) {
-  llvm::SmallString<64> Buf;
-  auto *S = llvm::dyn_cast_or_null<llvm::yaml::ScalarNode>(N);
-  return S ? S->getValue(Buf).str() : std::string();
-}
-
-std::string syncwatchChecks(llvm::StringRef List) {
-  // clang-tidy's list may span lines and name other tools' checks: only ours run here.
-  std::string Checks;
-  llvm::SmallVector<llvm::StringRef, 16> Globs;
-  List.split(Globs, ',', -1, false);
-  for (llvm::StringRef G : Globs) {
-    G = G.trim();
-    llvm::StringRef Name = G.starts_with("-") ? G.drop_front() : G;
-    if (Name == "*" || Name.starts_with("syncwatch-"))
-      Checks += (Checks.empty() ? "" : ",") + G.str();
-  }
-  return Checks.find("syncwatch-") == std::string::npos ? "syncwatch-*" : Checks;
-}
-
-} // namespace
-
-TidyConfig configFromClangTidy(const std::string &SourcePath, std::string &Error) {
-  TidyConfig C;
-  llvm::SmallString<256> Dir(SourcePath);
-  llvm::sys::path::remove_filename(Dir);
-  for (llvm::StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
-    llvm::SmallString<256> File(D);
-    llvm::sys::path::append(File, ".clang-tidy");
-    auto Buf = llvm::MemoryBuffer::getFile(File);
-    if (!Buf)
-      continue;
-    // The nearest .clang-tidy decides, as clang-tidy's does.
-    llvm::SourceMgr SM;
-    SM.setDiagHandler([](const llvm::SMDiagnostic &, void *) {});  // said below, once
-    llvm::yaml::Stream Yaml((*Buf)->getBuffer(), SM, /*ShowColors=*/false);
-    for (llvm::yaml::Document &Doc : Yaml) {
-      auto *Map = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(Doc.getRoot());
-      if (!Map)
-        break;
-      for (llvm::yaml::KeyValueNode &KV : *Map) {
-        std::string Key = scalar(KV.getKey());
-        if (Key == "Checks") {
-          C.Checks = syncwatchChecks(scalar(KV.getValue()));
-        } else if (Key == "CheckOptions") {
-          if (auto *List = llvm::dyn_cast_or_null<llvm::yaml::SequenceNode>(KV.getValue())) {
-            for (llvm::yaml::Node &Item : *List)
-              if (auto *Entry = llvm::dyn_cast<llvm::yaml::MappingNode>(&Item)) {
-                std::string K, V;
-                for (llvm::yaml::KeyValueNode &E : *Entry)
-                  (scalar(E.getKey()) == "key" ? K : V) = scalar(E.getValue());
-                readCheckOption(K, V, C.Options);
-              }
-          } else if (auto *Opts = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(KV.getValue())) {
-            for (llvm::yaml::KeyValueNode &E : *Opts)
-              readCheckOption(scalar(E.getKey()), scalar(E.getValue()), C.Options);
-          }
-        }
-      }
-    }
-    if (Yaml.failed())
-      Error = std::string(File) + " is not valid YAML";
-    return C;
-  }
-  return C;
 }
 
 AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, const AnalysisConfig &Config) {
@@ -143,7 +66,7 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
     return R;
   }
   std::string ChecksError;
-  TidyConfig Tidy = configFromClangTidy(Path, ChecksError);
+  TidyConfig Tidy = readNearestClangTidy(Path, ChecksError);
   LintOptions Options;
   Options.Checks = Config.Checks.empty() ? Tidy.Checks : Config.Checks;
   Options.Checking = Tidy.Options;

@@ -51,16 +51,6 @@ struct AnalysisResult {
 // "build" subdirectory of one.
 std::string findDatabaseFile(const std::string &SourcePath);
 
-// The nearest .clang-tidy's Checks, kept to syncwatch's ("-*,syncwatch-*" -> as written;
-// none: "syncwatch-*"), and its CheckOptions that are syncwatch's
-// (syncwatch-pageable-async-copy.ReportUnknown), as the plugin reads them. Error is set for
-// a file that is not YAML.
-struct TidyConfig {
-  std::string Checks = "syncwatch-*";
-  CheckOptions Options;
-};
-TidyConfig configFromClangTidy(const std::string &SourcePath, std::string &Error);
-
 AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, const AnalysisConfig &Config);
 
 } // namespace syncwatch::lsp

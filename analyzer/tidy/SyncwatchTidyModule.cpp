@@ -22,11 +22,12 @@ class TidyCheckAdapter : public ClangTidyCheck, private DiagnosticSink {
 public:
   TidyCheckAdapter(StringRef Name, ClangTidyContext *Context, const CheckFactory &Factory,
                    std::shared_ptr<UnitFacts> Facts)
-      : ClangTidyCheck(Name, Context),
-        Opts{boolOption("ReportUnknown")}, Impl(Factory.Create(Opts)), Facts(std::move(Facts)) {}
+      : ClangTidyCheck(Name, Context), Impl(Factory.Create(TidyOptions(*this))), Facts(std::move(Facts)) {}
 
+  // What the check read, with the values it uses (--dump-config).
   void storeOptions(ClangTidyOptions::OptionMap &Map) override {
-    Options.store(Map, "ReportUnknown", Opts.ReportUnknown ? "true" : "false");
+    for (const auto &[Option, Value] : Impl->optionsRead())
+      Options.store(Map, Option, Value);
   }
 
   // CUDA files, and C++ files that call the CUDA runtime (a .cpp built by g++).
@@ -43,24 +44,25 @@ public:
   void onEndOfTranslationUnit() override { Impl->judge(*Facts, *this); }
 
 private:
-  // Only OptionsView's non-template members are exported by the clang-tidy binary that
-  // loads this plugin (the templated get<bool> is not), so booleans are parsed here.
-  // A value that is no boolean is said, as clang-tidy says it for its own checks, and the
-  // default (false) is used.
-  bool boolOption(StringRef Name) const {
-    std::optional<StringRef> V = Options.get(Name);
-    if (!V)
-      return false;
-    for (StringRef Yes : {"true", "1", "yes", "on"})
-      if (V->equals_insensitive(Yes))
-        return true;
-    for (StringRef No : {"false", "0", "no", "off"})
-      if (V->equals_insensitive(No))
-        return false;
-    configurationDiag("invalid configuration value '%0' for option '%1'; expected a bool")
-        << *V << (getID() + "." + Name).str();
-    return false;
-  }
+  // The check's options, from clang-tidy's OptionsView. Only its non-template members are
+  // exported by the clang-tidy binary that loads this plugin (the templated get<bool> is
+  // not): values are read as text and parsed by the check (readBoolOption). A value that is
+  // no boolean is said as clang-tidy says it for its own checks, and the default is used.
+  class TidyOptions final : public CheckOptionsView {
+  public:
+    explicit TidyOptions(TidyCheckAdapter &Check) : Check(Check) {}
+    std::optional<std::string> get(StringRef Name) const override {
+      std::optional<StringRef> V = Check.Options.get(Name);
+      return V ? std::optional<std::string>(V->str()) : std::nullopt;
+    }
+    void invalid(StringRef Name, StringRef Value, StringRef Expected) const override {
+      Check.configurationDiag("invalid configuration value '%0' for option '%1'; expected %2")
+          << Value << (Check.getID() + "." + Name).str() << Expected;
+    }
+
+  private:
+    TidyCheckAdapter &Check;
+  };
 
   // Severity note has no clang-tidy level of its own: a standalone note is a remark
   // there (clang-tidy attaches "note:" lines to the diagnostic before them).
@@ -92,7 +94,6 @@ private:
     }
   }
 
-  CheckOptions Opts;
   std::unique_ptr<SyncwatchCheck> Impl;
   std::shared_ptr<UnitFacts> Facts;  // shared with the other checks of this context
 };

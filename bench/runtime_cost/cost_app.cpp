@@ -3,7 +3,7 @@
 // per call as the difference between rounds with the handlers bound and rounds without,
 // interleaved, on the calling thread's CPU clock (so threads sharing 2 cores do not count
 // each other's time).
-#include "../../interposer/capture/ApiHandler.h"
+#include "../../interposer/recorder/ApiHandler.h"
 
 #include <cupti.h>
 

@@ -1,12 +1,13 @@
-// syncwatch's real capture handlers (interposer/capture/ApiHandler.cpp), its rings, site
+// syncwatch's real capture handlers (interposer/recorder/ApiHandler.cpp), its rings, site
 // keys and recorder, driven by the fake runtime (fake_cudart.cpp) instead of CUPTI. The
 // library's name starts with libsyncwatch, as libsyncwatch.so's does: its frames are
 // syncwatch's own to the frame classification.
-#include "../../interposer/capture/ApiHandler.h"
-#include "../../interposer/capture/HostClock.h"
-#include "../../interposer/capture/PythonStacks.h"
-#include "../../interposer/capture/SiteKeys.h"
-#include "../../interposer/runtime/Recorder.h"
+#include "../../interposer/cupti/CallDecoding.h"
+#include "../../interposer/recorder/ApiHandler.h"
+#include "../../interposer/recorder/HostClock.h"
+#include "../../interposer/recorder/Recorder.h"
+#include "../../interposer/sites/PythonStacks.h"
+#include "../../interposer/sites/SiteKeys.h"
 
 #include "syncwatch/catalogue.h"
 
@@ -31,7 +32,7 @@ std::uint64_t realtimeNs() {
   return static_cast<std::uint64_t>(T.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(T.tv_nsec);
 }
 
-// What Capture.cpp derives from the catalogue for each callback id.
+// What cupti/Subscriber.cpp derives from the catalogue for each callback id.
 CallbackInfo infoFor(const char *Name) {
   const ApiInfo *Api = findApi(Name);
   return Api ? callbackInfoOf(*Api) : CallbackInfo();
@@ -65,11 +66,13 @@ int streamIsCapturing(const void *, int *Status) {
   return 0;
 }
 
+// As cupti/Subscriber.cpp's callback does: decoded into an ApiCallback, then handled.
 void onEnter(CUpti_CallbackDomain D, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
-  onApiEnter(D, Id, Cb, infoOf(Id));
+  const CallbackInfo &Info = infoOf(Id);
+  onApiEnter(decodeEntry(D, Id, Cb, Info.Launch, Info.CreatesStream), Info);
 }
 void onExit(CUpti_CallbackDomain D, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
-  onApiExit(D, Id, Cb, infoOf(Id));
+  onApiExit(decodeExit(D, Id, Cb), infoOf(Id));
 }
 } // namespace
 

@@ -3,7 +3,7 @@
 //   syncwatch-cost-bench cpp [ITERATIONS]      one line per kind, then "cpp mix N"
 //   syncwatch-cost-bench threads [ITERATIONS]  8 threads running the mix: "threads mix N"
 //   syncwatch-cost-bench rss [CALLS]           peak RSS growth over CALLS calls of the mix
-#include "../../interposer/capture/ApiHandler.h"
+#include "../../interposer/recorder/ApiHandler.h"
 
 #include <barrier>
 #include <cstdio>

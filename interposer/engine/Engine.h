@@ -1,11 +1,17 @@
 // The runtime engine: turns an event stream into Findings with the analyzer's rule ids.
 // No CUDA, no CUPTI: it runs in CI on recorded streams. It is incremental - capture feeds it
 // bounded windows of events and it keeps only per-site aggregates - so memory stays bounded
-// on long runs.
+// on long runs. The rules' judgement is in the passes (../passes/, one per row of
+// rules/runtime_passes.def): the engine runs them over each window, keeps what they record
+// (it is their FindingSink), and turns the aggregates into findings.
 #pragma once
 
-#include "../events/EventLog.h"
 #include "StepCosts.h"
+
+#include "../events/EventLog.h"
+#include "../passes/EngineConfig.h"
+#include "../passes/SiteAggregate.h"
+#include "../passes/WindowPass.h"
 
 #include "syncwatch/finding.h"
 #include "syncwatch/report.h"
@@ -19,50 +25,6 @@
 
 namespace syncwatch::runtime {
 
-struct EngineConfig {
-  std::uint64_t HostWaitThresholdNs = 1'000'000;  // SYNCWATCH_THRESHOLD_MS, default 1 ms
-  // GPU work that ends this close before a call returns is what the call waited for, and
-  // work that starts this close after another stream's work ended was held by it.
-  std::uint64_t SlackNs = 10'000;
-  // A call waited for GPU work when that work ended at most this long before it returned
-  // (cudaFree unmaps memory for a few hundred microseconds after the device went idle).
-  std::uint64_t WaitSlackNs = 1'000'000;
-  // Work that starts less than this after it was issued was not held.
-  std::uint64_t MinHeldNs = 20'000;
-  // A site whose every occurrence waited for its own work only is a warning when it ran
-  // more than once (a hot path) or took at least this share of the run; else a note.
-  double HotShare = 0.05;
-  // CUPTI hands a call's activity records over this long after the call at the latest
-  // (flushed every 100 ms, buffers of 1 MiB): a windowed call whose records are not in yet
-  // is kept waiting for them this long (EventWindow).
-  std::uint64_t RecordLagNs = 1'000'000'000;
-};
-
-// One call site's record for one rule: what syncwatch reports.
-struct SiteAggregate {
-  RuleId Rule;
-  std::uint32_t Site = 0;
-  std::string Api;
-  std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
-  std::string Example;   // the cause of the longest occurrence
-  // Copies that the same thread followed at once with a synchronization (PyTorch's
-  // blocking .to("cpu"): a cudaMemcpyAsync then a cudaStreamSynchronize).
-  std::uint64_t FollowedBySync = 0;
-  std::string SyncApi;
-  // Occurrences that waited for nothing but their own GPU work (a synchronous cudaMemcpy
-  // of its own 16 MB): the cost of a synchronous API, not an implicit synchronization.
-  std::uint64_t OwnWorkOnly = 0;
-  // syncwatch-torch-current-stream (launches onto a default stream while PyTorch's current
-  // stream was another): those whose kernel overlapped work queued on the current stream -
-  // a race seen, not only possible - and the CUPTI ids of that stream and of the one the
-  // kernels went to.
-  std::uint64_t Unordered = 0;
-  std::optional<std::uint32_t> CurrentStream, LaunchStream;
-  // The cost by the thread that paid it (thread id): `syncwatch gate`'s allowlist scopes a
-  // site by thread (a loader thread's pinned copies, not the training thread's).
-  std::map<std::uint64_t, std::uint64_t> NsByThread;
-};
-
 // One judged occurrence (before aggregation), for the trace: the call, the GPU work it
 // waited for or was held by (if known), and what it cost.
 struct Occurrence {
@@ -73,7 +35,7 @@ struct Occurrence {
   const std::string *Cause = nullptr;
 };
 
-class Engine {
+class Engine final : private FindingSink {
 public:
   explicit Engine(EngineConfig Config = {}) : Config(Config) {}
 
@@ -133,17 +95,12 @@ public:
 private:
   std::string locationKey(std::uint32_t Site, RuleId Rule) const;
   const std::vector<MergedSite> &merged() const;  // cached until the next consume()
+  // FindingSink: what the passes judged.
   SiteAggregate &record(RuleId Rule, const ApiCall &Call, std::uint64_t Cost, const std::string &Cause,
-                        const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
-  SiteAggregate &recordHostWait(RuleId Rule, const ApiCall &Call, const std::string &Cause,
-                                const GpuWork *Waited = nullptr, bool OwnWorkOnly = false);
-  struct WindowIndex;  // one window's lookups, built once per window in consume()
-  void hostWaits(const EventLog &W, const WindowIndex &I);
-  bool launchedOntoHighPriority(const ApiCall &C, const WindowIndex &I) const;
-  void pageableCopies(const EventLog &W, const WindowIndex &I);
-  void serialization(const EventLog &W, const WindowIndex &I);
-  void priorityInversion(const EventLog &W, const WindowIndex &I);
-  void offTorchStream(const EventLog &W, const WindowIndex &I);
+                        const GpuWork *Waited, bool OwnWorkOnly) override;
+  SiteAggregate &recordHostWait(RuleId Rule, const ApiCall &Call, const std::string &Cause, const GpuWork *Waited,
+                                bool OwnWorkOnly) override;
+  const SiteAggregate *aggregate(RuleId Rule, std::uint32_t Site) const override;
   // The rule a site's aggregate is reported under: a host wait whose native frame is a
   // Python process's C++ extension is syncwatch-torch-host-sync (a sync inside an op).
   RuleId reportedRule(const SiteAggregate &A) const;

@@ -10,9 +10,16 @@ namespace {
 
 constexpr RuleInfo kRules[] = {
 #define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Calibration, Confirm, Summary, Help) \
-  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix, Runtime, CalibrationUse::Calibration, ConfirmUse::Confirm},
+  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix, RuntimePass::Runtime,                              \
+   RuntimePass::Runtime != RuntimePass::None, CalibrationUse::Calibration, ConfirmUse::Confirm},
 #include "../rules.def"
 #undef SYNCWATCH_RULE
+};
+
+constexpr RuntimePassInfo kRuntimePasses[] = {
+#define SYNCWATCH_RUNTIME_PASS(Name, Summary) {RuntimePass::Name, #Name, Summary},
+#include "../runtime_passes.def"
+#undef SYNCWATCH_RUNTIME_PASS
 };
 
 constexpr ApiInfo kApis[] = {
@@ -71,6 +78,7 @@ std::optional<Severity> parseSeverity(std::string_view Name) {
 }
 
 std::span<const RuleInfo> allRules() { return kRules; }
+std::span<const RuntimePassInfo> allRuntimePasses() { return kRuntimePasses; }
 const RuleInfo &ruleInfo(RuleId Rule) { return kRules[static_cast<std::size_t>(Rule)]; }
 const RuleInfo *findRule(std::string_view Id) {
   for (const RuleInfo &R : kRules)

@@ -1,7 +1,7 @@
 // Says whether libsyncwatch.so would take each file for a CUDA program at load (it has
 // GPU code: .nv_fatbin). Used by tests/preload_test.py: an nvcc-built program is one, a
 // shell is not.
-#include "../../interposer/capture/CudaPresence.h"
+#include "../../interposer/sites/CudaPresence.h"
 
 #include <cstdio>
 

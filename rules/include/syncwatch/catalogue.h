@@ -19,6 +19,20 @@ enum class RuleId : std::uint8_t {
 #undef SYNCWATCH_RULE
 };
 
+// The runtime detector's pass that reports a rule (rules.def's Runtime column; the passes
+// are rows of runtime_passes.def, run in that order).
+enum class RuntimePass : std::uint8_t {
+  None,
+#define SYNCWATCH_RUNTIME_PASS(Name, Summary) Name,
+#include "../../runtime_passes.def"
+#undef SYNCWATCH_RUNTIME_PASS
+};
+struct RuntimePassInfo {
+  RuntimePass Pass;
+  std::string_view Name, Summary;
+};
+std::span<const RuntimePassInfo> allRuntimePasses();  // in run order, None excluded
+
 // What a calibration profile decides of a rule's findings (rules.def's Calibration column).
 enum class CalibrationUse : std::uint8_t { None, LegacyWait, HostBlock, HostBlockBehindStreams };
 // How the runtime's findings of a rule are read against static results and across runs
@@ -32,7 +46,8 @@ struct RuleInfo {
   std::string_view Summary;
   std::string_view Help;
   std::string_view TestPrefix;  // test_inputs/static/<prefix>_{pos,neg}_*.cu; "" runtime only
-  bool RuntimeReports = true;   // libsyncwatch reports it, with what it cost
+  RuntimePass Pass = RuntimePass::None;  // the runtime pass that reports it
+  bool RuntimeReports = true;   // libsyncwatch reports it, with what it cost (a pass is named)
   CalibrationUse Calibration = CalibrationUse::None;
   ConfirmUse Confirm = ConfirmUse::Time;
 };

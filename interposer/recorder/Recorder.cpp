@@ -1,10 +1,9 @@
 #include "Recorder.h"
-#include "ThreadNames.h"
 
+#include "HostClock.h"
+#include "SelfStats.h"
 #include "Stderr.h"
-
-#include "../capture/HostClock.h"
-#include "../capture/SelfStats.h"
+#include "ThreadNames.h"
 
 #include "syncwatch/file_output.h"
 #include "syncwatch/fingerprint.h"

@@ -7,7 +7,7 @@
 
 namespace syncwatch::runtime {
 
-// SYNCWATCH_KERNELS: when kernel activity records are collected (see Capture.cpp).
+// SYNCWATCH_KERNELS: when kernel activity records are collected (see cupti/Subscriber.cpp).
 enum class KernelTrace { Off, Auto, Always };
 
 struct Config {

@@ -1,8 +1,8 @@
 // Collects what capture sees into bounded windows of events, feeds them to the engine, and
-// writes the reports at exit. No CUPTI here: capture/Capture.cpp is the only CUPTI code.
+// writes the reports at exit. No CUPTI here: cupti/ is the only CUPTI code.
 #pragma once
 
-#include "../capture/CallSites.h"
+#include "../sites/CallSites.h"
 #include "../engine/Engine.h"
 #include "../engine/CalibrationProfile.h"
 #include "../engine/EventWindow.h"

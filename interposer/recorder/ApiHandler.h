@@ -1,7 +1,7 @@
 // What syncwatch does at a CUDA call's entry and exit: the fast path every recorded call
-// takes (bench/runtime_cost.sh measures it without a GPU). No CUPTI calls here - Capture.cpp
-// owns the subscription and passes its few actions in - so the benchmark drives these
-// same handlers with synthetic callback data.
+// takes (bench/runtime_cost.sh measures it without a GPU). No CUPTI here - cupti/ owns the
+// subscription, decodes each callback into an ApiCallback and passes its few actions in - so the
+// benchmark drives these same handlers with synthetic callback data.
 //
 // Per call: two clock reads, a site key (SiteKeys.h: a few stack loads and table lookups,
 // plus the innermost user Python frame read from the thread state), one fixed-size record
@@ -10,9 +10,10 @@
 // at report time, once per distinct site.
 #pragma once
 
-#include "CallFilter.h"
+#include "HandlerParts.h"
 
-#include <cupti.h>
+#include "../filter/ApiCallback.h"
+#include "../filter/CallFilter.h"
 
 #include <cstdint>
 
@@ -36,22 +37,13 @@ struct HandlerHooks {
 // Once, before the first callback (HostClock must be started).
 void setHandlerHooks(const HandlerHooks &H);
 
-void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-                const CallbackInfo &Info);
-void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-               const CallbackInfo &Info);
+void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info);
+void onApiExit(const ApiCallback &Call, const CallbackInfo &Info);
 // CUPTI created a context inside the call this thread is in: that call's time is start-up.
 void noteContextCreated();
 
-// bench/runtime_cost: where the handlers' time goes, in HostClock ticks, summed per thread
-// by the caller. Null (the default) measures nothing; set, it adds clock reads of its own.
-struct HandlerParts {
-  std::uint64_t Filter = 0;   // decideAtEntry
-  std::uint64_t Key = 0;      // siteOfCall on its fast path (stack slots, Python frame, lookup)
-  std::uint64_t Record = 0;   // the ring, and the drains it triggers
-  std::uint64_t SlowPath = 0; // siteOfCall's slow path (unwind, learn, intern)
-  std::uint64_t SlowCalls = 0, Calls = 0;
-};
+// bench/runtime_cost: where the handlers' time goes (HandlerParts.h). Null (the default)
+// measures nothing; set, it adds clock reads of its own.
 void measureHandlerParts(HandlerParts *PerThread);
 
 } // namespace syncwatch::runtime

@@ -4,7 +4,7 @@
 // floor of a bare CUPTI subscriber (bench/runtime_overhead.sh).
 #pragma once
 
-#include <cupti.h>
+#include "ApiCallback.h"
 
 #include <string_view>
 
@@ -25,7 +25,7 @@ struct CallbackInfo {
                                    // records (pageable memory, serialization) whatever their host time
 };
 
-// What the catalogue says of an API, as the filter needs it (Capture.cpp for each enabled
+// What the catalogue says of an API, as the filter needs it (cupti/Subscriber.cpp for each enabled
 // callback id, bench/runtime_cost for its synthetic ones).
 CallbackInfo callbackInfoOf(const ApiInfo &Api);
 
@@ -81,17 +81,6 @@ void noteNewLaunchSite();
 // user pays for every line of the run being timed (confirm's not-measured lines decided).
 void setMeasureAll(bool On);
 
-// The launch entry points whose stream decideAtEntry can read (cudaLaunchKernel,
-// cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx): capture leaves their callbacks off until a call's
-// EntryDecision says EnableLaunches - the creation of a blocking or high-priority stream,
-// or work sent to a blocking stream (cudaStreamPerThread included) by another call. Until
-// then each of them would be a launch onto the legacy stream or a non-blocking stream of
-// the default priority, which no rule can use. Other launch APIs (graphs, cooperative launches,
-// the _ptsz entry points of per-thread default stream builds) are always on.
-// What this misses: launches onto cudaStreamPerThread through the plain entry points,
-// before any other blocking-stream work, are not seen.
-bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
-
 // Kernel launches, by where they go:
 //  - a non-blocking stream of the default priority: never recorded (nothing waits for it
 //    implicitly, and it is nobody's priority inversion);
@@ -117,8 +106,7 @@ bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
 // goes unreported (a loop's later iterations are reported).
 // cudaMemcpyAsync between device and PINNED host memory on a non-blocking stream is not
 // recorded either (a pageable one is exactly what the pageable-async-copy rule is about).
-EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-                            const CallbackInfo &Info);
+EntryDecision decideAtEntry(const ApiCallback &Call, const CallbackInfo &Info);
 
 // Forget everything learned (tests; one process runs several scenarios).
 void resetCallFilter();

@@ -1,7 +1,8 @@
 #include "SelfStats.h"
 
 #include "HostClock.h"
-#include "SiteKeys.h"
+
+#include "../sites/SiteKeys.h"
 
 #include <algorithm>
 #include <atomic>
@@ -50,11 +51,12 @@ void enableSelfStats(std::size_t RuntimeIds, std::size_t DriverIds) {
 
 bool selfStatsOn() { return Stats != nullptr; }
 
-void countCallback(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, bool Entry, std::uint64_t Ticks) {
+void countCallback(CallbackKey Key, bool Entry, std::uint64_t Ticks) {
   PerId *Row = nullptr;
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Id < Stats->RuntimeIds)
+  std::uint32_t Id = indexOf(Key);
+  if (domainOf(Key) == ApiDomain::Runtime && Id < Stats->RuntimeIds)
     Row = &Stats->Runtime[Id];
-  else if (Domain == CUPTI_CB_DOMAIN_DRIVER_API && Id < Stats->DriverIds)
+  else if (domainOf(Key) == ApiDomain::Driver && Id < Stats->DriverIds)
     Row = &Stats->Driver[Id];
   if (!Row)
     return;
@@ -87,7 +89,7 @@ void countDrain(std::uint64_t Ticks) {
   Stats->DrainTicks.fetch_add(Ticks, std::memory_order_relaxed);
 }
 
-std::string selfStatsText(std::string_view (*Name)(CUpti_CallbackDomain, CUpti_CallbackId)) {
+std::string selfStatsText(std::string_view (*Name)(CallbackKey)) {
   if (!Stats)
     return "";
   const double Ns = nsPerTick();
@@ -98,18 +100,18 @@ std::string selfStatsText(std::string_view (*Name)(CUpti_CallbackDomain, CUpti_C
   };
   std::vector<Row> Rows;
   std::uint64_t Callbacks = 0, CallbackTicks = 0;
-  auto Collect = [&](CUpti_CallbackDomain D, PerId *Ids, std::size_t N) {
+  auto Collect = [&](ApiDomain D, PerId *Ids, std::size_t N) {
     for (std::size_t I = 0; I < N; ++I) {
       std::uint64_t C = Ids[I].Calls.load(), T = Ids[I].Ticks.load();
       if (!C)
         continue;
       Callbacks += C;
       CallbackTicks += T;
-      Rows.push_back({Name(D, static_cast<CUpti_CallbackId>(I)), C, T});
+      Rows.push_back({Name(callbackKey(D, static_cast<std::uint32_t>(I))), C, T});
     }
   };
-  Collect(CUPTI_CB_DOMAIN_RUNTIME_API, Stats->Runtime, Stats->RuntimeIds);
-  Collect(CUPTI_CB_DOMAIN_DRIVER_API, Stats->Driver, Stats->DriverIds);
+  Collect(ApiDomain::Runtime, Stats->Runtime, Stats->RuntimeIds);
+  Collect(ApiDomain::Driver, Stats->Driver, Stats->DriverIds);
   std::sort(Rows.begin(), Rows.end(), [](const Row &A, const Row &B) { return A.Calls > B.Calls; });
   HandlerParts Sum;
   int Threads = std::min(Stats->ThreadCount.load(), Totals::kMaxThreads);

@@ -6,9 +6,9 @@
 // branch per callback.
 #pragma once
 
-#include "ApiHandler.h"
+#include "HandlerParts.h"
 
-#include <cupti.h>
+#include "../filter/ApiCallback.h"
 
 #include <cstdint>
 #include <string>
@@ -21,7 +21,7 @@ void enableSelfStats(std::size_t RuntimeIds, std::size_t DriverIds);
 bool selfStatsOn();
 
 // One callback (entry or exit) that took Ticks inside syncwatch.
-void countCallback(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, bool Entry, std::uint64_t Ticks);
+void countCallback(CallbackKey Key, bool Entry, std::uint64_t Ticks);
 // This thread's HandlerParts, made at its first callback and summed at exit.
 HandlerParts *threadHandlerParts();
 enum class Toggle { LaunchesOn, LaunchesOff, KernelsOn };
@@ -30,7 +30,7 @@ void countToggle(Toggle T);
 void countActivityBuffer(std::size_t Records, std::uint64_t Ticks);
 void countDrain(std::uint64_t Ticks);
 
-// The text printed at exit; Name gives a callback id's name.
-std::string selfStatsText(std::string_view (*Name)(CUpti_CallbackDomain, CUpti_CallbackId));
+// The text printed at exit; Name gives a callback's name (cupti/ asks CUPTI).
+std::string selfStatsText(std::string_view (*Name)(CallbackKey));
 
 } // namespace syncwatch::runtime

@@ -1,7 +1,7 @@
 // The program's steps, from the ranges it marks (SYNCWATCH_STEP, docs/runtime.md): which
 // pushed or started range is a step, which pop or end closes one, and how many are open now
 // (SYNCWATCH_MEASURE=steps measures everything while one is). No CUPTI here: capture's NVTX
-// handler (capture/NvtxSteps.cpp) reads the ranges' names and feeds them in.
+// handler (cupti/NvtxSteps.cpp) reads the ranges' names and feeds them in.
 #pragma once
 
 #include "../events/EventLog.h"

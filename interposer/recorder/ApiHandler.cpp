@@ -1,10 +1,11 @@
 #include "ApiHandler.h"
 
-#include "../runtime/CallRing.h"
-#include "../runtime/Recorder.h"
+#include "CallRing.h"
 #include "HostClock.h"
+#include "Recorder.h"
 #include "SelfStats.h"
-#include "SiteKeys.h"
+
+#include "../sites/SiteKeys.h"
 
 #include <atomic>
 #include <sys/syscall.h>
@@ -63,8 +64,8 @@ __attribute__((noinline)) std::uint32_t siteOfCall(std::uint32_t Callback) {
 }
 
 // The call's API as the catalogue names it (static storage: CallRecord and SiteCounters keep it).
-std::string_view apiOf(const CUpti_CallbackData *Cb, const CallbackInfo &Info) {
-  return !Info.Name.empty() ? Info.Name : internApiName(Cb->functionName);
+std::string_view apiOf(const ApiCallback &Call, const CallbackInfo &Info) {
+  return !Info.Name.empty() ? Info.Name : internApiName(Call.FunctionName);
 }
 
 // The highest site id seen so far: site ids are dense, so a higher one is a new site.
@@ -73,8 +74,8 @@ std::atomic<std::uint32_t> NewestSite{0};
 // A call the filter did not record, counted at its site (the recording's N records): what
 // tells confirm that the line ran. Costs a site key, no clock read, no lock. (The site is
 // keyed in onApiExit itself: siteOfCall's depth under the callback must not change.)
-void countSkipped(std::uint32_t Site, const CUpti_CallbackData *Cb, const CallbackInfo &Info) {
-  std::string_view Api = apiOf(Cb, Info);
+void countSkipped(std::uint32_t Site, const ApiCallback &Call, const CallbackInfo &Info) {
+  std::string_view Api = apiOf(Call, Info);
   if (Site > NewestSite.load(std::memory_order_relaxed)) [[unlikely]] {
     NewestSite.store(Site, std::memory_order_relaxed);  // racy max: a lost update only delays
     if (Info.Launch)
@@ -102,14 +103,13 @@ void noteContextCreated() {
     Thread.CreatedContext = true;
 }
 
-void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-                const CallbackInfo &Info) {
+void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info) {
   if (Thread.Depth++ > 0)
     return;
   if (!Parts && selfStatsOn()) [[unlikely]]
     Parts = threadHandlerParts();
   std::uint64_t T0 = Parts ? hostTicks() : 0;
-  EntryDecision D = decideAtEntry(Domain, Id, Cb, Info);
+  EntryDecision D = decideAtEntry(Call, Info);
   if (Parts)
     Parts->Filter += hostTicks() - T0;
   if (D.EnableLaunches)
@@ -123,17 +123,16 @@ void onApiEnter(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Ca
   Thread.CreatedContext = false;
   Thread.OffTorchStream = D.OffTorchStream;
   if (D.OffTorchStream) [[unlikely]]
-    Thread.CurrentStream = Hooks.StreamIdOf ? Hooks.StreamIdOf(Cb->context, D.CurrentStream) : UINT32_MAX;
+    Thread.CurrentStream = Hooks.StreamIdOf ? Hooks.StreamIdOf(Call.Context, D.CurrentStream) : UINT32_MAX;
   if (!Thread.Skip)
     Thread.Enter = hostTicks();
 }
 
-void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-               const CallbackInfo &Info) {
+void onApiExit(const ApiCallback &Call, const CallbackInfo &Info) {
   if (--Thread.Depth > 0)
     return;
   if (Thread.Skip) {
-    countSkipped(siteOfCall(static_cast<std::uint32_t>(Domain) << 16 | Id), Cb, Info);
+    countSkipped(siteOfCall(Call.Key), Call, Info);
     return;
   }
   std::uint64_t Exit = hostTicks();
@@ -142,12 +141,12 @@ void onApiExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_Cal
   R.Enter = Thread.Enter;
   R.Exit = Exit;
   R.Thread = threadId();
-  R.Api = apiOf(Cb, Info);
-  R.Correlation = Cb->correlationId;
+  R.Api = apiOf(Call, Info);
+  R.Correlation = Call.Correlation;
   R.CreatedContext = Thread.CreatedContext;
   R.OffTorchStream = Thread.OffTorchStream;
   R.CurrentStream = Thread.CurrentStream;
-  R.Site = siteOfCall(static_cast<std::uint32_t>(Domain) << 16 | Id);
+  R.Site = siteOfCall(Call.Key);
   std::uint64_t T0 = Parts ? hostTicks() : 0;
   CallRing *Ring = threadRing();
   if (!Ring || !Ring->push(R)) {

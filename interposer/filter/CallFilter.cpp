@@ -165,50 +165,6 @@ bool pinned(const void *P) {
   return Pinned;
 }
 
-// The stream a launch goes to, runtime or driver API; false when it cannot be read.
-bool launchStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params, const void **Stream,
-                  bool *PerThreadApi) {
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    switch (Id) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-      *Stream = static_cast<const cudaLaunchKernel_v7000_params *>(Params)->stream;
-      *PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000;
-      return true;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
-      const auto *P = static_cast<const cudaLaunchKernelExC_v11060_params *>(Params);
-      if (!P->config)
-        return false;
-      *Stream = P->config->stream;
-      *PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
-      return true;
-    }
-    default:
-      return false;
-    }
-  }
-  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-      (Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)) {
-    *Stream = static_cast<const cuLaunchKernel_params *>(Params)->hStream;
-    *PerThreadApi = Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz;
-    return true;
-  }
-  // cudaLaunchKernelExC reaches the driver as cuLaunchKernelEx (PyTorch 2.11 launches about
-  // a third of a training step's kernels so); with the runtime's callback off, the driver's
-  // is the one that fires.
-  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-      (Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)) {
-    const CUlaunchConfig *Config = static_cast<const cuLaunchKernelEx_params *>(Params)->config;
-    if (!Config)
-      return false;
-    *Stream = Config->hStream;
-    *PerThreadApi = Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
-    return true;
-  }
-  return false;
-}
-
 int deviceOf(const void *Context) {
   if (Context != LastContext || LastDevice < 0) {
     int Device = -1;
@@ -222,11 +178,11 @@ int deviceOf(const void *Context) {
 
 // A launch onto a default stream (legacy or per-thread) while PyTorch's current stream is
 // another: recorded with it, and kernels traced from here (what it was unordered with).
-bool offTorchStream(const CUpti_CallbackData *Cb, bool PerThread, EntryDecision &D) {
+bool offTorchStream(const ApiCallback &Call, bool PerThread, EntryDecision &D) {
   if (!TorchSideStreams.load(std::memory_order_relaxed))
     return false;
   const void *Current = nullptr;
-  if (!launchOffTorchStream(PerThread, deviceOf(Cb->context), &Current))
+  if (!launchOffTorchStream(PerThread, deviceOf(Call.Context), &Current))
     return false;
   D = {true, true};
   D.OffTorchStream = true;
@@ -234,11 +190,10 @@ bool offTorchStream(const CUpti_CallbackData *Cb, bool PerThread, EntryDecision 
   return true;
 }
 
-EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
-  const void *S = nullptr;
-  bool PerThreadApi = false;
-  if (!launchStream(Domain, Id, Cb->functionParams, &S, &PerThreadApi))
+EntryDecision launchDecision(const ApiCallback &Call) {
+  if (!Call.Args.StreamKnown)
     return {true, true};
+  const void *S = Call.Args.Stream;
   // A launch that cannot matter counts towards turning launch callbacks off again.
   auto Idle = [](bool Judged) {
     EntryDecision D{false, false};
@@ -251,13 +206,13 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
     }
     return D;
   };
-  switch (classify(S, PerThreadApi)) {
+  switch (classify(S, Call.Args.PerThreadApi)) {
   case StreamClass::NonBlocking:
   case StreamClass::Captured:  // a graph node now: it runs when the graph is launched
     return Idle(true);
   case StreamClass::Legacy: {
     EntryDecision D;
-    if (offTorchStream(Cb, false, D))
+    if (offTorchStream(Call, false, D))
       return D;
     if (!BlockingWorkSeen.load(std::memory_order_relaxed))
       return Idle(false);  // nothing it could serialize with yet, but its kernel is untraced
@@ -267,7 +222,7 @@ EntryDecision launchDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, c
     noteBlockingWork();
     EntryDecision D;
     // (a default handle here is the per-thread stream: classify took the legacy one)
-    if (reinterpret_cast<std::uintptr_t>(S) <= 2 && offTorchStream(Cb, true, D))
+    if (reinterpret_cast<std::uintptr_t>(S) <= 2 && offTorchStream(Call, true, D))
       return D;
     return {true, true};
   }
@@ -284,35 +239,14 @@ struct CreatedStream {
   int Priority = 0;
   bool blocking() const { return !(Flags & kNonBlockingStreamFlag); }
 };
-CreatedStream createdStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    switch (Id) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000:
-      return {static_cast<const cudaStreamCreateWithFlags_v5000_params *>(Params)->flags, 0};
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050: {
-      const auto *P = static_cast<const cudaStreamCreateWithPriority_v5050_params *>(Params);
-      return {P->flags, P->priority};
-    }
-    default:
-      return {};  // cudaStreamCreate: blocking
-    }
-  }
-  if (Id == CUPTI_DRIVER_TRACE_CBID_cuStreamCreate)
-    return {static_cast<const cuStreamCreate_params *>(Params)->Flags, 0};
-  if (Id == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority) {
-    const auto *P = static_cast<const cuStreamCreateWithPriority_params *>(Params);
-    return {P->flags, P->priority};
-  }
-  return {};
-}
 
 // A stream of higher than default priority is created before the bulk work it will wait
 // behind is issued, so kernels are traced from its creation (the seed's priority puzzle).
 // PyTorch creates its high-priority pool streams as soon as any side stream is asked for:
 // such programs pay for kernel tracing (bench/train_loop.py side measures it).
-EntryDecision streamCreationDecision(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Params) {
+EntryDecision streamCreationDecision(const CallArgs &Args) {
   StreamEpoch.fetch_add(1, std::memory_order_acq_rel);
-  CreatedStream S = createdStream(Domain, Id, Params);
+  CreatedStream S{Args.StreamFlags, Args.StreamPriority};
   if (S.Priority < 0)
     HighPriorityStreams.store(true, std::memory_order_relaxed);
   IdleLaunches = 0;
@@ -325,23 +259,21 @@ EntryDecision streamCreationDecision(CUpti_CallbackDomain Domain, CUpti_Callback
   return {true, S.Priority < 0, S.blocking() || S.Priority < 0 || Torch};
 }
 
-bool copyCannotMatter(CUpti_CallbackId Id, const void *Params) {
-  if (Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 && Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000)
+bool copyCannotMatter(const CallArgs &P) {
+  if (!P.AsyncCopy)
     return false;
-  const auto *P = static_cast<const cudaMemcpyAsync_v3020_params *>(Params);
   // Priorities do not matter to copies: any non-blocking stream will do.
-  bool PerThreadApi = Id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000;
-  StreamClass C = classify(P->stream, PerThreadApi);
+  StreamClass C = classify(P.Stream, P.PerThreadApi);
   if (C == StreamClass::Captured)
     return true;  // a graph node now, and no pointer query while the stream is captured
   if (C == StreamClass::Blocking)
     noteBlockingWork();
   if (C != StreamClass::NonBlocking && C != StreamClass::HighPriority)
     return false;
-  if (P->kind == cudaMemcpyHostToDevice)
-    return pinned(P->src);
-  if (P->kind == cudaMemcpyDeviceToHost)
-    return pinned(P->dst);
+  if (P.CopyKind == kCopyHostToDevice)
+    return pinned(P.Src);
+  if (P.CopyKind == kCopyDeviceToHost)
+    return pinned(P.Dst);
   return false;  // cudaMemcpyDefault and the rest: judged by their activity record
 }
 
@@ -372,21 +304,20 @@ void bindDriver(void *Handle) {
 
 void bindDriverQueries(const DriverQueries &Queries) { Driver = Queries; }
 
-EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-                            const CallbackInfo &Info) {
+EntryDecision decideAtEntry(const ApiCallback &Call, const CallbackInfo &Info) {
   if (Info.ReleasesHostMemory)
     HostMemoryEpoch.fetch_add(1, std::memory_order_acq_rel);
-  if (!Cb->functionParams)
+  if (!Call.Args.HasParams)
     return {true, Info.Launch};
   if (Info.CreatesStream)
-    return streamCreationDecision(Domain, Id, Cb->functionParams);
+    return streamCreationDecision(Call.Args);
   if (Info.Launch) {
-    EntryDecision D = launchDecision(Domain, Id, Cb);
+    EntryDecision D = launchDecision(Call);
     if (!D.Record && MeasureEverything.load(std::memory_order_relaxed)) [[unlikely]]
       D = {true, true};
     return D;
   }
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && copyCannotMatter(Id, Cb->functionParams) &&
+  if (copyCannotMatter(Call.Args) &&
       !MeasureEverything.load(std::memory_order_relaxed)) {
     EntryDecision D{false, false};
     D.Judged = true;  // pinned memory on a non-blocking stream: truly asynchronous
@@ -395,13 +326,6 @@ EntryDecision decideAtEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   // Any other call that sent work to a blocking stream (an async copy, a memset) makes
   // launches matter.
   return {true, false, BlockingWorkSeen.load(std::memory_order_relaxed)};
-}
-
-bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
-  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API)
-    return Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 || Id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060;
-  return Domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-         (Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || Id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx);
 }
 
 void setTorchStreamChecks(bool On) { TorchStreamChecks = On; }

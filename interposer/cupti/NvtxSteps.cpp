@@ -1,6 +1,6 @@
 #include "NvtxSteps.h"
 
-#include "../runtime/StepTracker.h"
+#include "../recorder/StepTracker.h"
 
 #include <generated_nvtx_meta.h>
 

@@ -1,0 +1,73 @@
+// CUPTI's activity buffers: where its records are written, and what happens to a full one.
+#include "Session.h"
+
+#include "../recorder/HostClock.h"
+#include "../recorder/SelfStats.h"
+
+#include <sys/mman.h>
+
+#include <mutex>
+
+namespace syncwatch::runtime {
+namespace {
+
+// Records reach the engine only when CUPTI hands a buffer back, and the engine can pair a
+// record with its call only while that call is still in its window (EventWindow carries
+// the newest quarter of it). Small buffers and a periodic flush keep that delay to a few
+// thousand records or FlushPeriodMs, far inside SYNCWATCH_WINDOW's default 65536 events.
+constexpr std::size_t BufferSize = 1 << 20;
+constexpr std::uint32_t FlushPeriodMs = 100;
+
+// Activity buffers come from a small pool of mmap'ed 1 MiB blocks. malloc'ed ones, freed
+// by the hundred over a copy-heavy run, stayed in the heap (glibc raises its mmap threshold
+// after the first free): peak RSS grew by the buffers CUPTI ever held at once.
+constexpr int kPooledBuffers = 4;
+std::mutex BufferPoolLock;  // trivially destructible in libstdc++
+uint8_t *BufferPool[kPooledBuffers] = {};
+int BuffersPooled = 0;
+
+void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size, size_t *MaxRecords) {
+  *Buffer = nullptr;
+  {
+    std::lock_guard<std::mutex> G(BufferPoolLock);
+    if (BuffersPooled > 0)
+      *Buffer = BufferPool[--BuffersPooled];
+  }
+  if (!*Buffer) {
+    void *P = ::mmap(nullptr, BufferSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *Buffer = P == MAP_FAILED ? nullptr : static_cast<uint8_t *>(P);
+  }
+  *Size = *Buffer ? BufferSize : 0;
+  *MaxRecords = 0;
+}
+
+void releaseBuffer(uint8_t *Buffer) {
+  {
+    std::lock_guard<std::mutex> G(BufferPoolLock);
+    if (BuffersPooled < kPooledBuffers) {
+      BufferPool[BuffersPooled++] = Buffer;
+      return;
+    }
+  }
+  ::munmap(Buffer, BufferSize);
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {
+  std::uint64_t T0 = selfStatsOn() ? hostTicks() : 0;
+  std::size_t Records = convertActivityRecords(Buffer, Valid);
+  releaseBuffer(Buffer);
+  if (selfStatsOn())
+    countActivityBuffer(Records, hostTicks() - T0);
+}
+
+// SYNCWATCH_FLOOR=activity: buffers are handed back unread.
+void CUPTIAPI bufferDropped(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t) { releaseBuffer(Buffer); }
+
+} // namespace
+
+void registerActivityBuffers(bool DropRecords) {
+  cuptiActivityRegisterCallbacks(bufferRequested, DropRecords ? bufferDropped : bufferCompleted);
+  cuptiActivityFlushPeriod(FlushPeriodMs);
+}
+
+} // namespace syncwatch::runtime

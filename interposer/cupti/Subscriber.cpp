@@ -1,0 +1,330 @@
+// The CUPTI subscription: one subscriber, callbacks enabled only for the catalogued runtime
+// and driver APIs (rules/cuda_api.def), each decoded into an ApiCallback for the handlers
+// (recorder/ApiHandler.h); launch callbacks and kernel records switched on and off as they
+// come to matter; activity records for copies, memsets, kernels and streams. start() runs
+// from libsyncwatch.cpp: a constructor under LD_PRELOAD, or CUDA's injection entry point.
+#include "Subscriber.h"
+
+#include "CallDecoding.h"
+#include "NvtxSteps.h"
+#include "Session.h"
+
+#include "../recorder/ApiHandler.h"
+#include "../recorder/HostClock.h"
+#include "../recorder/Recorder.h"
+#include "../recorder/SelfStats.h"
+#include "../recorder/Stderr.h"
+#include "../recorder/StepTracker.h"
+#include "../sites/PythonStacks.h"
+
+#include "syncwatch/catalogue.h"
+#include "syncwatch/source_hash.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace syncwatch::runtime {
+
+Startup *Start = nullptr;
+
+namespace {
+
+std::atomic<bool> Started{false};
+
+Recorder *TheRecorder = nullptr;
+std::once_flag RecorderOnce;
+
+const CallbackInfo &infoOf(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  static const CallbackInfo None;
+  const std::vector<CallbackInfo> &Ids = Domain == CUPTI_CB_DOMAIN_RUNTIME_API ? Start->RuntimeIds : Start->DriverIds;
+  return Id < Ids.size() ? Ids[Id] : None;
+}
+
+// Kernel activity records are what a CUPTI tool pays most for on launch-bound programs
+// (bench/runtime_overhead.sh: 0.3-0.8 us per launch on an H200). The engine needs them
+// for three things only: serialization (work on the legacy or a blocking stream held by
+// another stream), priority inversion, and naming the kernel a slow call waited for. So in
+// the default `auto` mode they are turned on at the first work onto a blocking stream (or
+// onto a stream syncwatch cannot read), at the creation of a high-priority stream, and at
+// the first call that stalled the host (CallFilter.h has the details and what it misses).
+// A program that launches only onto the legacy stream and non-blocking streams and never
+// stalls - a PyTorch training loop without side streams - pays for none.
+KernelTrace KernelMode = KernelTrace::Auto;
+std::atomic<bool> KernelsOn{false};
+std::atomic<std::uint64_t> KernelsOnSince{UINT64_MAX};  // CUPTI time; 0: from the start
+
+std::atomic<bool> LaunchCallbacksOn{false};  // the deferrable launch callbacks (enableLaunchCallbacks)
+
+
+void traceKernels() {
+  if (KernelsOn.load(std::memory_order_relaxed) || KernelsOn.exchange(true))
+    return;
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (selfStatsOn())
+    countToggle(Toggle::KernelsOn);
+  std::uint64_t Now = 0;
+  cuptiGetTimestamp(&Now);
+  KernelsOnSince.store(Now);
+  recorder().kernelsTracedFrom(Now);
+}
+
+// Launches are most of a launch-bound program's CUDA calls, and a CUPTI callback costs
+// even when it does nothing (the floor in bench/runtime_overhead.sh). Launches onto the
+// legacy stream and non-blocking streams of the default priority cannot matter to any
+// rule until a blocking or high-priority stream exists (CallFilter.h). Their callbacks are
+// on from the start all the same, counting each launch at its site without recording it
+// (so that confirm knows which launch lines ran), and go off once they have long been of no
+// use: kIdleLaunchesBeforeOff launches in a row that could not matter and came from sites
+// already seen. The Recorder keeps when they were off (the recording's L records): a launch
+// line not seen may have run then, and confirm says so instead of "not exercised".
+void enableLaunchCallbacks() {
+  if (LaunchCallbacksOn.load(std::memory_order_relaxed) || LaunchCallbacksOn.exchange(true))
+    return;
+  for (auto [Domain, Id] : Start->DeferredLaunchIds)
+    cuptiEnableCallback(1, Start->Subscriber, Domain, Id);
+  if (TheRecorder)  // none yet at start()
+    TheRecorder->launchCallbacks(true, cuptiNow());
+  if (selfStatsOn())
+    countToggle(Toggle::LaunchesOn);
+}
+void disableLaunchCallbacks() {
+  if (KernelMode == KernelTrace::Always || !LaunchCallbacksOn.exchange(false))
+    return;
+  for (auto [Domain, Id] : Start->DeferredLaunchIds)
+    cuptiEnableCallback(0, Start->Subscriber, Domain, Id);
+  recorder().launchCallbacks(false, cuptiNow());
+  if (selfStatsOn())
+    countToggle(Toggle::LaunchesOff);
+}
+
+void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
+  if (InForkedChild.load(std::memory_order_relaxed))
+    return;
+  if (Domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (Id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+      noteContextCreated();
+    return;
+  }
+  if (Domain == CUPTI_CB_DOMAIN_NVTX) {  // SYNCWATCH_STEP only
+    thread_local const std::uint64_t Tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+    onNvtx(Id, Data, Tid, cuptiNow());
+    return;
+  }
+  const auto *Cb = static_cast<const CUpti_CallbackData *>(Data);
+  bool Entry = Cb->callbackSite == CUPTI_API_ENTER;
+  const CallbackInfo &Info = infoOf(Domain, Id);
+  if (selfStatsOn()) [[unlikely]] {
+    std::uint64_t T0 = hostTicks();
+    if (Entry)
+      onApiEnter(decodeEntry(Domain, Id, Cb, Info.Launch, Info.CreatesStream), Info);
+    else
+      onApiExit(decodeExit(Domain, Id, Cb), Info);
+    countCallback(keyOf(Domain, Id), Entry, hostTicks() - T0);
+    return;
+  }
+  if (Entry)
+    onApiEnter(decodeEntry(Domain, Id, Cb, Info.Launch, Info.CreatesStream), Info);
+  else
+    onApiExit(decodeExit(Domain, Id, Cb), Info);
+}
+
+// PyTorch's current stream as the engine names streams (TorchStreams.h): CUPTI's id.
+std::uint32_t streamIdOf(const void *Context, const void *Stream) {
+  std::uint32_t Id = 0;
+  return cuptiGetStreamIdEx(static_cast<CUcontext>(const_cast<void *>(Context)),
+                            static_cast<CUstream>(const_cast<void *>(Stream)), 0, &Id) == CUPTI_SUCCESS
+             ? Id
+             : UINT32_MAX;
+}
+
+
+// SYNCWATCH_FLOOR=1: the same subscription and callbacks doing nothing - the floor any
+// CUPTI tool pays, which the overhead benchmark compares syncwatch against.
+void CUPTIAPI onApiFloor(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
+
+// Activity records: copies, memsets, streams (kernels on demand). The driver is loaded by
+// now (CUPTI needs it); its queries are looked up, not linked, so that libsyncwatch.so
+// loads on machines without a driver.
+void startActivity(bool Floor = false) {
+  bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
+  registerActivityBuffers(Floor);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+  if (KernelMode == KernelTrace::Always) {
+    KernelsOn.store(true);
+    KernelsOnSince.store(0);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  }
+}
+
+void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, CUpti_CallbackId Count,
+                      std::vector<CallbackInfo> &Ids, bool DeferLaunches) {
+  Ids.assign(Count, CallbackInfo());
+  for (CUpti_CallbackId Id = 1; Id < Count; ++Id) {
+    const char *Name = nullptr;
+    if (cuptiGetCallbackName(Domain, Id, &Name) != CUPTI_SUCCESS || !Name)
+      continue;
+    const ApiInfo *Api = findApi(Name);
+    // cudaEventQuery is catalogued for the analyzer (a finished polling loop drains work);
+    // it never waits, and PyTorch's caching allocator polls events on every allocation:
+    // a callback there would cost every process and tell nothing.
+    if (Api && Api->Family == ApiFamily::EventQuery)
+      continue;
+    if (Api) {
+      Ids[Id] = callbackInfoOf(*Api);
+      if (DeferLaunches && launchCallbackDeferrable(Domain, Id)) {
+        Start->DeferredLaunchIds.push_back({Domain, Id});
+        continue;
+      }
+      cuptiEnableCallback(1, Sub, Domain, Id);
+    }
+  }
+}
+
+// Why SYNCWATCH_STEP cannot see steps, found at load (prepareNvtxInjection); said with the
+// configuration's messages.
+std::string *StepsUnseen = nullptr;
+
+// SYNCWATCH_STEP: the NVTX ranges that are steps, from CUPTI's NVTX domain. With
+// SYNCWATCH_MEASURE=steps, everything is measured while a step is open.
+void startSteps(CUpti_SubscriberHandle Sub, const Config &Cfg) {
+  if (Cfg.StepName.empty())
+    return;
+  std::function<void(bool)> OnOpen;
+  if (Cfg.MeasureSteps)
+    OnOpen = [](bool Open) { setMeasureAll(Open); };
+  followSteps(new StepTracker(Cfg.StepName), [](const StepSpan &S) { recorder().noteStep(S); }, std::move(OnOpen));
+  if (cuptiEnableDomain(1, Sub, CUPTI_CB_DOMAIN_NVTX) != CUPTI_SUCCESS)
+    Start->ConfigMessages += "syncwatch: SYNCWATCH_STEP: CUPTI's NVTX callbacks are unavailable; steps are not seen\n";
+}
+
+void startOnce() {
+  if (Started.exchange(true))
+    return;
+  Start = new Startup;
+  Start->Cfg = readConfig(Start->ConfigMessages);
+  if (StepsUnseen)
+    Start->ConfigMessages += *StepsUnseen;
+  if (Start->Cfg.Disable)  // SYNCWATCH_DISABLE=1 reached through CUDA_INJECTION64_PATH too
+    return;
+  // A fork()ed child keeps the parent's memory, not its CUPTI session or threads.
+  pthread_atfork(nullptr, nullptr, [] {
+    InForkedChild.store(true);
+    forgetSignalPipe();
+  });
+  prepareSourceHashing();  // before the atexit handler: see source_hash.h
+  std::atexit([] { finishOnce("at exit"); });
+  // SYNCWATCH_FLOOR (bench/runtime_overhead.sh): what CUPTI alone costs, with callbacks that
+  // do nothing. 1: every catalogued callback, launches included - what any CUPTI tool that
+  // watches these APIs pays. activity: syncwatch's own subscription (launch callbacks left
+  // off, as syncwatch leaves them until a launch can matter) and its activity records,
+  // dropped unread - what syncwatch cannot get below without seeing less.
+  const char *FloorEnv = std::getenv("SYNCWATCH_FLOOR");
+  bool FloorActivity = FloorEnv && std::string_view(FloorEnv) == "activity";
+  bool Floor = FloorActivity || (FloorEnv && *FloorEnv == '1');
+  CUptiResult R = cuptiSubscribe(&Start->Subscriber, Floor ? onApiFloor : onApi, nullptr);
+  if (R != CUPTI_SUCCESS) {
+    const char *Text = nullptr;
+    cuptiGetResultString(R, &Text);
+    Start->NotActive = std::string("syncwatch: not active: ") +
+                       (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                            ? "another profiler (Nsight Systems, torch.profiler...) already holds CUPTI"
+                            : std::string("CUPTI is unavailable (") + (Text ? Text : "unknown error") +
+                                  "; no GPU or no CUDA driver?)") +
+                       "; the program ran without it\n";
+    return;
+  }
+  // The handlers are set up before any callback can reach them.
+  KernelMode = Start->Cfg.Kernels;
+  setIdleLaunchesBeforeOff(static_cast<unsigned>(std::min<std::uint64_t>(Start->Cfg.IdleLaunches, 1u << 30)));
+  setTorchStreamChecks(Start->Cfg.TorchStreams);
+  startHostClock(cuptiNow);
+  HandlerHooks Hooks;
+  Hooks.TheRecorder = recorder;
+  Hooks.EnableLaunches = enableLaunchCallbacks;
+  Hooks.DisableLaunches = disableLaunchCallbacks;
+  Hooks.TraceKernels = traceKernels;
+  Hooks.StreamIdOf = streamIdOf;
+  Hooks.AutoKernels = KernelMode == KernelTrace::Auto;
+  Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
+  Hooks.MeasureForNs = Start->Cfg.MeasureAll ? Start->Cfg.MeasureForNs : 0;
+  setHandlerHooks(Hooks);
+  setMeasureAll(Start->Cfg.MeasureAll);
+  // (SYNCWATCH_MEASURE=steps: launches and kernels traced from the start, as with all, and
+  // the fast path's filter off only while a step is open)
+  bool MeasureFromStart = Start->Cfg.MeasureAll || Start->Cfg.MeasureSteps;
+  // The floor measures what any CUPTI tool pays: every catalogued callback, launches too.
+  bool Defer = !Floor || FloorActivity;
+  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, Start->RuntimeIds, Defer);
+  enableCatalogued(Start->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, Start->DriverIds, Defer);
+  if (FloorActivity)
+    startActivity(true);
+  if (Floor)
+    return;
+  if (Start->Cfg.Stats)
+    enableSelfStats(CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  // Context creation: the call it happens in is start-up, not a wait (ApiCall::CreatedContext).
+  cuptiEnableCallback(1, Start->Subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  KernelMode = Start->Cfg.Kernels;
+  startActivity();
+  // Counted from the first launch (see enableLaunchCallbacks) - but in a Python process they
+  // stay off until a launch can matter, as before issue 37: on the H200, bench/train_loop.py's
+  // first 500 steps were ~20% slower with them on from the start (8 interleaved rounds; the
+  // steady state within noise). Its report then says coverage.launches "partial".
+  bool Python = ::dlsym(RTLD_DEFAULT, "Py_IsInitialized") != nullptr;
+  if (!Python || KernelMode == KernelTrace::Always || MeasureFromStart)
+    enableLaunchCallbacks();
+  if (MeasureFromStart && KernelMode != KernelTrace::Off) {
+    // Every launch timed: its kernel's records from the first one on.
+    KernelsOn.store(true);
+    KernelsOnSince.store(0);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  }
+  startSteps(Start->Subscriber, Start->Cfg);
+  watchForPython(Start->Cfg.Python);  // a no-op where the load-time watch is on
+}
+
+} // namespace
+
+Recorder &recorder() {
+  std::call_once(RecorderOnce, [] {
+    writeStderr(Start->ConfigMessages);
+    TheRecorder = new Recorder(Start->Cfg);
+    TheRecorder->startDrainer();
+    TheRecorder->kernelsTracedFrom(KernelsOnSince.load());
+    if (!LaunchCallbacksOn.load())  // deferred at start (a Python process): not counted from 0
+      TheRecorder->launchCallbacks(false, 0);
+    installSignalHandlers();
+    std::atexit(nameDevicesAtExit);
+  });
+  return *TheRecorder;
+}
+
+Recorder *recorderIfMade() { return TheRecorder; }
+
+std::uint64_t cuptiNow() {
+  std::uint64_t Now = 0;
+  cuptiGetTimestamp(&Now);
+  return Now;
+}
+
+void start() { startOnce(); }
+
+void prepareSteps(const std::string &StepPattern) {
+  std::string Unseen = prepareNvtxInjection(StepPattern, reinterpret_cast<const void *>(&cuptiSubscribe));
+  if (!Unseen.empty())
+    StepsUnseen = new std::string(Unseen);
+}
+
+} // namespace syncwatch::runtime

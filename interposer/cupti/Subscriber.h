@@ -1,0 +1,18 @@
+// The CUPTI session's two entry points, for libsyncwatch.cpp (the library's load-time
+// constructor and CUDA's injection entry point).
+#pragma once
+
+#include <string>
+
+namespace syncwatch::runtime {
+
+// Subscribes to CUPTI and enables the catalogued callbacks, once per process; says nothing
+// until the first CUDA event (or, at exit, why CUPTI could not be used).
+void start();
+
+// At load, before the program's first NVTX call (SYNCWATCH_STEP): NVTX pointed at libcupti
+// as its injection library (NvtxSteps.h); why steps cannot be seen is said with the
+// configuration's messages.
+void prepareSteps(const std::string &StepPattern);
+
+} // namespace syncwatch::runtime
