@@ -50,4 +50,16 @@ ParsedArgs parseArgs(const std::vector<std::string> &Args, const std::vector<Opt
   return P;
 }
 
+bool pathMapOption(const ParsedArgs &P, PathMaps &Out, std::string &Error) {
+  for (const std::string &V : P.all("path-map")) {
+    auto Eq = V.find('=');
+    if (Eq == std::string::npos || Eq == 0) {
+      Error = "--path-map '" + V + "' is not OLD=NEW";
+      return false;
+    }
+    Out.push_back({V.substr(0, Eq), V.substr(Eq + 1)});
+  }
+  return true;
+}
+
 } // namespace syncwatch::runtime

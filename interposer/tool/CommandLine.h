@@ -4,6 +4,8 @@
 // here: the runtime half builds on GPU machines that have none.
 #pragma once
 
+#include "../join/PathMaps.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -35,5 +37,8 @@ struct ParsedArgs {
 };
 
 ParsedArgs parseArgs(const std::vector<std::string> &Args, const std::vector<OptionSpec> &Specs);
+
+// Every --path-map of P (join/PathMaps.h); false with Error for one that is not OLD=NEW.
+bool pathMapOption(const ParsedArgs &P, PathMaps &Out, std::string &Error);
 
 } // namespace syncwatch::runtime

@@ -9,26 +9,27 @@
 //       runs the engine on a recorded event stream, offline (no GPU needed); with --window,
 //       feeds it the way libsyncwatch.so does - through a bounded window, GPU records
 //       arriving L ms after their work ended (CUPTI's buffering) - to test the windowing
-#include "../engine/Engine.h"
+#include "CommandLine.h"
+#include "PreloadCheck.h"
+
 #include "../engine/CalibrationProfile.h"
+#include "../engine/Engine.h"
 #include "../engine/EventWindow.h"
 #include "../engine/TraceWriter.h"
 #include "../engine/Utilization.h"
-#include "CommandLine.h"
+#include "../join/ApplyFixes.h"
+#include "../join/Confirm.h"
+#include "../join/Gate.h"
+#include "../join/Merge.h"
+#include "../join/PathMaps.h"
+#include "../join/ToolFiles.h"
+#include "../join/Verify.h"
 
+#include "syncwatch/file_input.h"
+#include "syncwatch/file_output.h"
 #include "syncwatch/fingerprint.h"
 #include "syncwatch/report.h"
 #include "syncwatch/source_hash.h"
-#include "Confirm.h"
-#include "ApplyFixes.h"
-#include "Gate.h"
-#include "Verify.h"
-#include "Merge.h"
-#include "PathMaps.h"
-#include "PreloadCheck.h"
-#include "ToolFiles.h"
-#include "syncwatch/file_input.h"
-#include "syncwatch/file_output.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

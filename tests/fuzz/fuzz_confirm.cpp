@@ -1,6 +1,6 @@
 // syncwatch confirm's matcher: a lint SARIF and a runtime report (the input split at the
 // first line "----"), joined as `syncwatch confirm --static A --runtime B` joins them.
-#include "../../interposer/tool/Confirm.h"
+#include "../../interposer/join/Confirm.h"
 #include "FuzzInput.h"
 
 

@@ -3,7 +3,7 @@
 // any runtime report. One vocabulary for every status: a reader asks one key whatever the
 // status (a runtime-only result once had its cost under "totalMs" and a confirmed one under
 // "syncwatch.totalMs", and syncwatch-lsp's hover read 0 us for every runtime-only line).
-// Confirm writes these keys (interposer/tool/Confirm.cpp); the markdown summary and
+// Confirm writes these keys (interposer/join/Confirm.cpp); the markdown summary and
 // syncwatch-lsp read them; they are spelled here only.
 //
 //   status                      confirmed | not-observed | not-measured | not-exercised |

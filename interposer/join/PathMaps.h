@@ -4,8 +4,6 @@
 // replay and merge, which rewrite the report, and by confirm, which matches with them.
 #pragma once
 
-#include "CommandLine.h"
-
 #include "syncwatch/report.h"
 
 #include <string>
@@ -16,8 +14,6 @@ namespace syncwatch::runtime {
 
 using PathMaps = std::vector<std::pair<std::string, std::string>>;
 
-// Every --path-map of P; false with Error for one that is not OLD=NEW.
-bool pathMapOption(const ParsedArgs &P, PathMaps &Out, std::string &Error);
 std::string mapPath(const std::string &Path, const PathMaps &Maps);
 // The paths inside a message or an evidence value ("[Python: /work/main/x.py:32 ...]"):
 // each OLD that starts a path (not in the middle of one) is replaced.

@@ -8,18 +8,6 @@
 
 namespace syncwatch::runtime {
 
-bool pathMapOption(const ParsedArgs &P, PathMaps &Out, std::string &Error) {
-  for (const std::string &V : P.all("path-map")) {
-    auto Eq = V.find('=');
-    if (Eq == std::string::npos || Eq == 0) {
-      Error = "--path-map '" + V + "' is not OLD=NEW";
-      return false;
-    }
-    Out.push_back({V.substr(0, Eq), V.substr(Eq + 1)});
-  }
-  return true;
-}
-
 std::string mapPath(const std::string &Path, const PathMaps &Maps) {
   for (const auto &[From, To] : Maps)
     if (Path.rfind(From, 0) == 0)
