@@ -1,6 +1,6 @@
 // The runtime engine on hand-built event streams: each case is a situation from
 // docs/measured-behaviour.md, with times in microseconds for readability.
-#include "../interposer/engine/CalibrationProfile.h"
+#include "../interposer/engine/CalibrationEvidence.h"
 #include "../interposer/engine/Engine.h"
 #include "../interposer/engine/EventWindow.h"
 #include "../interposer/engine/TraceWriter.h"

@@ -1,3 +1,4 @@
+#include "../analyzer/lint/CudaInstall.h"
 #include "../analyzer/lint/GlobList.h"
 #include "../analyzer/lint/HostSideArgs.h"
 #include "../analyzer/lint/LintRunner.h"

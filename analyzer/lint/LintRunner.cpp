@@ -5,7 +5,7 @@
 
 #include "../checks/CheckRegistry.h"
 #include "NoLintFilter.h"
-#include "NvccTranslation.h"
+#include "TranslatingDatabase.h"
 #include "PreludePch.h"
 #include "SarifMerge.h"
 

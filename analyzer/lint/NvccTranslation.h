@@ -7,13 +7,16 @@
 // mode expects (or drops it, when it only steers device code generation or the build),
 // finds the CUDA install the entry was built with, and adds what nvcc provides implicitly
 // (docs/nvcc-compat.md lists every item with the construct that needed it).
+//
+// The pieces: this file's translateCommand (NvccTranslation.cpp); nvcc's options and one
+// handler per action (nvcc_options.def, NvccOptionHandlers.cpp); the CUDA install and the
+// host compiler's omp.h (CudaInstall.h); a compilation database of translated commands
+// (TranslatingDatabase.h).
 #pragma once
 
-#include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,39 +48,5 @@ CompilerKind detectCompiler(llvm::ArrayRef<std::string> Args, llvm::StringRef Fi
 // Response files (@file, nvcc's --options-file) are expanded relative to Directory.
 TranslatedCommand translateCommand(llvm::ArrayRef<std::string> Args, llvm::StringRef Directory,
                                    llvm::StringRef File, const TranslationConfig &Config);
-
-// The CUDA install an nvcc at NvccPath belongs to (<install>/bin/nvcc, found on PATH when
-// it is a bare name), or "" when that is not a CUDA install with headers.
-std::string cudaPathOfNvcc(llvm::StringRef NvccPath);
-
-// CUDA's version as nvcc reports it in __CUDACC_VER_{MAJOR,MINOR,BUILD}__: from
-// version.json, the nvcc wheel's dist-info, or cuda.h's CUDA_VERSION (build 0).
-struct CudaVersion {
-  unsigned Major = 0, Minor = 0, Build = 0;
-  bool known() const { return Major != 0; }
-};
-CudaVersion cudaVersionOf(llvm::StringRef CudaPath);
-
-// The omp.h of the GCC installation a g++ host compiler uses (clang's resource dir has
-// none unless libomp-dev is installed), or "".
-std::string findGccOmpHeader(llvm::StringRef HostCompiler);
-
-// A compilation database whose commands are translated (translateCommand). Commands that
-// cannot be read keep their original form; translationError() says why.
-class TranslatingDatabase : public clang::tooling::CompilationDatabase {
-public:
-  TranslatingDatabase(const clang::tooling::CompilationDatabase &Base, TranslationConfig Config)
-      : Base(Base), Config(std::move(Config)) {}
-  std::vector<clang::tooling::CompileCommand> getCompileCommands(llvm::StringRef File) const override;
-  std::vector<std::string> getAllFiles() const override { return Base.getAllFiles(); }
-  std::vector<clang::tooling::CompileCommand> getAllCompileCommands() const override;
-
-  // The error of the first command of File that could not be translated, or "".
-  std::string translationError(llvm::StringRef File) const;
-
-private:
-  const clang::tooling::CompilationDatabase &Base;
-  TranslationConfig Config;
-};
 
 } // namespace syncwatch

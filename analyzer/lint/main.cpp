@@ -9,14 +9,15 @@
 // commands (NvccTranslation.h); docs/ci.md and docs/nvcc-compat.md tell what changes.
 // Exit: 0 clean, 1 findings at or above --fail-on, 2 tool error (a file that does not
 // parse, a missing database, an unwritable report); other files are still reported.
-#include "Baseline.h"
+#include "BaselineFilter.h"
 #include "CheckOptionsFile.h"
 #include "CompileDatabase.h"
-#include "Profile.h"
+#include "ProfileSeverities.h"
 #include "Fixes.h"
 #include "InstallLayout.h"
 #include "LintRunner.h"
 #include "NvccTranslation.h"
+#include "TranslatingDatabase.h"
 #include "SarifMerge.h"
 
 #include "syncwatch/fingerprint.h"

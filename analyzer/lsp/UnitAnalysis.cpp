@@ -2,8 +2,8 @@
 
 #include "../lint/CheckOptionsFile.h"
 #include "../lint/CompileDatabase.h"
-#include "../lint/NvccTranslation.h"
-#include "../lint/Profile.h"
+#include "../lint/TranslatingDatabase.h"
+#include "../lint/ProfileSeverities.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -4,7 +4,7 @@
 
 #include "../sites/CallSites.h"
 #include "../engine/Engine.h"
-#include "../engine/CalibrationProfile.h"
+#include "../engine/CalibrationEvidence.h"
 #include "../engine/EventWindow.h"
 #include "../engine/TraceWriter.h"
 #include "../engine/Utilization.h"

@@ -12,7 +12,7 @@
 #include "CommandLine.h"
 #include "PreloadCheck.h"
 
-#include "../engine/CalibrationProfile.h"
+#include "../engine/CalibrationEvidence.h"
 #include "../engine/Engine.h"
 #include "../engine/EventWindow.h"
 #include "../engine/TraceWriter.h"

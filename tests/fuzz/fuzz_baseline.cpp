@@ -1,5 +1,5 @@
 // A --baseline file.
-#include "../../analyzer/lint/Baseline.h"
+#include "../../analyzer/lint/BaselineFilter.h"
 #include "FuzzInput.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data, std::size_t Size) {

@@ -1,4 +1,4 @@
-#include "CalibrationProfile.h"
+#include "CalibrationEvidence.h"
 
 #include "syncwatch/catalogue.h"
 

@@ -1,4 +1,4 @@
-#include "Profile.h"
+#include "ProfileSeverities.h"
 
 #include "syncwatch/catalogue.h"
 

@@ -1,4 +1,4 @@
-#include "Baseline.h"
+#include "BaselineFilter.h"
 
 #include "syncwatch/baseline.h"
 #include "syncwatch/file_input.h"
