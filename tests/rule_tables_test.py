@@ -130,6 +130,20 @@ with tempfile.TemporaryDirectory() as d:
     check("a missing README row and a missing page are both said",
           any("README.md's rules table" in x for x in p) and any("docs/rules/syncwatch-sync-in-loop.md" in x for x in p), p)
 
+def compile_like(neighbour, src, d):
+    """-fsyntax-only on src with the compile command of neighbour (a file of this build), the
+    copy's rules/include first."""
+    db = json.load(open(os.path.join(build, "compile_commands.json")))
+    entry = next(e for e in db if e["file"].endswith(neighbour))
+    cmd = shlex.split(entry["command"]) if "command" in entry else entry["arguments"]
+    out = [a for a in cmd if a not in ("-c",)]
+    i = out.index("-o")
+    del out[i:i + 2]
+    out = [a.replace(os.path.join(root, "rules", "include"), os.path.join(d, "rules", "include"))
+           for a in out if not a.endswith(neighbour)] + ["-fsyntax-only", src]
+    return subprocess.run(out, cwd=entry["directory"], capture_output=True, text=True)
+
+
 # The generator, on a copy: every table updated, the inputs and the page written, the check
 # registered and compilable; a second run with the same rule changes nothing and exits 2.
 gen = os.path.join(root, "tools", "new_rule.py")
@@ -156,39 +170,15 @@ with tempfile.TemporaryDirectory() as d:
                          "--root", d], capture_output=True, text=True)
     check("a malformed name: exit 2, said", r3.returncode == 2 and "lower-case words" in r3.stderr, r3.stderr)
     # Compiled as the build compiles the other checks (its compile database).
-    db = json.load(open(os.path.join(build, "compile_commands.json")))
-    entry = next(e for e in db if e["file"].endswith("analyzer/checks/SyncInLoopCheck.cpp"))
-    cmd = shlex.split(entry["command"]) if "command" in entry else entry["arguments"]
-    src = os.path.join(d, "analyzer", "checks", "DoubleWaitCheck.cpp")
-    out = [a for a in cmd if a not in ("-c",)]
-    i = out.index("-o")
-    del out[i:i + 2]
-    out = [a for a in out if not a.endswith("SyncInLoopCheck.cpp")] + ["-fsyntax-only", src]
-    r = subprocess.run(out, cwd=entry["directory"], capture_output=True, text=True)
+    r = compile_like("analyzer/checks/SyncInLoopCheck.cpp", os.path.join(d, "analyzer", "checks", "DoubleWaitCheck.cpp"), d)
     check("the generated check compiles", r.returncode == 0, r.stderr[-2000:])
-    reg = os.path.join(d, "analyzer", "checks", "CheckRegistry.cpp")
-    out[-1] = reg
     # The registry needs the rule's enumerator: the copied rules.def, through its include path.
-    out = [a.replace(os.path.join(root, "rules", "include"), os.path.join(d, "rules", "include")) for a in out]
-    r = subprocess.run(out, cwd=entry["directory"], capture_output=True, text=True)
+    r = compile_like("analyzer/checks/SyncInLoopCheck.cpp", os.path.join(d, "analyzer", "checks", "CheckRegistry.cpp"), d)
     check("the registry with the generated check compiles", r.returncode == 0, r.stderr[-2000:])
 
 # A rule the runtime reports from a new pass: its row names the pass, and the pass (finding
 # nothing yet), its row in runtime_passes.def, its registration, its build line and a test
 # that fails until it is written all exist and compile as the build compiles their neighbours.
-def compile_like(neighbour, src, d):
-    """-fsyntax-only on src with the compile command of neighbour (a file of this build), the
-    copy's rules/include first."""
-    db = json.load(open(os.path.join(build, "compile_commands.json")))
-    entry = next(e for e in db if e["file"].endswith(neighbour))
-    cmd = shlex.split(entry["command"]) if "command" in entry else entry["arguments"]
-    out = [a for a in cmd if a not in ("-c",)]
-    i = out.index("-o")
-    del out[i:i + 2]
-    out = [a.replace(os.path.join(root, "rules", "include"), os.path.join(d, "rules", "include"))
-           for a in out if not a.endswith(neighbour)] + ["-fsyntax-only", src]
-    return subprocess.run(out, cwd=entry["directory"], capture_output=True, text=True)
-
 with tempfile.TemporaryDirectory() as d:
     for sub in ("rules", "docs", "test_inputs", "analyzer", "interposer"):
         shutil.copytree(os.path.join(root, sub), os.path.join(d, sub))

@@ -10,14 +10,16 @@ namespace syncwatch {
 
 class PageableAsyncCopyCheck : public SyncwatchCheck {
 public:
+  // Also report copies whose host memory's provenance is unknown, as notes (syncwatch-lint's
+  // --report-unknown sets it).
+  static constexpr const char *ReportUnknownOption = "ReportUnknown";
+
   explicit PageableAsyncCopyCheck(const CheckOptionsView &Options)
-      : SyncwatchCheck(Options), ReportUnknown(boolOption(Options, "ReportUnknown", false)) {}
+      : SyncwatchCheck(Options), ReportUnknown(boolOption(Options, ReportUnknownOption, false)) {}
   void judge(const UnitFacts &Facts, DiagnosticSink &Sink) override;
 
 private:
-  // Also report copies whose host memory's provenance is unknown, as notes (option
-  // ReportUnknown; syncwatch-lint's --report-unknown).
-  const bool ReportUnknown;
+  const bool ReportUnknown;  // ReportUnknownOption
 
   // Reported: one finding per call and side (template instantiations repeat the call).
   void judgeCall(const clang::CallExpr &Call, const UnitFacts &Facts, clang::ASTContext &Ctx,

@@ -11,6 +11,7 @@
 // parse, a missing database, an unwritable report); other files are still reported.
 #include "BaselineFilter.h"
 #include "CheckOptionsFile.h"
+#include "../checks/PageableAsyncCopyCheck.h"
 #include "CompileDatabase.h"
 #include "ProfileSeverities.h"
 #include "Fixes.h"
@@ -464,8 +465,8 @@ Stop checkOptions(const char *Argv0, RunSettings &Settings) {
     return toolError("--shard '" + Shard + "': expected K/N with 1 <= K <= N, e.g. --shard=2/4");
   // --report-unknown is the pageable-copy check's ReportUnknown option.
   if (ReportUnknown)
-    Settings.CheckOptions[std::string(syncwatch::ruleInfo(syncwatch::RuleId::PageableAsyncCopy).Id) +
-                          ".ReportUnknown"] = "true";
+    Settings.CheckOptions[std::string(syncwatch::ruleInfo(syncwatch::RuleId::PageableAsyncCopy).Id) + "." +
+                          syncwatch::PageableAsyncCopyCheck::ReportUnknownOption] = "true";
   for (const std::string &O : CheckOption) {
     std::string Error;
     if (!syncwatch::parseCheckOption(O, Settings.CheckOptions, Error))

@@ -82,15 +82,21 @@ inline void decodeStreamCreation(CUpti_CallbackDomain Domain, CUpti_CallbackId I
 
 } // namespace detail
 
-// At a call's entry. Launch, CreatesStream: what the catalogue says of the id
-// (CallbackInfo): only the parameters that the filter will read are decoded.
-inline ApiCallback decodeEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-                           bool Launch, bool CreatesStream) {
+// At a call's exit: the call, no arguments read.
+inline ApiCallback decodeExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
   ApiCallback C;
   C.Key = keyOf(Domain, Id);
   C.Context = Cb->context;
   C.Correlation = Cb->correlationId;
   C.FunctionName = Cb->functionName;
+  return C;
+}
+
+// At its entry, with its arguments. Launch, CreatesStream: what the catalogue says of the id
+// (CallbackInfo): only the parameters that the filter will read are decoded.
+inline ApiCallback decodeEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
+                               bool Launch, bool CreatesStream) {
+  ApiCallback C = decodeExit(Domain, Id, Cb);
   const void *Params = Cb->functionParams;
   if (!Params)
     return C;
@@ -111,16 +117,6 @@ inline ApiCallback decodeEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id,
     A.Src = P->src;
     A.Dst = P->dst;
   }
-  return C;
-}
-
-// At its exit: no arguments are read.
-inline ApiCallback decodeExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
-  ApiCallback C;
-  C.Key = keyOf(Domain, Id);
-  C.Context = Cb->context;
-  C.Correlation = Cb->correlationId;
-  C.FunctionName = Cb->functionName;
   return C;
 }
 

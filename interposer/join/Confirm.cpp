@@ -406,7 +406,7 @@ Match matchStatic(const Finding &S, const Report &Static, RuntimeIndex &Ix) {
   // saves is not what the runtime measures at its line) is judged by whether its line ran,
   // never by another rule's cost there.
   const RuleInfo *Info = findRule(S.Rule);
-  M.StaticOnly = Info && !Info->RuntimeReports;
+  M.StaticOnly = Info && !Info->runtimeReports();
   if (M.StaticOnly)
     M.Hits.erase(std::remove_if(M.Hits.begin(), M.Hits.end(), [&](auto H) { return Ix.Findings[H.first].F->Rule != S.Rule; }),
                  M.Hits.end());

@@ -10,8 +10,8 @@ namespace {
 
 constexpr RuleInfo kRules[] = {
 #define SYNCWATCH_RULE(Enum, Id, Sev, Prefix, Runtime, Calibration, Confirm, Summary, Help) \
-  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix, RuntimePass::Runtime,                              \
-   RuntimePass::Runtime != RuntimePass::None, CalibrationUse::Calibration, ConfirmUse::Confirm},
+  {RuleId::Enum, Id, Severity::Sev, Summary, Help, Prefix, RuntimePass::Runtime, CalibrationUse::Calibration,    \
+   ConfirmUse::Confirm},
 #include "../rules.def"
 #undef SYNCWATCH_RULE
 };

@@ -27,7 +27,7 @@ TEST(PassRegistry, EveryNamedPassRunsOnceInTheCataloguesOrder) {
 
 TEST(PassRegistry, RuntimeReportsIsHavingAPass) {
   for (const RuleInfo &R : allRules())
-    EXPECT_EQ(R.RuntimeReports, R.Pass != RuntimePass::None) << R.Id;
+    EXPECT_EQ(R.runtimeReports(), R.Pass != RuntimePass::None) << R.Id;
   // The two the seed starts from: the legacy stream's serialization, and a device-wide wait.
   EXPECT_EQ(ruleInfo(RuleId::DefaultStream).Pass, RuntimePass::Serialization);
   EXPECT_EQ(ruleInfo(RuleId::ImplicitSync).Pass, RuntimePass::HostWait);

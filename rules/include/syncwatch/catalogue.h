@@ -47,9 +47,10 @@ struct RuleInfo {
   std::string_view Help;
   std::string_view TestPrefix;  // test_inputs/static/<prefix>_{pos,neg}_*.cu; "" runtime only
   RuntimePass Pass = RuntimePass::None;  // the runtime pass that reports it
-  bool RuntimeReports = true;   // libsyncwatch reports it, with what it cost (a pass is named)
   CalibrationUse Calibration = CalibrationUse::None;
   ConfirmUse Confirm = ConfirmUse::Time;
+  // libsyncwatch reports it, with what it cost: a pass is named.
+  constexpr bool runtimeReports() const { return Pass != RuntimePass::None; }
 };
 
 std::span<const RuleInfo> allRules();
