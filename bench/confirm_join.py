@@ -9,7 +9,7 @@ A PROGRAM_DIR holds `lint.sarif` and `recording.swrec` (or a runtime `report.jso
 test_inputs/runtime/public/<program>/ does; by default every such directory there, and the
 project's own H200 programs (tests/gpu/runtime_probe.cu with and without line tables,
 confirm_probe.cu), linted here against their committed recordings. Prints a
-row a program and the totals; a benchmark, not a test (tests/confirm_test.py checks the
+row a program and the totals; a benchmark, not a test (tests/join/confirm_test.py checks the
 statuses of the committed programs)."""
 import collections
 import glob

@@ -10,7 +10,7 @@ A sample is the fenced block (or the Markdown table) right under a marker line
 This script runs each COMMAND from the repository root, passes its stdout through the
 FILTERs, and writes the result into the block below the marker (the fence's first and last
 lines stay as they are). --check writes nothing: it prints each sample that is not what its
-command gives now and exits 1 (tests/docs_test.py runs it, so a stale sample fails CI).
+command gives now and exits 1 (tests/project/docs_test.py runs it, so a stale sample fails CI).
 Without --check it rewrites the pages; by default every page (README.md, docs/**/*.md).
 
 COMMAND (split as a shell would, quotes allowed; `*` globs are expanded, relative to the

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(clang-22 clang-tidy-22 clang-tools-22 libclang-22-dev llvm-22-dev libclang-cpp22-dev
           libclang-rt-22-dev libgtest-dev libgmock-dev libdw-dev ninja-build cmake python3 git
           neovim emacs-nox elpa-eglot elpa-lsp-mode)  # the editor tests of syncwatch-lsp
-                                                      # (tests/nvim_lsp_test.py, tests/emacs_lsp_test.py)
+                                                      # (tests/lsp/nvim_lsp_test.py, tests/lsp/emacs_lsp_test.py)
 missing=()
 for p in "${packages[@]}"; do
   status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
@@ -21,7 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The SARIF test validates with the jsonschema package; the docs test (tests/docs_test.py)
+# The SARIF test validates with the jsonschema package; the docs test (tests/project/docs_test.py)
 # parses the docs' YAML with PyYAML; the Markdown summaries are rendered with Python-Markdown.
 # (Debian's own python3 refuses pip installs outside a venv: its packages then.)
 if ! python3 -c 'import jsonschema, yaml, markdown, check_jsonschema' 2>/dev/null; then
@@ -29,7 +29,13 @@ if ! python3 -c 'import jsonschema, yaml, markdown, check_jsonschema' 2>/dev/nul
     { SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-jsonschema python3-yaml python3-markdown >/dev/null; }
 fi
 
-# Holistic Trace Analysis, to check that HTA loads syncwatch's traces (tests/hta_load_test.py).
+# lizard measures the functions' lengths (tools/check_function_lengths.py, ctest function_lengths).
+if ! python3 -c 'import lizard' 2>/dev/null; then
+  python3 -m pip install -q lizard 2>/dev/null ||
+    echo "setup: lizard could not be installed: ctest function_lengths will be skipped" >&2
+fi
+
+# Holistic Trace Analysis, to check that HTA loads syncwatch's traces (tests/runtime/hta_load_test.py).
 # Installed in a folder of its own (its pinned numpy/pandas stay out of the system's
 # packages) and without jupyterlab, which HTA lists but the parser does not need.
 hta_site="${HOME}/.cache/syncwatch/hta"

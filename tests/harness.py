@@ -2,7 +2,8 @@
 failed, to skip, and to end, so that every script's log reads the same and its tail names
 the cases that failed.
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),  # this folder, and tests/
+                    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     from harness import check, finish  # noqa: E402
 
     check("replay: exit 0", r.returncode == 0, r.stderr)

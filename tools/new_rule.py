@@ -15,9 +15,9 @@ test inputs. It writes, and says it did:
   test_inputs/static/README.md        its line in the list of checks
   test_inputs/static/XX_pos_*.cu, XX_neg_*.cu
                                       one input of each kind to start from; the corpus test
-                                      (tests/front_ends_test.cpp) wants three of each
+                                      (tests/analyzer/front_ends_test.cpp) wants three of each
 Then: write the check's judge(), the inputs and the page; build; run ctest. The tables are
-checked against rules.def by tests/rule_tables_test.py. CONTRIBUTING.md says more.
+checked against rules.def by tests/analyzer/rule_tables_test.py. CONTRIBUTING.md says more.
 Exit 2, with the reason and nothing written, when the rule or the prefix exists already."""
 import argparse
 import os
@@ -199,7 +199,7 @@ int main() {{
           f"(test_inputs/static/{a.prefix}_*.cu) and the page; build; ctest")
     if new_pass:
         print(f"new_rule: and {a.runtime_pass}Pass::run (interposer/passes/), until "
-              f"tests/passes/{snake(a.runtime_pass)}_pass_test.cpp passes")
+              f"tests/runtime/passes/{snake(a.runtime_pass)}_pass_test.cpp passes")
 
 
 def snake(name):
@@ -210,7 +210,7 @@ def runtime_pass_edits(edits, path, a, rid, enum, passes_def):
     """A new runtime pass: its row in runtime_passes.def, its class (finding nothing yet), its
     registration and build line, and a test that fails until the pass reports the rule."""
     name, cls = a.runtime_pass, a.runtime_pass + "Pass"
-    for p in (path("interposer", "passes", f"{cls}.h"), path("tests", "passes", f"{snake(name)}_pass_test.cpp")):
+    for p in (path("interposer", "passes", f"{cls}.h"), path("tests", "runtime", "passes", f"{snake(name)}_pass_test.cpp")):
         if os.path.exists(p):
             die(f"{os.path.relpath(p, path())} exists already")
     edits[path("rules", "runtime_passes.def")] = passes_def.rstrip("\n") + "\n\n" + \
@@ -229,12 +229,12 @@ def runtime_pass_edits(edits, path, a, rid, enum, passes_def):
         die("interposer/CMakeLists.txt has changed shape; add the pass's source by hand")
     edits[path("interposer", "CMakeLists.txt")] = cmake[:m.end(1)] + f"\n  passes/{cls}.cpp" + cmake[m.end(1):]
 
-    tests_cmake = open(path("tests", "CMakeLists.txt")).read()
-    anchor = "  # One test a runtime pass (tools/new_rule.py --runtime-pass adds them).\n"
+    tests_cmake = open(path("tests", "runtime", "CMakeLists.txt")).read()
+    anchor = "# One test a runtime pass (tools/new_rule.py --runtime-pass adds them).\n"
     if anchor not in tests_cmake:
-        die("tests/CMakeLists.txt has changed shape; add the pass's test by hand")
-    edits[path("tests", "CMakeLists.txt")] = tests_cmake.replace(
-        anchor, anchor + f"  syncwatch_pass_test({snake(name)}_pass passes/{snake(name)}_pass_test.cpp)\n")
+        die("tests/runtime/CMakeLists.txt has changed shape; add the pass's test by hand")
+    edits[path("tests", "runtime", "CMakeLists.txt")] = tests_cmake.replace(
+        anchor, anchor + f"syncwatch_pass_test({snake(name)}_pass passes/{snake(name)}_pass_test.cpp)\n")
 
     edits[path("interposer", "passes", f"{cls}.h")] = f"""// The {name} pass: {a.summary} ({rid}).
 #pragma once
@@ -265,10 +265,10 @@ void {cls}::run(const PassContext &Ctx, FindingSink &Sink) const {{
 
 }} // namespace syncwatch::runtime
 """
-    edits[path("tests", "passes", f"{snake(name)}_pass_test.cpp")] = f"""// The {name} pass on a hand-built window: {a.summary}.
+    edits[path("tests", "runtime", "passes", f"{snake(name)}_pass_test.cpp")] = f"""// The {name} pass on a hand-built window: {a.summary}.
 // It fails until {cls}::run reports the case below; then add the look-alikes it must leave
-// alone, as tests/engine_test.cpp does for the other passes.
-#include "../../interposer/engine/Engine.h"
+// alone, as tests/runtime/engine_test.cpp does for the other passes.
+#include "../../../interposer/engine/Engine.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,9 @@
-// Runs the enabled checks over files of a compilation database, in parallel, and
-// collects Findings and per-file tool errors.
+// The batch runner of syncwatch-lint: the enabled checks over files of a compilation
+// database, in parallel (threads), with the result cache, shards and the cross-unit phase;
+// Findings and per-file tool errors collected and sorted. Each unit is analyzed by a
+// UnitRunner (unit/UnitRunner.h), as the language server's are.
 #pragma once
 
-#include "GlobList.h"
 #include "HostSideArgs.h"
 #include "../core/SyncwatchCheck.h"
 
@@ -11,20 +12,14 @@
 
 #include "clang/Tooling/CompilationDatabase.h"
 
-#include <atomic>
 #include <string>
 #include <vector>
 
 namespace syncwatch {
 
-class PreludePchCache;  // PreludePch.h
-
 struct LintOptions {
   std::string Checks = "syncwatch-*";
   unsigned Jobs = 0;        // 0: one per core
-  // Set by the runner when no thread can be started: files are parsed on the calling thread
-  // (without the large parse stack).
-  bool ParseOnCallingThread = false;
   bool Progress = false;    // "[n/m] file" on stderr
   HostSideConfig Host;
   std::vector<std::string> ExtraArgs;  // appended to every command (--extra-arg)
@@ -37,22 +32,6 @@ struct LintOptions {
   bool CrossUnit = true;
   // Summaries of units this run does not analyze: other shards' --write-summaries files.
   std::vector<std::pair<std::string, UnitSummary>> ImportedSummaries;
-  // Files whose text is not the disk's (an editor's unsaved buffers, syncwatch-lsp): absolute
-  // path -> contents, laid over the real file system. The cache is not used with them.
-  std::vector<std::pair<std::string, std::string>> Unsaved;
-  // Prelude PCHs kept across runs (syncwatch-lsp analyzes one file at every edit): each CUDA
-  // command's prelude is then parsed once per server, not once per run. Null: per run.
-  PreludePchCache *KeptPchs = nullptr;
-  // With an editor's buffer's own preamble precompiled (KeptPchs, Unsaved): analyze only the
-  // declarations parsed after it - the file's own code - as clangd scopes clang-tidy, not
-  // every declaration of the headers at each edit. The headers' findings are then not
-  // reported (LintResult::MainFileOnly). A run that builds the preamble anew analyzes the
-  // whole unit anyway. Off: the whole unit, headers included.
-  bool MainFileScope = false;
-  // Stops the run early when set (syncwatch-lsp: an edit came for the buffer being
-  // analyzed): checked between the parse's top-level declarations and before the checks.
-  // The result then says Cancelled and holds no findings.
-  const std::atomic<bool> *Cancel = nullptr;
 };
 
 struct LintResult {
@@ -74,13 +53,7 @@ struct LintResult {
   std::vector<std::pair<std::string, UnitSummary>> Summaries;
   unsigned UnitsReanalyzed = 0;    // units the second phase analyzed again with summaries
   std::string CacheProblem;        // why the cache could not be used or written, if so
-  bool MainFileOnly = false;       // MainFileScope applied: no findings in the headers
-  bool Cancelled = false;          // Cancel was set: the findings are not the unit's
 };
-
-// Turns a crash while analyzing one file (a signal, a stack overflow) into that file's
-// tool error; call once, before runLint.
-void enableCrashRecovery();
 
 // The rules --checks enables, in catalogue order.
 std::vector<RuleId> enabledRules(const std::string &Checks);

@@ -1,6 +1,6 @@
 #include "RunGuard.h"
 
-#include "PreludePch.h"
+#include "../unit/PreludePch.h"
 
 #include <pthread.h>
 #include <signal.h>

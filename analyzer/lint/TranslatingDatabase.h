@@ -3,6 +3,7 @@
 #pragma once
 
 #include "NvccTranslation.h"
+#include "../unit/UnitRunner.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringRef.h"
@@ -14,8 +15,9 @@
 namespace syncwatch {
 
 // A compilation database whose commands are translated (translateCommand). Commands that
-// cannot be read keep their original form; translationError() says why.
-class TranslatingDatabase : public clang::tooling::CompilationDatabase {
+// cannot be read keep their original form; translationError() says why, and the unit
+// runner refuses those files with it (TranslationErrors).
+class TranslatingDatabase : public clang::tooling::CompilationDatabase, public TranslationErrors {
 public:
   TranslatingDatabase(const clang::tooling::CompilationDatabase &Base, TranslationConfig Config)
       : Base(Base), Config(std::move(Config)) {}
@@ -24,7 +26,7 @@ public:
   std::vector<clang::tooling::CompileCommand> getAllCompileCommands() const override;
 
   // The error of the first command of File that could not be translated, or "".
-  std::string translationError(llvm::StringRef File) const;
+  std::string translationError(llvm::StringRef File) const override;
 
 private:
   const clang::tooling::CompilationDatabase &Base;

@@ -17,6 +17,7 @@
 #include "Fixes.h"
 #include "InstallLayout.h"
 #include "LintRunner.h"
+#include "../unit/UnitParse.h"
 #include "NvccTranslation.h"
 #include "TranslatingDatabase.h"
 #include "SarifMerge.h"

@@ -27,7 +27,7 @@
 #include "MeasuredCosts.h"
 #include "UnitAnalysis.h"
 
-#include "../lint/PreludePch.h"
+#include "../unit/PreludePch.h"
 
 #include <atomic>
 #include <chrono>

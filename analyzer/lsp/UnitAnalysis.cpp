@@ -2,8 +2,11 @@
 
 #include "../lint/CheckOptionsFile.h"
 #include "../lint/CompileDatabase.h"
+#include "../lint/LintRunner.h"
+#include "../lint/RunGuard.h"
 #include "../lint/TranslatingDatabase.h"
 #include "../lint/ProfileSeverities.h"
+#include "../unit/UnitRunner.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -28,6 +31,33 @@ std::string findDatabaseFile(const std::string &SourcePath) {
   }
   return "";
 }
+
+namespace {
+
+// The unit runner's options for an editor's buffer: the checks and their options, the
+// host-side adjustments syncwatch-lint makes, the buffer over the disk with its preamble
+// precompiled (Config.Pchs), the edit's scope and cancel.
+UnitOptions bufferOptions(const std::string &Path, const std::string &Text, const AnalysisConfig &Config,
+                          const std::string &Checks, const CheckOptionValues &Checking) {
+  LintOptions Lint;  // the command-line knobs a buffer's analysis shares with syncwatch-lint
+  Lint.Host.ResourceDir = Config.ResourceDir;
+  Lint.Host.CudaPath = Config.CudaPath;
+  UnitOptions Options;
+  Options.Rules = enabledRules(Checks);
+  Options.Checking = Checking;
+  Options.Adjust = lintAdjuster(Lint);
+  Options.Summarize = false;  // one unit, as an editor sees it
+  // (the parse's own thread is one more thread: none may be left under a thread limit)
+  Options.ParseOnCallingThread = threadsThatCanStart(1) == 0;
+  Options.Unsaved = {{Path, Text}};
+  Options.Pchs = Config.Pchs;
+  Options.BufferPreamble = Config.Pchs != nullptr;
+  Options.MainFileScope = Config.MainFileScope;
+  Options.Cancel = Config.Cancel;
+  return Options;
+}
+
+} // namespace
 
 AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, const AnalysisConfig &Config) {
   auto T0 = std::chrono::steady_clock::now();
@@ -67,18 +97,22 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
   }
   std::string ChecksError;
   TidyConfig Tidy = readNearestClangTidy(Path, ChecksError);
-  LintOptions Options;
-  Options.Checks = Config.Checks.empty() ? Tidy.Checks : Config.Checks;
-  Options.Checking = Tidy.Options;
-  Options.Jobs = 1;
-  Options.Host.ResourceDir = Config.ResourceDir;
-  Options.Host.CudaPath = Config.CudaPath;
-  Options.CrossUnit = false;  // one unit, as an editor sees it
-  Options.Unsaved = {{Path, Text}};
-  Options.KeptPchs = Config.Pchs;
-  Options.MainFileScope = Config.MainFileScope;
-  Options.Cancel = Config.Cancel;
-  LintResult L = runLint(Translated, {Path}, Options);
+  std::string Checks = Config.Checks.empty() ? Tidy.Checks : Config.Checks;
+  UnitOptions Options = bufferOptions(Path, Text, Config, Checks, Tidy.Options);
+  if (Config.Pchs) {
+    std::vector<std::string> Keys = preludePchKeys(Translated, {Path}, Options.Adjust);
+    Config.Pchs->plan(Keys);
+    Config.Pchs->plan(Keys);  // analyzed again at every edit: worth a PCH from the first run
+  }
+  NoLintFilter NoLint;
+  NoLint.preload(Path, Text);
+  UnitRunner Runner(Translated, std::move(Options), NoLint);
+  UnitResult L;
+  std::vector<clang::tooling::CompileCommand> Commands = Runner.commandsOf(Path, L.Error);
+  auto TUnit = std::chrono::steady_clock::now();
+  if (!L.Error)
+    L = Runner.analyze(Path, Commands);
+  double UnitSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - TUnit).count();
   R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
   if (L.Cancelled) {
     R.Cancelled = true;
@@ -87,20 +121,27 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
     return R;
   }
   R.MainFileOnly = L.MainFileOnly;
-  R.FilesRead = std::move(L.FilesRead);
+  if (!L.Error) {
+    R.FilesRead.push_back(Path);
+    R.FilesRead.insert(R.FilesRead.end(), L.Deps.begin(), L.Deps.end());
+    realPathsSorted(R.FilesRead);
+  }
   R.Findings = std::move(L.Findings);
+  sortEvidence(R.Findings);
+  sortFindings(R.Findings);
   if (Config.Profile)
     applyProfile(R.Findings, *Config.Profile);
-  R.Errors = std::move(L.Errors);
+  if (L.Error)
+    R.Errors.push_back(*L.Error);
   if (!ChecksError.empty())
     R.Errors.push_back({Path, ChecksError + "; its Checks and CheckOptions are not used"});
-  R.Checks = Options.Checks;
+  R.Checks = Checks;
   // The server's log: what each analysis took.
   llvm::raw_string_ostream(R.Log) << "syncwatch-lsp: " << Path << ": " << R.Findings.size() << " finding(s), "
                                   << R.Errors.size() << " error(s) in " << llvm::format("%.2f", R.Seconds) << " s"
                                   << (R.MainFileOnly ? " (the file's own code)" : " (the whole unit)") << " (the unit "
-                                  << llvm::format("%.2f", L.SlowestSeconds) << " s)"
-                                  << (L.PchFallbacks ? " (parsed again without the PCH)" : "");
+                                  << llvm::format("%.2f", UnitSeconds) << " s)"
+                                  << (Config.Pchs && Config.Pchs->fallbacks() ? " (parsed again without the PCH)" : "");
   return R;
 }
 

@@ -3,7 +3,7 @@
 // disk, the project's .clang-tidy Checks applied.
 #pragma once
 
-#include "../lint/LintRunner.h"
+#include "../unit/PreludePch.h"
 
 #include "syncwatch/finding.h"
 #include "syncwatch/profile.h"
@@ -26,7 +26,7 @@ struct AnalysisConfig {
   // `syncwatch calibrate`'s profile (--profile): severities from the user's GPU and driver.
   std::optional<CalibrationProfile> Profile;
   // An edit's analysis: only the file's own code after its precompiled preamble
-  // (LintOptions::MainFileScope); the server keeps the headers' findings of the last whole
+  // (UnitOptions::MainFileScope); the server keeps the headers' findings of the last whole
   // analysis (on open, save, or a new preamble).
   bool MainFileScope = false;
   const std::atomic<bool> *Cancel = nullptr;  // set by an edit that makes this analysis stale

@@ -11,7 +11,7 @@
 #include "Server.h"
 
 #include "../lint/InstallLayout.h"
-#include "../lint/LintRunner.h"
+#include "../unit/UnitParse.h"
 #include "../lint/RunGuard.h"
 
 #include "llvm/Support/CommandLine.h"

@@ -9,7 +9,7 @@
 // their own records (launches, copies), which wait up to EngineConfig::RecordLagNs together
 // with the call that followed each on its thread (a copy and its synchronize). A record
 // that arrives later than that, or after more than three eighths of a window of calls, is
-// lost; tests/replay_test.py
+// lost; tests/runtime/replay_test.py
 // replays recordings through small windows and late delivery to show the counts hold.
 #pragma once
 

@@ -68,7 +68,7 @@ struct FilterCache {
 // before the atexit handlers and static destructors of other libraries, and those may still
 // free CUDA memory or destroy cuBLAS handles: a callback would then find a destroyed
 // unordered_map. A pthread key's destructor runs only when a thread really ends, never at
-// exit(). (tests/preload_test.py: libsyncwatch.so imports no __cxa_thread_atexit.)
+// exit(). (tests/runtime/preload_test.py: libsyncwatch.so imports no __cxa_thread_atexit.)
 pthread_key_t CacheKey;
 pthread_once_t CacheKeyOnce = PTHREAD_ONCE_INIT;
 thread_local FilterCache *ThreadCache = nullptr;  // trivially destructible: valid until the thread ends

@@ -1,5 +1,5 @@
 // Helpers a project keeps in a header and calls from several .cu files: syncwatch-lsp's
-// edit analysis must see them as the whole unit does (tests/lsp_scope_test.py).
+// edit analysis must see them as the whole unit does (tests/lsp/lsp_scope_test.py).
 #pragma once
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU side of `syncwatch verify --apply-fixes` (tests/apply_fixes_test.py stops before the
+# GPU side of `syncwatch verify --apply-fixes` (tests/join/apply_fixes_test.py stops before the
 # runs): a fix-it measured end to end. The GPU machine has no LLVM, so the fix-its come from
 # a lint report made beforehand on a machine that has it:
 #   apply_fixes_check.sh prepare OUT             (with syncwatch-lint: a git checkout of

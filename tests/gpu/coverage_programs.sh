@@ -6,7 +6,7 @@
 # syncwatch), and gcov writes the execution count of each line of its source.
 # Brings back OUTDIR/NAME.gcov (gcov's text for the program's own .cu file) and NAME.cov.log.
 # import_public_programs.sh turns it into test_inputs/runtime/public/NAME/coverage.txt, which
-# tests/coverage_join_test.py holds against syncwatch confirm's statuses.
+# tests/join/coverage_join_test.py holds against syncwatch confirm's statuses.
 #
 # Usage: coverage_programs.sh OUTDIR [NAME...]      (no NAME: every nvcc program listed)
 #   COV_PHASE=build  only builds; COV_PHASE=run  only runs (the GPU is not shared with a recording)

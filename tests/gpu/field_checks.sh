@@ -13,10 +13,10 @@ gcc -I/usr/local/cuda/include -o "$build/cupti_threads" "$here/cupti_threads.c" 
   -Wl,-rpath,/usr/local/cuda/lib64 && "$build/cupti_threads"
 
 log "preload test on the GPU machine"
-gcc -O2 -o "$build/fork_exec" "$root/tests/preload/fork_exec.c" &&
-  g++ -O2 -pthread -o "$build/iostream_static_thread" "$root/tests/preload/iostream_static_thread.cpp" &&
-  g++ -O2 -std=c++17 -o "$build/gpu_code_probe" "$root/tests/preload/gpu_code_probe.cpp" "$root/interposer/sites/CudaPresence.cpp" || fail=1
-python3 "$root/tests/preload_test.py" "$lib" "$build" "$(command -v nvcc)" || fail=1
+gcc -O2 -o "$build/fork_exec" "$root/tests/runtime/preload/fork_exec.c" &&
+  g++ -O2 -pthread -o "$build/iostream_static_thread" "$root/tests/runtime/preload/iostream_static_thread.cpp" &&
+  g++ -O2 -std=c++17 -o "$build/gpu_code_probe" "$root/tests/runtime/preload/gpu_code_probe.cpp" "$root/interposer/sites/CudaPresence.cpp" || fail=1
+python3 "$root/tests/runtime/preload_test.py" "$lib" "$build" "$(command -v nvcc)" || fail=1
 
 log "release build (nvcc -O3, no -g): call sites from the symbol table"
 nvcc -O3 -arch=sm_90 -o "$build/probe_release" "$here/runtime_probe.cu" || fail=1

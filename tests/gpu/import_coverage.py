@@ -2,7 +2,7 @@
 """coverage_programs.sh's gcov files as the join's test data: for each program,
 test_inputs/runtime/public/<program>/coverage.txt holds the execution count of every line
 gcov calls executable in the program's own .cu file ("LINE COUNT"), for
-tests/coverage_join_test.py.
+tests/join/coverage_join_test.py.
 
   tests/gpu/import_coverage.py COV_DIR [PROGRAM...]   (no PROGRAM: each with a public folder)
 """

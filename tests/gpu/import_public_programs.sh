@@ -5,7 +5,7 @@
 #   lint.sarif       syncwatch-lint over the program's compile_commands.json
 #   recording.swrec  the run's recording (report.json instead where the recording is over
 #                    1 MiB: a program that launches half a million kernels)
-#   expected.txt     the statuses syncwatch confirm gives (tests/confirm_test.py), to be read
+#   expected.txt     the statuses syncwatch confirm gives (tests/join/confirm_test.py), to be read
 #                    by a person before committing
 # The sources must be at the paths the GPU build used (.extern/, as public_programs.sh says).
 # Usage: import_public_programs.sh BUILD_DIR PP_DIR [NAME...]   (PP_DIR: public_programs.sh's OUTDIR)

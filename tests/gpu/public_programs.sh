@@ -4,7 +4,7 @@
 # would for profiling (-O3 plus host line tables, -Xcompiler -g1) and run under
 # `syncwatch run --record` on the GPU. Brings back, per program, the recording, the run's log
 # and a compile_commands.json of the build; the lint and the join run on the machine that has
-# LLVM (tests/gpu/import_public_programs.sh, bench/confirm_join.py, tests/confirm_test.py).
+# LLVM (tests/gpu/import_public_programs.sh, bench/confirm_join.py, tests/join/confirm_test.py).
 #
 # The code bases are carried in .extern/ (git archives, not committed). CMake samples are built
 # with their CMake files, single .cu files with nvcc as their Makefiles do.

@@ -47,7 +47,7 @@ msg=$(SYNCWATCH_THRESHOLD_MS=abc LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/runti
 msg=$(SYNCWATCH_OUT=/nonexistent/dir LD_PRELOAD=$lib "$build/runtime_probe" 2>&1 >/dev/null); grep "cannot write" <<<"$msg" || fail=1
 
 log "calibration: the truth table on this GPU (syncwatch calibrate)"
-"$root/tests/calibrate_test.sh" "$sw" "$out/calibrate" || fail=1
+"$root/tests/runtime/calibrate_test.sh" "$sw" "$out/calibrate" || fail=1
 
 log "many threads at once: every copy counted"
 mkdir -p "$out/stress"
@@ -111,7 +111,7 @@ for v in debug release; do
   cp "$out"/torch_ext/rep-$v/syncwatch-*.swrec "$out/torch_ext/replay/h200_torch_ext_$v.swrec" 2>/dev/null || fail=1
   cp "$root/test_inputs/runtime/h200_torch_ext_$v.expect" "$out/torch_ext/replay/"
 done
-python3 "$root/tests/replay_test.py" "$build/interposer/syncwatch" "$out/torch_ext/replay" > "$out/torch_ext/replay.log" || fail=1
+python3 "$root/tests/runtime/replay_test.py" "$build/interposer/syncwatch" "$out/torch_ext/replay" > "$out/torch_ext/replay.log" || fail=1
 tail -3 "$out/torch_ext/replay.log"
 log "seed scenario with Python stacks off (SYNCWATCH_PYTHON=0): native sites as before"
 SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out LD_PRELOAD=$lib python3 "$here/seed_streams.py" true >/dev/null 2>&1 || fail=1

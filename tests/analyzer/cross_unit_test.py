@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Function summaries across files (docs/ci.md "Calls into other files"): over
+test_inputs/cross_unit/, whose two files only see each other through ops.h.
+
+- one run finds what neither file shows alone: release()'s cudaFree in ops.cu, called from
+  train.cu while scale_async()'s kernel runs (notes at train.cu's calls), and fetch()'s
+  stream sync, in ops.cu, called in train.cu's loop; the look-alikes stay silent;
+- --no-cross-unit gives each file's own findings (none here);
+- the result cache keeps the summaries: a second run is all hits, with the same report;
+- shards: without summaries a shard misses the cross-file findings; with the summaries an
+  unsharded run wrote (--write-summaries), the shards' findings are the unsharded run's;
+- a damaged summary file is a clear tool error (exit 2), never a silent skip.
+
+Usage: cross_unit_test.py SYNCWATCH_LINT SOURCE_DIR"""
+import json, os, shutil, subprocess, sys, tempfile
+
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),  # this folder, and tests/ (harness.py)
+                os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+from harness import check, finish  # noqa: E402
+
+LINT, SRC = sys.argv[1], os.path.abspath(sys.argv[2])
+INPUTS = os.path.join(SRC, "test_inputs", "cross_unit")
+OPS, TRAIN = os.path.join(INPUTS, "ops.cu"), os.path.join(INPUTS, "train.cu")
+
+
+def lint(*args):
+    p = subprocess.run([LINT, "-p", work, "--format=json", *args], capture_output=True, text=True, timeout=600)
+    try:
+        report = json.loads(p.stdout) if p.stdout.strip() else {}
+    except json.JSONDecodeError:
+        report = {}
+    return p.returncode, report, p.stderr
+
+
+def found(report):
+    return sorted((os.path.basename(f["location"]["file"]), f["location"]["line"], f["rule"])
+                  for f in report.get("findings", []))
+
+
+def line_of(path, text):
+    with open(path) as fh:
+        for n, line in enumerate(fh, 1):
+            if text in line:
+                return n
+    raise AssertionError(f"{text!r} not in {path}")
+
+
+work = tempfile.mkdtemp(prefix="syncwatch-cross-unit-")
+try:
+    with open(os.path.join(work, "compile_commands.json"), "w") as fh:
+        json.dump([{"directory": INPUTS, "file": f,
+                    "command": f"clang++ -x cuda --cuda-path=/usr/local/cuda -O2 -c {f} -o {work}/x.o"}
+                   for f in (OPS, TRAIN)], fh)
+    free_line = line_of(OPS, "cudaFree(data)")
+    fetch_line = line_of(TRAIN, "fetch(host, dev, n, stream);")
+    release_call = line_of(TRAIN, "release(dev);")
+    expected = sorted([("ops.cu", free_line, "syncwatch-implicit-sync"),
+                       ("train.cu", fetch_line, "syncwatch-sync-in-loop")])
+
+    rc, full, err = lint()
+    check("one run: the cross-file findings, nothing else", found(full) == expected and rc == 1,
+          f"rc {rc}, {found(full)}, {err[-400:]}")
+    free = [f for f in full.get("findings", []) if f["rule"] == "syncwatch-implicit-sync"]
+    notes = [(os.path.basename(n["location"]["file"]), n["location"]["line"]) for n in (free[0]["notes"] if free else [])]
+    check("the cudaFree's notes point at train.cu's call and the work it left",
+          ("train.cu", release_call) in notes and ("train.cu", release_call - 1) in notes, notes)
+    check("the finding says the work is the caller's", free and free[0]["evidence"].get("inFlight") == "caller",
+          free[0]["evidence"] if free else "no finding")
+    loop = [f for f in full.get("findings", []) if f["rule"] == "syncwatch-sync-in-loop"]
+    check("the loop's finding names the wait in ops.cu",
+          loop and any(os.path.basename(n["location"]["file"]) == "ops.cu" for n in loop[0]["notes"]),
+          loop[0]["notes"] if loop else "no finding")
+
+    rc, alone, _ = lint("--no-cross-unit")
+    check("--no-cross-unit: each file alone finds nothing here", found(alone) == [] and rc == 0, found(alone))
+
+    cache = os.path.join(work, "cache")
+    stats1, stats2 = os.path.join(work, "s1.json"), os.path.join(work, "s2.json")
+    _, first, _ = lint(f"--cache-dir={cache}", f"--run-stats-json={stats1}")
+    _, second, _ = lint(f"--cache-dir={cache}", f"--run-stats-json={stats2}")
+    s1, s2 = json.load(open(stats1)), json.load(open(stats2))
+    check("cache: the same findings from a warm cache", found(first) == expected and found(second) == expected,
+          (found(first), found(second)))
+    check("cache: the second run parses nothing (phase one and two entries hit)",
+          s2["cacheMisses"] == 0 and s2["cacheHits"] >= 4 and s1["reanalyzedWithSummaries"] == 2, (s1, s2))
+
+    summaries = os.path.join(work, "summaries.json")
+    rc, _, err = lint(f"--write-summaries={summaries}")
+    doc = json.load(open(summaries))
+    funcs = {f["name"]: f for u in doc["units"] for f in u["summary"]["functions"]}
+    check("summaries: what each stage does", funcs.get("scale_async", {}).get("leftOn") == "param"
+          and funcs["scale_async"]["leftParam"] == 2 and funcs.get("finish", {}).get("drainsParams") == [0]
+          and funcs.get("release", {}).get("drainsAll") is True and "waits" in funcs.get("fetch", {})
+          and "main" not in funcs and funcs.get("log_step", {"leftOn": "none"})["leftOn"] == "none", funcs)
+
+    bare, given = [], []
+    for k in (1, 2):
+        _, r, _ = lint(f"--shard={k}/2")
+        bare += found(r)
+        _, r, _ = lint(f"--shard={k}/2", f"--summaries={summaries}")
+        given += found(r)
+    check("shards without summaries miss the cross-file findings", sorted(bare) == [], sorted(bare))
+    check("shards with the summaries find what one run finds", sorted(given) == expected, sorted(given))
+
+    broken = os.path.join(work, "broken.json")
+    with open(broken, "w") as fh:
+        fh.write('{"version": 1, "units": [{"file": "x.cu", "summary": {"functions": 3}}]}')
+    rc, _, err = lint(f"--summaries={broken}")
+    check("a damaged summary file: exit 2, and it says which file", rc == 2 and "broken.json" in err, (rc, err))
+    rc, _, err = lint(f"--summaries={os.path.join(work, 'missing.json')}")
+    check("a missing summary file: exit 2", rc == 2 and "missing.json" in err, (rc, err))
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+finish()

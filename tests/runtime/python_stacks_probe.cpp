@@ -1,0 +1,34 @@
+// A stand-in for a CUDA call inside a Python process, for tests/runtime/python_stacks_test.py: the
+// test loads it with ctypes and calls it the way PyTorch's bindings call CUDA (from C,
+// inside a call from Python). It reports the Python frames libsyncwatch would attach.
+#include "../../interposer/sites/PythonStacks.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+extern "C" __attribute__((visibility("default"))) int syncwatch_probe(char *Buf, int Len) {
+  using namespace syncwatch::runtime;
+  preparePythonStacks();
+  PyFrameRef Frames[kMaxPyFrames];
+  int N = capturePythonFrames(Frames);
+  std::string Out;
+  for (int I = 0; I < N; ++I) {
+    PyCodeName Name;
+    if (!pythonCodeName(Frames[I].Code, Name))
+      Name.Function = "?";
+    Out += Name.File + ":" + std::to_string(Frames[I].Line) + ":" + Name.Function + ";";
+  }
+  std::snprintf(Buf, static_cast<std::size_t>(Len), "%s", Out.c_str());
+  return N;
+}
+
+// Preloaded (LD_PRELOAD=this module, SYNCWATCH_PROBE_PRELOAD=1), it starts the way
+// libsyncwatch.so does in a Python process: before the interpreter is initialized, asking
+// to be told when a CUDA library is loaded (libsyncwatch.so starts CUPTI then).
+static int CudaStartedAt = 0;  // 1 once the watch said a CUDA library was loaded
+extern "C" __attribute__((visibility("default"))) int syncwatch_cuda_started() { return CudaStartedAt; }
+__attribute__((constructor)) static void startLikeThePreloadedLibrary() {
+  if (const char *P = std::getenv("SYNCWATCH_PROBE_PRELOAD"); P && *P == '1')
+    syncwatch::runtime::watchForPython(true, [] { CudaStartedAt = 1; });
+}
