@@ -9,6 +9,7 @@
 #include "RedundantSyncCheck.h"
 #include "TorchCurrentStreamCheck.h"
 #include "TorchHostSyncCheck.h"
+#include "CaptureBreakingCallCheck.h"
 
 namespace syncwatch {
 
@@ -27,6 +28,7 @@ std::span<const CheckFactory> registeredChecks() {
       factory<RedundantSyncCheck>(RuleId::RedundantSync),
       factory<TorchCurrentStreamCheck>(RuleId::TorchCurrentStream),
       factory<TorchHostSyncCheck>(RuleId::TorchHostSync),
+      factory<CaptureBreakingCallCheck>(RuleId::CaptureBreakingCall),
   };
   return Checks;
 }

@@ -41,6 +41,7 @@ void UnitFacts::reset() {
   Streams.reset();
   StreamsFinished = false;
   Work.reset();
+  Captures.reset();
   Flow.reset();
   Memory.reset();
   Aten.reset();
@@ -72,6 +73,12 @@ const WorkFlow &UnitFacts::flow() const {
     Flow = std::make_unique<WorkFlow>(Work.functions(), *Ctx, FlowLimit, External, std::move(DoneAtReturn));
   }
   return *Flow;
+}
+
+const CaptureRegions &UnitFacts::captures() const {
+  if (!Captures)
+    Captures = std::make_unique<CaptureRegions>(Work.functions(), flow(), *Ctx);
+  return *Captures;
 }
 
 HostMemoryProvenance &UnitFacts::hostMemory() const {

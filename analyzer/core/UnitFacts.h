@@ -10,6 +10,7 @@
 // for is never computed: the walk, the CFGs and the dataflow run on first use.
 #pragma once
 
+#include "CaptureRegions.h"
 #include "FunctionWork.h"
 #include "HostMemoryProvenance.h"
 #include "StreamUsage.h"
@@ -58,6 +59,8 @@ public:
   // Each function's GPU calls, in source order, and the work in flight at each.
   const std::vector<FunctionCalls> &functions() const;
   const WorkFlow &flow() const;
+  // Where a stream may be being captured into a CUDA graph (CaptureRegions.h).
+  const CaptureRegions &captures() const;
   // Where host buffers come from (malloc, cudaMallocHost, std::vector...).
   HostMemoryProvenance &hostMemory() const;
   // The unit uses ATen: a PyTorch extension (the torch rules judge it).
@@ -76,6 +79,7 @@ private:
   mutable bool StreamsFinished = false;
   mutable FunctionWork Work;
   mutable std::unique_ptr<WorkFlow> Flow;
+  mutable std::unique_ptr<CaptureRegions> Captures;
   mutable std::unique_ptr<HostMemoryProvenance> Memory;
   mutable std::optional<bool> Aten;
   LibraryHandles Handles;

@@ -28,6 +28,7 @@
 #include "FlowTypes.h"
 #include "FunctionWork.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -75,6 +76,10 @@ public:
   // The state before a call; nullptr for calls the CFG does not reach.
   const CallFlow *at(const WorkCall &C) const;
   const FunctionSummary *summary(const clang::Decl *Function) const override;
+  // A stream this unit creates with cudaStreamNonBlocking (its variable, member or array).
+  bool createdNonBlocking(const clang::Decl *Stream) const {
+    return std::find(NonBlockingStreams.begin(), NonBlockingStreams.end(), Stream) != NonBlockingStreams.end();
+  }
   // A copy that returns only once it is done (DoneAtReturn above).
   bool doneAtReturn(const WorkCall &C) const { return DoneAtReturn.count(C.Call) != 0; }
   // The queue a call issues its work on (WorkTransfer.h's queueOf, with these summaries).

@@ -24,11 +24,12 @@ constexpr RuntimePassInfo kRuntimePasses[] = {
 
 constexpr ApiInfo kApis[] = {
 #define SYNCWATCH_API(Name, Layer, Family, Issues, Drains, Stream, StreamDefault, Flags, Dst, \
-                      Src, Kind, Bytes, Direction, Documented, Measured, Proof, Rule, Sev, Fix) \
+                      Src, Kind, Bytes, Direction, Documented, Measured, Proof, Rule, Sev, Fix,  \
+                      Capture)                                                                  \
   {Name, ApiLayer::Layer, ApiFamily::Family, IssuedWork::Issues, Drain::Drains, Stream,      \
    StreamDefault, Flags, Dst, Src, Kind, Bytes,                                              \
    CopyDirection::Direction, DocumentedSync::Documented, MeasuredSync::Measured,           \
-   Evidence::Proof, RuleId::Rule, Severity::Sev, Fix},
+   Evidence::Proof, RuleId::Rule, Severity::Sev, Fix, CaptureUse::Capture},
 #include "../../rules/cuda_api.def"
 #undef SYNCWATCH_API
 };

@@ -109,6 +109,32 @@ try:
     check("a damaged summary file: exit 2, and it says which file", rc == 2 and "broken.json" in err, (rc, err))
     rc, _, err = lint(f"--summaries={os.path.join(work, 'missing.json')}")
     check("a missing summary file: exit 2", rc == 2 and "missing.json" in err, (rc, err))
+
+    # A CUDA graph capture in a third file that calls ops.cu's stages: finish() waits on the
+    # host in ops.cu, inside the capture (syncwatch-capture-breaking-call at the call, a note
+    # in ops.cu); scale_async() only queues work on the captured stream, and finish() after
+    # the end of the capture is fine.
+    GRAPH = os.path.join(INPUTS, "graph.cu")
+    graph_db = os.path.join(work, "graph")
+    os.makedirs(graph_db)
+    with open(os.path.join(graph_db, "compile_commands.json"), "w") as fh:
+        json.dump([{"directory": INPUTS, "file": f,
+                    "command": f"clang++ -x cuda --cuda-path=/usr/local/cuda -O2 -c {f} -o {work}/x.o"}
+                   for f in (OPS, GRAPH)], fh)
+    p = subprocess.run([LINT, "-p", graph_db, "--format=json", "--checks=-*,syncwatch-capture-breaking-call"],
+                       capture_output=True, text=True, timeout=600)
+    report = json.loads(p.stdout) if p.stdout.strip() else {}
+    inside = line_of(GRAPH, "finish(stream);  // expect")
+    check("a capture calling another file's wait: reported at the call, inside the capture only",
+          found(report) == [("graph.cu", inside, "syncwatch-capture-breaking-call")], (found(report), p.stderr[-400:]))
+    notes = [n for f in report.get("findings", []) for n in f.get("notes", [])]
+    check("its note points at the wait in ops.cu",
+          any(os.path.basename(n["location"]["file"]) == "ops.cu" and n["location"]["line"] == line_of(OPS, "void finish(")
+              for n in notes), notes)
+    p = subprocess.run([LINT, "-p", graph_db, "--format=json", "--no-cross-unit",
+                        "--checks=-*,syncwatch-capture-breaking-call"], capture_output=True, text=True, timeout=600)
+    alone = found(json.loads(p.stdout)) if p.stdout.strip() else None
+    check("without summaries the call is opaque: nothing", alone == [], alone)
 finally:
     shutil.rmtree(work, ignore_errors=True)
 finish()

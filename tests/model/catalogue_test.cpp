@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 using namespace syncwatch;
@@ -73,6 +77,97 @@ TEST(Catalogue, EntriesAreConsistent) {
       EXPECT_EQ(A.RuleSeverity, Severity::Warning) << A.Name;
     if (A.Rule == RuleId::ImplicitSync && A.Measured == MeasuredSync::ReturnsAtOnce)
       EXPECT_EQ(A.RuleSeverity, Severity::Note) << A.Name;
+  }
+}
+
+// What each call does to a CUDA graph capture (the Capture column): the Programming Guide's
+// prohibited operations, by class (docs/rules/syncwatch-capture-breaking-call.md).
+TEST(Catalogue, CaptureColumn) {
+  for (const ApiInfo &A : allApis()) {
+    bool Delimiter = A.Capture == CaptureUse::Begins || A.Capture == CaptureUse::Ends;
+    EXPECT_EQ(Delimiter, A.Family == ApiFamily::Capture) << A.Name;
+    if (Delimiter)
+      EXPECT_GE(A.StreamArg, 0) << A.Name;
+    // Waits conflict with any capture; work a stream orders is recorded into it.
+    if (A.Family == ApiFamily::DeviceSync || A.Family == ApiFamily::StreamSync || A.Family == ApiFamily::EventSync)
+      EXPECT_EQ(A.Capture, CaptureUse::Conflicts) << A.Name;
+    if (A.Family == ApiFamily::StreamOrderedAlloc || A.Family == ApiFamily::StreamOrderedFree ||
+        A.Family == ApiFamily::Launch)
+      EXPECT_EQ(A.Capture, CaptureUse::Recorded) << A.Name;
+  }
+  for (const char *Unsafe : {"cudaMalloc", "cudaFree", "cudaMallocHost", "cudaHostAlloc", "cuMemAlloc", "cuMemHostAlloc"})
+    EXPECT_EQ(findApi(Unsafe)->Capture, CaptureUse::Unsafe) << Unsafe;
+  for (const char *Conflicts : {"cudaMemcpy", "cudaMemset", "cudaDeviceSynchronize", "cudaStreamQuery", "cuCtxSynchronize"})
+    EXPECT_EQ(findApi(Conflicts)->Capture, CaptureUse::Conflicts) << Conflicts;
+  for (const char *Recorded : {"cudaMemcpyAsync", "cudaMemsetAsync", "cudaEventRecord", "cudaStreamWaitEvent", "cudaGraphLaunch"})
+    EXPECT_EQ(findApi(Recorded)->Capture, CaptureUse::Recorded) << Recorded;
+  EXPECT_EQ(findApi("cudaStreamBeginCapture")->Capture, CaptureUse::Begins);
+  EXPECT_EQ(findApi("cuStreamBeginCapture_v2")->Capture, CaptureUse::Begins);
+  EXPECT_EQ(findApi("cudaStreamEndCapture_ptsz")->Capture, CaptureUse::Ends);
+}
+
+// The Capture column against what the calls did on a GPU (tests/gpu/capture_truth_table.cu's
+// table: docs/measured-behaviour.md, "Stream capture"). A call's measured class: it failed in
+// every case (Conflicts), only where the capture's mode forbids it - global from any thread,
+// thread-local from the capturing thread (Unsafe) - only while a blocking stream was captured
+// (legacy-stream work: Conflicts for the synchronous copies), or never (Recorded or Allowed).
+TEST(Catalogue, CaptureColumnAsMeasured) {
+  std::ifstream In(std::string(SYNCWATCH_TEST_INPUTS) + "/runtime/capture_truth_table_h100.tsv");
+  ASSERT_TRUE(In) << "the measured table is missing";
+  std::map<std::string, std::set<std::string>> Failed;  // call -> "mode/stream/thread" where it failed
+  std::set<std::string> Calls;
+  std::string Line;
+  std::getline(In, Line);  // the header
+  while (std::getline(In, Line)) {
+    std::vector<std::string> C;
+    std::stringstream S(Line);
+    for (std::string Cell; std::getline(S, Cell, '\t');)
+      C.push_back(Cell);
+    ASSERT_EQ(C.size(), 9u) << Line;
+    Calls.insert(C[0]);
+    if (C[5] != "cudaSuccess")
+      Failed[C[0]].insert(C[2] + "/" + C[3] + "/" + C[4]);
+  }
+  ASSERT_EQ(Calls.size(), 25u);
+  std::set<std::string> UnsafePattern;
+  for (const char *Stream : {"non_blocking", "blocking"}) {
+    UnsafePattern.insert(std::string("global/") + Stream + "/same");
+    UnsafePattern.insert(std::string("global/") + Stream + "/other");
+    UnsafePattern.insert(std::string("thread_local/") + Stream + "/same");
+  }
+  auto measured = [&](const std::string &Call) -> std::string {
+    const std::set<std::string> &F = Failed[Call];
+    if (F.empty())
+      return "Never";
+    if (F.size() == 12)
+      return "Always";
+    if (F == UnsafePattern)
+      return "Unsafe";
+    if (std::all_of(F.begin(), F.end(), [](const std::string &K) { return K.find("/blocking/") != std::string::npos; }) &&
+        F.size() == 6)
+      return "Blocking";
+    return "Other";
+  };
+  struct Row { const char *Call, *Api; const char *Measured; CaptureUse Column; };
+  for (const Row &R : std::initializer_list<Row>{
+           {"cudaMalloc", "cudaMalloc", "Unsafe", CaptureUse::Unsafe},
+           {"cudaFree", "cudaFree", "Unsafe", CaptureUse::Unsafe},
+           {"cudaMallocHost", "cudaMallocHost", "Unsafe", CaptureUse::Unsafe},
+           {"cudaFreeHost", "cudaFreeHost", "Unsafe", CaptureUse::Unsafe},
+           {"cudaHostRegister", "cudaHostRegister", "Unsafe", CaptureUse::Unsafe},
+           {"cudaMallocManaged", "cudaMallocManaged", "Unsafe", CaptureUse::Unsafe},
+           {"cudaDeviceSetLimit", "cudaDeviceSetLimit", "Unsafe", CaptureUse::Unsafe},
+           {"cudaDeviceSynchronize", "cudaDeviceSynchronize", "Always", CaptureUse::Conflicts},
+           {"cudaStreamSynchronize(captured)", "cudaStreamSynchronize", "Always", CaptureUse::Conflicts},
+           {"cudaStreamQuery(captured)", "cudaStreamQuery", "Always", CaptureUse::Conflicts},
+           {"cudaMemcpy(DtoH)", "cudaMemcpy", "Blocking", CaptureUse::Conflicts},
+           {"cudaMemset", "cudaMemset", "Blocking", CaptureUse::Conflicts},
+           {"cudaMallocAsync", "cudaMallocAsync", "Never", CaptureUse::Recorded},
+           {"cudaMemcpyAsync(pageable HtoD)", "cudaMemcpyAsync", "Never", CaptureUse::Recorded},
+           {"cudaStreamCreate", "cudaStreamCreate", "Never", CaptureUse::Allowed},
+       }) {
+    EXPECT_EQ(measured(R.Call), R.Measured) << R.Call;
+    EXPECT_EQ(findApi(R.Api)->Capture, R.Column) << R.Api;
   }
 }
 

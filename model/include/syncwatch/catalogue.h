@@ -69,6 +69,21 @@ enum class ApiFamily : std::uint8_t {
   DeviceSync, StreamSync, EventSync, StreamWaitEvent, StreamQuery, EventQuery, EventRecord,
   StreamCreate, DeviceConfig, CacheConfig, Launch,
   GraphLaunch,  // an instantiated CUDA graph launched into a stream (its kernels run there)
+  Capture,      // begins or ends the capture of a stream into a CUDA graph
+};
+
+// What a call does while a stream is being captured into a CUDA graph (cuda_api.def's
+// Capture column; the CUDA Programming Guide's "Prohibited and Unhandled Operations").
+enum class CaptureUse : std::uint8_t {
+  Allowed,    // host-side only: a capture does not see it
+  Recorded,   // stream work: a node of the graph on the capturing stream (legacy-stream work
+              // breaks the capture of a blocking stream; pageable host memory breaks it)
+  Conflicts,  // waits for or queries GPU work or the device, or uses the legacy stream
+              // synchronously: breaks the capture whatever its mode
+  Unsafe,     // "potentially unsafe" (allocation, pinning, freeing): breaks a global or
+              // thread-local capture; a relaxed one tolerates it
+  Begins,     // begins a capture of its stream, in the mode its argument gives
+  Ends,       // ends the capture of its stream
 };
 
 // What a call puts into a stream (cuda_api.def's Issues column).
@@ -139,6 +154,7 @@ struct ApiInfo {
   RuleId Rule;
   Severity RuleSeverity;
   std::string_view Fix;
+  CaptureUse Capture;
 
   // Work that goes to the legacy default stream although the call names no stream:
   // synchronous copies and memsets.

@@ -1,0 +1,294 @@
+#include "CaptureBreakingCallCheck.h"
+#include "FlowNotes.h"
+
+#include "../core/CaptureRegions.h"
+#include "../core/WorkTransfer.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace syncwatch {
+
+namespace {
+
+// Why a call breaks the captures active at it, and which of them.
+struct Breach {
+  enum Kind { Waits, WaitsElsewhere, LegacyStream, Unsafe, UnsafeWait, Isolation, TensorWait } K;
+  std::vector<const ActiveCapture *> Broken;  // the captures it breaks (non-empty)
+  bool Certain = true;                        // false: only if the capture's mode is not relaxed
+};
+
+// How a wait or query meets a capture (measured: docs/measured-behaviour.md, "Stream capture").
+enum class WaitMeets { Nothing, Conflict, Unsafe, Implicit };
+
+// An event recorded on a stream inside the capture, in this function before Call: a
+// captured event (not work), whose wait or query conflicts with the capture.
+bool recordedInCapture(const FunctionCalls &F, const WorkCall &Call, const ActiveCapture &Cap, const Expr *Event,
+                       ASTContext &Ctx) {
+  std::optional<EventKey> Key = eventKey(Event, Ctx);
+  if (!Key || Cap.Via)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const WorkCall &W : F.Calls) {
+    if (&W == &Call || !W.Api || W.Api->Family != ApiFamily::EventRecord || !W.Call->getNumArgs())
+      continue;
+    if (SM.isBeforeInTranslationUnit(W.Loc, Cap.BeginLoc) || !SM.isBeforeInTranslationUnit(W.Loc, Call.Loc))
+      continue;
+    if (eventKey(W.Call->getArg(0), Ctx) == Key)
+      return true;
+  }
+  return false;
+}
+
+WaitMeets waitMeets(const FunctionCalls &F, const WorkCall &C, const ActiveCapture &Cap, const UnitFacts &Facts,
+                    ASTContext &Ctx) {
+  const ApiInfo &A = *C.Api;
+  switch (A.Family) {
+  case ApiFamily::DeviceSync:  // every mode, every thread
+    return WaitMeets::Conflict;
+  case ApiFamily::StreamSync:
+  case ApiFamily::StreamQuery: {
+    Queue Q = Facts.flow().queueOf(C);
+    if (Q.K == Queue::Legacy)  // the legacy stream would wait for a blocking captured stream
+      return Cap.NonBlocking ? WaitMeets::Unsafe : WaitMeets::Implicit;
+    if (Q.K == Queue::Unknown || Cap.Stream.K == Queue::Unknown || Q == Cap.Stream)
+      return WaitMeets::Conflict;
+    return WaitMeets::Unsafe;  // another stream: fails in global and thread-local modes
+  }
+  case ApiFamily::EventSync:
+  case ApiFamily::EventQuery:
+    return C.Call->getNumArgs() && recordedInCapture(F, C, Cap, C.Call->getArg(0), Ctx) ? WaitMeets::Conflict
+                                                                                         : WaitMeets::Unsafe;
+  default:
+    return WaitMeets::Nothing;
+  }
+}
+
+// cudaStreamWaitEvent(captured stream, e) for an event not recorded inside the capture: a
+// dependency on uncaptured work (cudaErrorStreamCaptureIsolation), unless the wait says it is
+// external (cudaEventWaitExternal).
+bool waitsOutsideCapture(const FunctionCalls &F, const WorkCall &C, const ActiveCapture &Cap, const UnitFacts &Facts,
+                         ASTContext &Ctx) {
+  if (!C.Api || C.Api->Family != ApiFamily::StreamWaitEvent || C.Call->getNumArgs() < 2)
+    return false;
+  Queue Q = Facts.flow().queueOf(C);
+  if (!(Q == Cap.Stream) || Q.K == Queue::Unknown)
+    return false;
+  if (C.Call->getNumArgs() >= 3)
+    if (std::optional<std::int64_t> Flags = constantInt(C.Call->getArg(2), Ctx); !Flags || (*Flags & 1))
+      return false;  // cudaEventWaitExternal (or flags syncwatch cannot read)
+  return !recordedInCapture(F, C, Cap, C.Call->getArg(1), Ctx);
+}
+
+std::optional<Breach> breachOf(const FunctionCalls &F, const WorkCall &C, const std::vector<ActiveCapture> &Active,
+                               const UnitFacts &Facts, ASTContext &Ctx) {
+  Breach B{Breach::Waits, {}, true};
+  if (C.Tensor) {  // .item(), .cpu(), .tolist(): a wait for the current (capturing) stream
+    B.K = Breach::TensorWait;
+    for (const ActiveCapture &Cap : Active)
+      B.Broken.push_back(&Cap);
+    return B;
+  }
+  // A function of another file that waits for the GPU on the host (its summary, syncwatch-lint's
+  // second phase): a wait whatever the capture's mode.
+  if (C.External && C.External->Waits) {
+    B.K = Breach::WaitsElsewhere;
+    for (const ActiveCapture &Cap : Active)
+      B.Broken.push_back(&Cap);
+    return B;
+  }
+  bool Launch = C.isLaunch();
+  const ApiInfo *A = C.Api;
+  if (!A && !Launch)
+    return std::nullopt;
+  CaptureUse Use = A ? A->Capture : CaptureUse::Recorded;
+  auto Break = [&](Breach::Kind K, const ActiveCapture &Cap) {
+    B.K = K;
+    B.Broken.push_back(&Cap);
+  };
+  for (const ActiveCapture &Cap : Active) {
+    bool Relaxed = Cap.Mode == CaptureMode::Relaxed;
+    switch (Use) {
+    case CaptureUse::Allowed:
+    case CaptureUse::Begins:
+    case CaptureUse::Ends:
+      break;
+    case CaptureUse::Unsafe:
+      if (!Relaxed)
+        Break(Breach::Unsafe, Cap);
+      break;
+    case CaptureUse::Conflicts:
+      if (A->issuesOnLegacyStream()) {
+        if (usesPerThreadDefaultStream(*C.Call, Ctx)) {
+          // Per-thread build: the copy waits for the per-thread stream, which may be the one captured.
+          if (Cap.Stream.K == Queue::PerThread || Cap.Stream.K == Queue::Unknown)
+            Break(Breach::Waits, Cap);
+        } else if (!Cap.NonBlocking) {
+          Break(Breach::LegacyStream, Cap);  // legacy-stream work joins a blocking capture
+        }
+        break;
+      }
+      switch (waitMeets(F, C, Cap, Facts, Ctx)) {
+      case WaitMeets::Nothing:
+        break;
+      case WaitMeets::Conflict:
+        Break(Breach::Waits, Cap);
+        break;
+      case WaitMeets::Implicit:
+        Break(Breach::LegacyStream, Cap);
+        break;
+      case WaitMeets::Unsafe:
+        if (!Relaxed)
+          Break(Breach::UnsafeWait, Cap);
+        break;
+      }
+      break;
+    case CaptureUse::Recorded: {
+      Queue Q = Facts.flow().queueOf(C);
+      if (Q.K == Queue::Legacy && !Cap.NonBlocking)
+        Break(Breach::LegacyStream, Cap);
+      else if (waitsOutsideCapture(F, C, Cap, Facts, Ctx))
+        Break(Breach::Isolation, Cap);
+      break;
+    }
+    }
+    if (!B.Broken.empty())
+      break;  // one capture is enough to name: the first
+  }
+  if (B.Broken.empty())
+    return std::nullopt;
+  if ((B.K == Breach::Unsafe || B.K == Breach::UnsafeWait) && B.Broken.front()->Mode == CaptureMode::Unknown)
+    B.Certain = false;
+  return B;
+}
+
+std::string callName(const WorkCall &C) {
+  if (C.Tensor)
+    return C.Tensor->What;
+  return workName(C);
+}
+
+// The helper a capture reached the call through: "'forward'", or "the lambda".
+std::string viaName(const CallExpr &Via) {
+  if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Via.getDirectCallee()); M && M->getParent()->isLambda())
+    return "the lambda";
+  return "'" + calleeName(Via) + "'";
+}
+
+std::string captureName(const ActiveCapture &Cap) {
+  std::string Mode = captureModeName(Cap.Mode);
+  return Cap.Torch ? std::string("a CUDA graph capture (CUDAGraph::capture_begin, ") + Mode + " mode)"
+                   : "a CUDA graph capture (" + Mode + " mode)";
+}
+
+std::string messageOf(const WorkCall &C, const Breach &B) {
+  const ActiveCapture &Cap = *B.Broken.front();
+  std::string Name = callName(C);
+  switch (B.K) {
+  case Breach::Waits:
+    return Name + " waits for or queries GPU work while a stream is captured into " + captureName(Cap) +
+           ": the capture is invalidated (cudaErrorStreamCaptureUnsupported) and ending it returns no graph; " +
+           "move it after the end of the capture, or order the work with events inside the graph";
+  case Breach::WaitsElsewhere:
+    return Name + " waits for the GPU (" + C.External->Waits->What + ", in another file) while a stream is captured into " +
+           captureName(Cap) + ": the capture is invalidated (cudaErrorStreamCaptureUnsupported) and ending it " +
+           "returns no graph; call it after the end of the capture";
+  case Breach::LegacyStream:
+    return Name + " uses the legacy default stream while a blocking stream is captured into " + captureName(Cap) +
+           ": the capture is invalidated (cudaErrorStreamCaptureImplicit); issue it on the capturing stream, "
+           "or capture a stream created with cudaStreamNonBlocking";
+  case Breach::Unsafe:
+    return Name + " is not permitted while a stream is captured into " + captureName(Cap) +
+           ": the call fails (cudaErrorStreamCaptureUnsupported) and invalidates the capture; " +
+           (C.Api && C.Api->Family == ApiFamily::DeviceAlloc
+                ? "allocate before the capture begins, or with cudaMallocAsync on the capturing stream"
+            : C.Api && C.Api->Family == ApiFamily::DeviceFree
+                ? "free after the capture ends, or with cudaFreeAsync on the capturing stream"
+                : "do it before the capture begins or after it ends") +
+           " (a relaxed capture tolerates it)";
+  case Breach::UnsafeWait:
+    return Name + " waits for or queries work outside the capture while a stream is captured into " + captureName(Cap) +
+           ": in global and thread-local modes the call fails (cudaErrorStreamCaptureUnsupported) and invalidates "
+           "the capture; move it before the capture begins or after it ends (a relaxed capture tolerates it)";
+  case Breach::Isolation:
+    return Name + " makes the captured stream wait for an event recorded outside the capture, while it is captured "
+           "into " + captureName(Cap) + ": the capture is invalidated (cudaErrorStreamCaptureIsolation); record the "
+           "event inside the capture, or wait with cudaEventWaitExternal";
+  case Breach::TensorWait:
+    return Name + " makes the host wait for the GPU while the current stream is captured into " + captureName(Cap) +
+           ": the capture fails (operation not permitted when stream is capturing); keep the value on the GPU, "
+           "or read it after the capture ends";
+  }
+  return Name;
+}
+
+// `k<<<g, b>>>(...)` on the legacy stream inside the capture of a stream named in this
+// function: launched on that stream instead, it becomes a node of the graph.
+std::optional<FixItHint> launchFix(const WorkCall &C, const ActiveCapture &Cap, ASTContext &Ctx) {
+  const auto *K = dyn_cast<CUDAKernelCallExpr>(C.Call);
+  if (!K || Cap.Via || Cap.Stream.K != Queue::Named || !Cap.Stream.Stream)
+    return std::nullopt;
+  const CallExpr *Config = K->getConfig();
+  if (!Config || Config->getNumArgs() < 2)
+    return std::nullopt;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *V = dyn_cast<NamedDecl>(Cap.Stream.Stream);
+  if (!V || !Cap.Stream.Index.empty())
+    return std::nullopt;
+  // Only <<<g, b>>> as written (the shared-memory and stream arguments defaulted), outside macros.
+  if (isWritten(Config->getArg(2)) || Config->getArg(1)->getEndLoc().isMacroID())
+    return std::nullopt;
+  SourceLocation After = Lexer::getLocForEndOfToken(Config->getArg(1)->getEndLoc(), 0, SM, Ctx.getLangOpts());
+  if (After.isInvalid())
+    return std::nullopt;
+  return FixItHint::CreateInsertion(After, ", 0, " + V->getName().str());
+}
+
+} // namespace
+
+void CaptureBreakingCallCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
+  ASTContext *Ctx = Facts.context();
+  if (!Ctx || !Facts.captures().any())
+    return;
+  const SourceManager &SM = Ctx->getSourceManager();
+  ReportedOnce Reported;  // template instantiations repeat a function's calls
+  for (const FunctionCalls &F : Facts.functions())
+    for (const WorkCall &C : F.Calls) {
+      const std::vector<ActiveCapture> &Active = Facts.captures().at(C);
+      if (Active.empty())
+        continue;
+      std::optional<Breach> B = breachOf(F, C, Active, Facts, *Ctx);
+      if (!B || !Reported.first(C.Loc))
+        continue;
+      const ActiveCapture &Cap = *B->Broken.front();
+      CheckDiagnostic D;
+      D.Rule = RuleId::CaptureBreakingCall;
+      D.Level = B->Certain ? Severity::Warning : Severity::Note;
+      D.Loc = C.Loc;
+      D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
+      D.Message = messageOf(C, *B);
+      if (B->K == Breach::LegacyStream)
+        if (std::optional<FixItHint> Fix = launchFix(C, Cap, *Ctx))
+          D.Fixes.push_back(*Fix);
+      if (B->K == Breach::WaitsElsewhere)
+        D.Notes.push_back({{}, "the wait inside " + callName(C) + " is here", {}, C.External->Waits->File,
+                           C.External->Waits->Line});
+      if (Cap.Via)
+        D.Notes.push_back({Cap.ViaLoc, viaName(*Cap.Via) + " is called here while the capture is active", {}});
+      if (Cap.BeginLoc.isValid())
+        D.Notes.push_back({Cap.BeginLoc, "the capture begins here", {}});
+      std::string Api = C.Api ? std::string(C.Api->Name) : callName(C);
+      if (B->K == Breach::WaitsElsewhere && C.External->Waits->What.size() > 2)
+        Api = C.External->Waits->What.substr(1, C.External->Waits->What.size() - 2);
+      D.Evidence = {{"api", Api},
+                    {"capture-mode", captureModeName(Cap.Mode)}};
+      if (B->K == Breach::WaitsElsewhere)
+        D.Evidence.push_back({"summary", "cross-unit"});
+      Sink.emit(D, SM);
+    }
+}
+
+} // namespace syncwatch

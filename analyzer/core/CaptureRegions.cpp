@@ -1,0 +1,422 @@
+#include "CaptureRegions.h"
+#include "CudaCalls.h"
+#include "WorkFlow.h"
+#include "WorkTransfer.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Analysis/CFG.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <set>
+
+using namespace clang;
+
+namespace syncwatch {
+
+const char *captureModeName(CaptureMode M) {
+  switch (M) {
+  case CaptureMode::Global:
+    return "global";
+  case CaptureMode::ThreadLocal:
+    return "thread-local";
+  case CaptureMode::Relaxed:
+    return "relaxed";
+  case CaptureMode::Unknown:
+    return "unknown";
+  }
+  return "unknown";
+}
+
+namespace {
+
+using CaptureSet = std::vector<ActiveCapture>;  // sorted, each once
+
+bool joinInto(CaptureSet &Into, const CaptureSet &From) {
+  bool Changed = false;
+  for (const ActiveCapture &C : From) {
+    auto It = std::lower_bound(Into.begin(), Into.end(), C);
+    if (It == Into.end() || !(*It == C)) {
+      Into.insert(It, C);
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
+// A call that begins or ends a capture.
+struct Delimiter {
+  bool Begins = false;
+  Queue Stream;               // Unknown for PyTorch's (the current stream, set by its caller)
+  CaptureMode Mode = CaptureMode::Global;
+  bool Torch = false;
+};
+
+bool isCaptureModeType(QualType T) {
+  T = T.getCanonicalType();
+  const auto *E = T->getAs<EnumType>();
+  if (!E)
+    return false;
+  StringRef Name = E->getDecl()->getName();
+  return Name == "cudaStreamCaptureMode" || Name == "CUstreamCaptureMode_enum";
+}
+
+// The mode argument's value: cudaStreamBeginCapture(s, mode), capture_begin(pool, mode); the
+// driver's first cuStreamBeginCapture has none (global). A default argument counts: PyTorch's
+// capture_begin defaults to cudaStreamCaptureModeGlobal.
+CaptureMode modeOf(const CallExpr &Call, ASTContext &Ctx) {
+  for (const Expr *A : Call.arguments()) {
+    if (!isCaptureModeType(A->getType()))
+      continue;
+    std::optional<std::int64_t> V = constantInt(A, Ctx);
+    if (!V)
+      return CaptureMode::Unknown;
+    switch (*V) {
+    case 0:
+      return CaptureMode::Global;
+    case 1:
+      return CaptureMode::ThreadLocal;
+    case 2:
+      return CaptureMode::Relaxed;
+    default:
+      return CaptureMode::Unknown;
+    }
+  }
+  return CaptureMode::Global;
+}
+
+// at::cuda::CUDAGraph::capture_begin / capture_end.
+std::optional<bool> torchDelimiter(const CallExpr &Call) {
+  const auto *M = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *Method = M ? M->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier())
+    return std::nullopt;
+  StringRef Name = Method->getName();
+  if (Name != "capture_begin" && Name != "capture_end")
+    return std::nullopt;
+  const CXXRecordDecl *Class = Method->getParent();
+  if (!Class || Class->getName() != "CUDAGraph")
+    return std::nullopt;
+  return Name == "capture_begin";
+}
+
+std::optional<Delimiter> delimiterOf(const CallExpr &Call, ASTContext &Ctx) {
+  if (std::optional<bool> Torch = torchDelimiter(Call)) {
+    Delimiter D;
+    D.Begins = *Torch;
+    D.Torch = true;
+    D.Mode = *Torch ? modeOf(Call, Ctx) : CaptureMode::Global;
+    return D;
+  }
+  const ApiInfo *Api = catalogueEntry(Call);
+  if (!Api || (Api->Capture != CaptureUse::Begins && Api->Capture != CaptureUse::Ends))
+    return std::nullopt;
+  Delimiter D;
+  D.Begins = Api->Capture == CaptureUse::Begins;
+  if (std::optional<StreamArg> S = streamArgOf(Call, Api, Ctx))
+    D.Stream = queueOfStreamArg(*S, usesPerThreadDefaultStream(Call, Ctx), Ctx);
+  if (D.Begins)
+    D.Mode = modeOf(Call, Ctx);
+  return D;
+}
+
+// Whether the unit begins a capture anywhere: the analysis runs only then.
+class BeginFinder : public RecursiveASTVisitor<BeginFinder> {
+public:
+  explicit BeginFinder(ASTContext &Ctx) : Ctx(Ctx) {}
+  bool VisitCallExpr(CallExpr *C) {
+    if (std::optional<Delimiter> D = delimiterOf(*C, Ctx); D && D->Begins)
+      Found = true;
+    return !Found;
+  }
+  bool Found = false;
+
+private:
+  ASTContext &Ctx;
+};
+
+const Stmt *bodyOf(const Decl *D) {
+  const auto *F = dyn_cast_or_null<FunctionDecl>(D);
+  return F && F->hasBody() ? F->getBody() : nullptr;
+}
+
+// Two queues that may be the same stream: equal, or one of them cannot be named.
+bool sameStream(const Queue &A, const Queue &B) {
+  return A.K == Queue::Unknown || B.K == Queue::Unknown || A == B;
+}
+
+} // namespace
+
+// What a helper does to its caller's captures, from its own analysis with none active.
+struct CaptureRegions::FunctionEffect {
+  std::vector<Delimiter> Opens;        // captures still active when it returns
+  std::vector<int> OpenParams;         // ...each begun on its parameter N (-1: not a parameter)
+  std::vector<const CallExpr *> OpenBegins;
+  bool Ends = false;                   // it ends a capture it did not begin
+  int EndsParam = -1;                  // ...of the stream its parameter N names (-1: any)
+};
+
+namespace {
+
+// One function's analysis: the CFG, its calls, the state before each call.
+class FunctionCaptures {
+public:
+  FunctionCaptures(const FunctionCalls &F, ASTContext &Ctx, const WorkFlow &Flow,
+                   const std::map<const Decl *, CaptureRegions::FunctionEffect> &Effects)
+      : F(F), Ctx(Ctx), Flow(Flow), Effects(Effects) {
+    for (const WorkCall &W : F.Calls)
+      ByCall[W.Call] = &W;
+    if (const Stmt *Body = bodyOf(F.Function)) {
+      CFG::BuildOptions Options;
+      Cfg = CFG::buildCFG(F.Function, const_cast<Stmt *>(Body), &Ctx, Options);
+    }
+  }
+
+  // Solves from Entry; Record: the state before each call, for the checks.
+  // Returns the state at the function's exit (what it leaves active).
+  CaptureSet solve(const CaptureSet &Entry, std::map<const CallExpr *, CaptureSet> *Record) {
+    if (!Cfg)
+      return Entry;
+    std::vector<CaptureSet> In(Cfg->getNumBlockIDs());
+    std::vector<bool> Reached(Cfg->getNumBlockIDs(), false);
+    std::vector<const CFGBlock *> Work{&Cfg->getEntry()};
+    In[Cfg->getEntry().getBlockID()] = Entry;
+    Reached[Cfg->getEntry().getBlockID()] = true;
+    unsigned Visits = 0, Limit = 64 * Cfg->getNumBlockIDs();
+    while (!Work.empty() && Visits++ < Limit) {
+      const CFGBlock *B = Work.back();
+      Work.pop_back();
+      CaptureSet S = In[B->getBlockID()];
+      transferBlock(*B, S, nullptr);
+      for (const CFGBlock::AdjacentBlock &Succ : B->succs()) {
+        const CFGBlock *Next = Succ.getReachableBlock();
+        if (!Next)
+          continue;
+        unsigned Id = Next->getBlockID();
+        bool Changed = joinInto(In[Id], S) || !Reached[Id];
+        Reached[Id] = true;
+        if (Changed && std::find(Work.begin(), Work.end(), Next) == Work.end())
+          Work.push_back(Next);
+      }
+    }
+    if (Record)
+      for (const CFGBlock *B : *Cfg)
+        if (Reached[B->getBlockID()]) {
+          CaptureSet S = In[B->getBlockID()];
+          transferBlock(*B, S, Record);
+        }
+    return Reached[Cfg->getExit().getBlockID()] ? In[Cfg->getExit().getBlockID()] : CaptureSet{};
+  }
+
+  // The captures carried into the helper a call enters: the state before the call, each
+  // reaching it through that call, its stream renamed to the helper's parameter it is passed as.
+  CaptureSet carriedInto(const WorkCall &Call, const CaptureSet &Before) const {
+    CaptureSet Out;
+    const auto *Callee = dyn_cast_or_null<FunctionDecl>(Call.Helper);
+    for (ActiveCapture C : Before) {
+      C.Via = Call.Call;
+      C.ViaLoc = Call.Loc;
+      Queue Renamed{Queue::Unknown, nullptr, {}};
+      bool Passed = false;
+      if (Callee)
+        for (unsigned I = 0; I < Callee->getNumParams(); ++I)
+          if (isStreamType(Callee->getParamDecl(I)->getType()) && argQueue(Call, I, Ctx) == C.Stream &&
+              C.Stream.K != Queue::Unknown) {
+            Renamed = {Queue::Named, Callee->getParamDecl(I), {}};
+            Passed = true;
+          }
+      // A global or member stream keeps its name inside the helper.
+      if (!Passed && !(C.Stream.K == Queue::Named && C.Stream.Stream &&
+                       !isa<ParmVarDecl>(C.Stream.Stream) &&
+                       !(isa<VarDecl>(C.Stream.Stream) && cast<VarDecl>(C.Stream.Stream)->isLocalVarDecl())))
+        C.Stream = C.Stream.K == Queue::Legacy || C.Stream.K == Queue::PerThread ? C.Stream : Renamed;
+      else if (Passed)
+        C.Stream = Renamed;
+      joinInto(Out, {C});
+    }
+    return Out;
+  }
+
+  const FunctionCalls &calls() const { return F; }
+
+private:
+  void transferBlock(const CFGBlock &B, CaptureSet &S, std::map<const CallExpr *, CaptureSet> *Record) {
+    for (const CFGElement &E : B) {
+      std::optional<CFGStmt> CS = E.getAs<CFGStmt>();
+      if (!CS)
+        continue;
+      const auto *Call = dyn_cast<CallExpr>(CS->getStmt());
+      if (!Call)
+        continue;
+      if (Record && ByCall.count(Call))
+        joinInto((*Record)[Call], S);
+      transferCall(*Call, S);
+    }
+  }
+
+  void transferCall(const CallExpr &Call, CaptureSet &S) {
+    if (std::optional<Delimiter> D = delimiterOf(Call, Ctx)) {
+      if (D->Begins) {
+        ActiveCapture C;
+        C.Begin = &Call;
+        C.BeginLoc = reportLoc(Call.getBeginLoc(), Ctx.getSourceManager());
+        C.Stream = D->Stream;
+        C.Mode = D->Mode;
+        C.Torch = D->Torch;
+        C.NonBlocking = D->Torch || (D->Stream.K == Queue::Named && Flow.createdNonBlocking(D->Stream.Stream));
+        joinInto(S, {C});
+        return;
+      }
+      end(S, D->Torch, D->Stream);
+      return;
+    }
+    auto W = ByCall.find(&Call);
+    if (W == ByCall.end() || !W->second->Helper)
+      return;
+    auto E = Effects.find(W->second->Helper);
+    if (E == Effects.end())
+      return;
+    const CaptureRegions::FunctionEffect &Eff = E->second;
+    if (Eff.Ends)
+      end(S, false, Eff.EndsParam >= 0 ? argQueue(*W->second, static_cast<unsigned>(Eff.EndsParam), Ctx)
+                                       : Queue{Queue::Unknown, nullptr, {}});
+    for (std::size_t I = 0; I < Eff.Opens.size(); ++I) {
+      const Delimiter &D = Eff.Opens[I];
+      ActiveCapture C;
+      C.Begin = &Call;  // the user sees the capture begin at the wrapper's call
+      C.BeginLoc = W->second->Loc;
+      C.Stream = Eff.OpenParams[I] >= 0 ? argQueue(*W->second, static_cast<unsigned>(Eff.OpenParams[I]), Ctx)
+                                        : D.Stream;
+      C.Mode = D.Mode;
+      C.Torch = D.Torch;
+      C.NonBlocking = D.Torch || (C.Stream.K == Queue::Named && Flow.createdNonBlocking(C.Stream.Stream));
+      joinInto(S, {C});
+    }
+  }
+
+  // An end of capture on Stream ends the captures that may be of that stream.
+  static void end(CaptureSet &S, bool Torch, const Queue &Stream) {
+    S.erase(std::remove_if(S.begin(), S.end(),
+                           [&](const ActiveCapture &C) {
+                             return Torch ? C.Torch : !C.Torch && sameStream(C.Stream, Stream);
+                           }),
+            S.end());
+  }
+
+  const FunctionCalls &F;
+  ASTContext &Ctx;
+  const WorkFlow &Flow;
+  const std::map<const Decl *, CaptureRegions::FunctionEffect> &Effects;
+  std::unique_ptr<CFG> Cfg;
+  std::map<const CallExpr *, const WorkCall *> ByCall;
+};
+
+// The functions callees first (a helper's effect is known at its callers' calls); a
+// recursive call sees no effect.
+std::vector<const FunctionCalls *> calleesFirst(const std::vector<FunctionCalls> &Functions) {
+  std::map<const Decl *, const FunctionCalls *> ByDecl;
+  for (const FunctionCalls &F : Functions)
+    ByDecl[F.Function] = &F;
+  std::vector<const FunctionCalls *> Order;
+  std::set<const Decl *> Done, Active;
+  std::function<void(const FunctionCalls &)> Visit = [&](const FunctionCalls &F) {
+    if (Done.count(F.Function) || !Active.insert(F.Function).second)
+      return;
+    for (const WorkCall &W : F.Calls)
+      if (W.Helper)
+        if (auto It = ByDecl.find(W.Helper); It != ByDecl.end())
+          Visit(*It->second);
+    Active.erase(F.Function);
+    Done.insert(F.Function);
+    Order.push_back(&F);
+  };
+  for (const FunctionCalls &F : Functions)
+    Visit(F);
+  return Order;
+}
+
+int paramIndex(const Decl *Function, const Queue &Q) {
+  const auto *P = Q.K == Queue::Named ? dyn_cast_or_null<ParmVarDecl>(Q.Stream) : nullptr;
+  const auto *F = dyn_cast_or_null<FunctionDecl>(Function);
+  if (!P || !F)
+    return -1;
+  for (unsigned I = 0; I < F->getNumParams(); ++I)
+    if (F->getParamDecl(I) == P)
+      return static_cast<int>(I);
+  return -1;
+}
+
+} // namespace
+
+CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, const WorkFlow &Flow, ASTContext &Ctx) {
+  BeginFinder Finder(Ctx);
+  for (const FunctionCalls &F : Functions)
+    if (const Stmt *Body = bodyOf(F.Function); Body && !Finder.Found)
+      Finder.TraverseStmt(const_cast<Stmt *>(Body));
+  Any = Finder.Found;
+  if (!Any)
+    return;
+  std::vector<const FunctionCalls *> Order = calleesFirst(Functions);
+  std::map<const Decl *, FunctionEffect> Effects;
+  std::map<const Decl *, std::unique_ptr<FunctionCaptures>> Analyses;
+  // Phase one, callees first: what each function does to its callers' captures.
+  for (const FunctionCalls *F : Order) {
+    auto A = std::make_unique<FunctionCaptures>(*F, Ctx, Flow, Effects);
+    CaptureSet Exit = A->solve({}, nullptr);
+    FunctionEffect E;
+    for (const ActiveCapture &C : Exit) {
+      std::optional<Delimiter> D = delimiterOf(*C.Begin, Ctx);
+      Delimiter Opened = D ? *D : Delimiter{true, C.Stream, C.Mode, C.Torch};
+      Opened.Stream = C.Stream;
+      Opened.Mode = C.Mode;
+      E.Opens.push_back(Opened);
+      E.OpenParams.push_back(paramIndex(F->Function, C.Stream));
+      E.OpenBegins.push_back(C.Begin);
+    }
+    // Ends a capture it did not begin: run it with one active on each stream parameter.
+    CaptureSet Probe;
+    ActiveCapture Any;
+    Any.Begin = nullptr;
+    Any.Stream = {Queue::Unknown, nullptr, {}};
+    joinInto(Probe, {Any});
+    if (A->solve(Probe, nullptr).empty()) {
+      E.Ends = true;
+      E.EndsParam = -1;
+    }
+    Effects[F->Function] = std::move(E);
+    Analyses[F->Function] = std::move(A);
+  }
+  // Phase two, to a fixpoint: each function starts with the captures active at its calls.
+  std::map<const Decl *, CaptureSet> Entry;
+  for (unsigned Round = 0; Round < 8; ++Round) {
+    bool Changed = false;
+    for (auto It = Order.rbegin(); It != Order.rend(); ++It) {
+      FunctionCaptures &A = *Analyses[(*It)->Function];
+      std::map<const CallExpr *, CaptureSet> States;
+      A.solve(Entry[(*It)->Function], &States);
+      for (const WorkCall &W : (*It)->Calls)
+        if (W.Helper && Analyses.count(W.Helper))
+          if (auto S = States.find(W.Call); S != States.end() && !S->second.empty())
+            Changed |= joinInto(Entry[W.Helper], A.carriedInto(W, S->second));
+    }
+    if (!Changed)
+      break;
+  }
+  for (const FunctionCalls *F : Order) {
+    std::map<const CallExpr *, CaptureSet> States;
+    Analyses[F->Function]->solve(Entry[F->Function], &States);
+    for (auto &[Call, S] : States)
+      if (!S.empty())
+        joinInto(Before[Call], S);
+  }
+}
+
+const std::vector<ActiveCapture> &CaptureRegions::at(const WorkCall &Call) const {
+  static const std::vector<ActiveCapture> None;
+  auto It = Before.find(Call.Call);
+  return It == Before.end() ? None : It->second;
+}
+
+} // namespace syncwatch
