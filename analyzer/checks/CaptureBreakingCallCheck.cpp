@@ -109,12 +109,15 @@ std::optional<Breach> breachOf(const FunctionCalls &F, const WorkCall &C, const 
     B.K = K;
     B.Broken.push_back(&Cap);
   };
+  // (the thread's own relaxed mode allows what the capture's mode forbids it)
+  bool ThreadRelaxed = Facts.captures().threadRelaxedAt(C);
   for (const ActiveCapture &Cap : Active) {
-    bool Relaxed = Cap.Mode == CaptureMode::Relaxed;
+    bool Relaxed = Cap.Mode == CaptureMode::Relaxed || ThreadRelaxed;
     switch (Use) {
     case CaptureUse::Allowed:
     case CaptureUse::Begins:
     case CaptureUse::Ends:
+    case CaptureUse::SetsMode:
       break;
     case CaptureUse::Unsafe:
       if (!Relaxed)

@@ -348,6 +348,63 @@ int paramIndex(const Decl *Function, const Queue &Q) {
   return -1;
 }
 
+// The stretches of a function's body where its thread's capture mode is relaxed: from a
+// cudaThreadExchangeStreamCaptureMode(&m), m set to relaxed, to the next exchange of m (the
+// pop) or the end of the body; and from a PyTorch CUDAStreamCaptureModeGuard made relaxed to
+// the end of its block.
+class RelaxedSpans : public RecursiveASTVisitor<RelaxedSpans> {
+public:
+  RelaxedSpans(ASTContext &Ctx, SourceLocation BodyEnd) : Ctx(Ctx), BodyEnd(BodyEnd) {}
+  bool VisitCompoundStmt(CompoundStmt *Block) {
+    for (const Stmt *S : Block->body())
+      if (const auto *DS = dyn_cast<DeclStmt>(S))
+        for (const Decl *D : DS->decls())
+          if (const auto *V = dyn_cast<VarDecl>(D); V && isRelaxedGuard(*V))
+            Spans.push_back({DS->getBeginLoc(), Block->getRBracLoc()});
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const ApiInfo *Api = catalogueEntry(*C);
+    if (!Api || Api->Capture != CaptureUse::SetsMode || C->getNumArgs() != 1)
+      return true;
+    const auto *Addr = dyn_cast<UnaryOperator>(C->getArg(0)->IgnoreParenImpCasts());
+    const auto *Ref = Addr && Addr->getOpcode() == UO_AddrOf ? dyn_cast<DeclRefExpr>(Addr->getSubExpr()->IgnoreParens()) : nullptr;
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V)
+      return true;
+    if (auto Open = Pushed.find(V); Open != Pushed.end()) {  // the pop
+      Spans.push_back({Open->second, C->getBeginLoc()});
+      Pushed.erase(Open);
+    } else if (V->getInit() && relaxed(V->getInit())) {
+      Pushed[V] = C->getBeginLoc();
+    }
+    return true;
+  }
+  std::vector<std::pair<SourceLocation, SourceLocation>> finish() {
+    for (const auto &[V, From] : Pushed)
+      Spans.push_back({From, BodyEnd});
+    Pushed.clear();
+    return Spans;
+  }
+
+private:
+  bool relaxed(const Expr *E) const {
+    std::optional<std::int64_t> V = constantInt(E, Ctx);
+    return V && *V == 2;  // cudaStreamCaptureModeRelaxed
+  }
+  bool isRelaxedGuard(const VarDecl &V) const {
+    const auto *Class = V.getType()->getAsCXXRecordDecl();
+    const auto *Init = dyn_cast_or_null<CXXConstructExpr>(V.getInit() ? V.getInit()->IgnoreImplicit() : nullptr);
+    return Class && Class->getName() == "CUDAStreamCaptureModeGuard" && Init && Init->getNumArgs() == 1 &&
+           relaxed(Init->getArg(0));
+  }
+
+  ASTContext &Ctx;
+  SourceLocation BodyEnd;
+  std::map<const VarDecl *, SourceLocation> Pushed;
+  std::vector<std::pair<SourceLocation, SourceLocation>> Spans;
+};
+
 } // namespace
 
 CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, const WorkFlow &Flow, ASTContext &Ctx) {
@@ -404,14 +461,29 @@ CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, cons
     if (!Changed)
       break;
   }
+  const SourceManager &SM = Ctx.getSourceManager();
   for (const FunctionCalls *F : Order) {
     std::map<const CallExpr *, CaptureSet> States;
     Analyses[F->Function]->solve(Entry[F->Function], &States);
     for (auto &[Call, S] : States)
       if (!S.empty())
         joinInto(Before[Call], S);
+    const Stmt *Body = bodyOf(F->Function);
+    if (!Body)
+      continue;
+    RelaxedSpans Finder(Ctx, Body->getEndLoc());
+    Finder.TraverseStmt(const_cast<Stmt *>(Body));
+    for (const auto &[From, To] : Finder.finish())
+      for (const WorkCall &W : F->Calls) {
+        SourceLocation At = SM.getExpansionLoc(W.Call->getBeginLoc());
+        if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(From), At) &&
+            SM.isBeforeInTranslationUnit(At, SM.getExpansionLoc(To)))
+          ThreadRelaxed.insert(W.Call);
+      }
   }
 }
+
+bool CaptureRegions::threadRelaxedAt(const WorkCall &Call) const { return ThreadRelaxed.count(Call.Call) != 0; }
 
 const std::vector<ActiveCapture> &CaptureRegions::at(const WorkCall &Call) const {
   static const std::vector<ActiveCapture> None;

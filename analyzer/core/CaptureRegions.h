@@ -17,6 +17,7 @@
 #include "clang/AST/ASTContext.h"
 
 #include <map>
+#include <set>
 #include <vector>
 
 namespace syncwatch {
@@ -59,12 +60,18 @@ public:
   const std::vector<ActiveCapture> &at(const WorkCall &Call) const;
   // The unit begins a capture somewhere (nothing else is computed when it does not).
   bool any() const { return Any; }
+  // The calling thread's own capture mode is relaxed at Call: it pushed relaxed mode before
+  // it (cudaThreadExchangeStreamCaptureMode with a variable set to relaxed, PyTorch's
+  // CUDAStreamCaptureModeGuard) and has not popped it yet, in this function. Potentially
+  // unsafe calls are then allowed whatever the capture's mode.
+  bool threadRelaxedAt(const WorkCall &Call) const;
 
   struct FunctionEffect;  // what a helper does to its caller's captures (CaptureRegions.cpp)
 
 private:
   bool Any = false;
   std::map<const clang::CallExpr *, std::vector<ActiveCapture>> Before;
+  std::set<const clang::CallExpr *> ThreadRelaxed;
 };
 
 } // namespace syncwatch

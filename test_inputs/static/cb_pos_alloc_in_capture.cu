@@ -2,6 +2,9 @@
 // cudaMalloc, cudaMallocHost and cudaFree are not permitted while the capturing thread's
 // stream is captured, and they invalidate the graph. cudaMallocAsync / cudaFreeAsync on the
 // capturing stream become graph nodes and are fine.
+// The two implicit-sync warnings are false alarms, kept visible here: WorkFlow counts the
+// captured kernels and allocation as running work, though a capture runs nothing (a follow-up
+// of issue 38: the flow should not issue work into a captured stream).
 #include <cuda_runtime.h>
 
 __global__ void scale(float* y, const float* x, float a, int n) {
@@ -27,6 +30,24 @@ cudaGraph_t capture_batch(cudaStream_t s, const float* x, int n) {
   return g;
 }
 
+// A global capture whose thread pushes relaxed mode around a lazy allocation, as PyTorch's
+// caching allocator does: that cudaMalloc is allowed; the one after the pop is not.
+cudaGraph_t capture_with_pool(cudaStream_t s, const float* x, int n) {
+  cudaGraph_t g;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  float* pooled;
+  cudaMalloc(&pooled, n * sizeof(float));
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  float* late;
+  cudaMalloc(&late, n * sizeof(float));  // expect: warning syncwatch-capture-breaking-call
+  scale<<<(n + 255) / 256, 256, 0, s>>>(late, x, 1.0f, n);
+  scale<<<(n + 255) / 256, 256, 0, s>>>(pooled, late, 1.0f, n);
+  cudaStreamEndCapture(s, &g);
+  return g;
+}
+
 int main() {
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
@@ -34,6 +55,8 @@ int main() {
   cudaMalloc(&x, 4096 * sizeof(float));
   cudaGraph_t g = capture_batch(s, x, 4096);
   cudaGraphDestroy(g);
-  cudaFree(x);
+  g = capture_with_pool(s, x, 4096);
+  cudaGraphDestroy(g);
+  cudaFree(x);  // expect: warning syncwatch-implicit-sync
   return 0;
 }

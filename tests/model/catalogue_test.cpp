@@ -85,7 +85,7 @@ TEST(Catalogue, EntriesAreConsistent) {
 TEST(Catalogue, CaptureColumn) {
   for (const ApiInfo &A : allApis()) {
     bool Delimiter = A.Capture == CaptureUse::Begins || A.Capture == CaptureUse::Ends;
-    EXPECT_EQ(Delimiter, A.Family == ApiFamily::Capture) << A.Name;
+    EXPECT_EQ(Delimiter || A.Capture == CaptureUse::SetsMode, A.Family == ApiFamily::Capture) << A.Name;
     if (Delimiter)
       EXPECT_GE(A.StreamArg, 0) << A.Name;
     // Waits conflict with any capture; work a stream orders is recorded into it.
@@ -104,6 +104,7 @@ TEST(Catalogue, CaptureColumn) {
   EXPECT_EQ(findApi("cudaStreamBeginCapture")->Capture, CaptureUse::Begins);
   EXPECT_EQ(findApi("cuStreamBeginCapture_v2")->Capture, CaptureUse::Begins);
   EXPECT_EQ(findApi("cudaStreamEndCapture_ptsz")->Capture, CaptureUse::Ends);
+  EXPECT_EQ(findApi("cudaThreadExchangeStreamCaptureMode")->Capture, CaptureUse::SetsMode);
 }
 
 // The Capture column against what the calls did on a GPU (tests/gpu/capture_truth_table.cu's

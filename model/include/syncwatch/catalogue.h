@@ -84,6 +84,8 @@ enum class CaptureUse : std::uint8_t {
               // thread-local capture; a relaxed one tolerates it
   Begins,     // begins a capture of its stream, in the mode its argument gives
   Ends,       // ends the capture of its stream
+  SetsMode,   // swaps the calling thread's capture mode (cudaThreadExchangeStreamCaptureMode):
+              // a relaxed one lets that thread make potentially unsafe calls
 };
 
 // What a call puts into a stream (cuda_api.def's Issues column).
