@@ -235,7 +235,7 @@ std::optional<FixItHint> launchFix(const WorkCall &C, const ActiveCapture &Cap, 
   if (!K || Cap.Via || Cap.Stream.K != Queue::Named || !Cap.Stream.Stream)
     return std::nullopt;
   const CallExpr *Config = K->getConfig();
-  if (!Config || Config->getNumArgs() < 2)
+  if (!Config || Config->getNumArgs() < 3)
     return std::nullopt;
   const SourceManager &SM = Ctx.getSourceManager();
   const auto *V = dyn_cast<NamedDecl>(Cap.Stream.Stream);

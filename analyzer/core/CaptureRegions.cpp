@@ -1,5 +1,6 @@
 #include "CaptureRegions.h"
 #include "CudaCalls.h"
+#include "TorchCalls.h"
 #include "WorkFlow.h"
 #include "WorkTransfer.h"
 
@@ -8,6 +9,7 @@
 #include "clang/Analysis/CFG.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -87,23 +89,8 @@ CaptureMode modeOf(const CallExpr &Call, ASTContext &Ctx) {
   return CaptureMode::Global;
 }
 
-// at::cuda::CUDAGraph::capture_begin / capture_end.
-std::optional<bool> torchDelimiter(const CallExpr &Call) {
-  const auto *M = dyn_cast<CXXMemberCallExpr>(&Call);
-  const CXXMethodDecl *Method = M ? M->getMethodDecl() : nullptr;
-  if (!Method || !Method->getIdentifier())
-    return std::nullopt;
-  StringRef Name = Method->getName();
-  if (Name != "capture_begin" && Name != "capture_end")
-    return std::nullopt;
-  const CXXRecordDecl *Class = Method->getParent();
-  if (!Class || Class->getName() != "CUDAGraph")
-    return std::nullopt;
-  return Name == "capture_begin";
-}
-
 std::optional<Delimiter> delimiterOf(const CallExpr &Call, ASTContext &Ctx) {
-  if (std::optional<bool> Torch = torchDelimiter(Call)) {
+  if (std::optional<bool> Torch = torchGraphCapture(Call)) {
     Delimiter D;
     D.Begins = *Torch;
     D.Torch = true;
@@ -153,9 +140,7 @@ bool sameStream(const Queue &A, const Queue &B) {
 struct CaptureRegions::FunctionEffect {
   std::vector<Delimiter> Opens;        // captures still active when it returns
   std::vector<int> OpenParams;         // ...each begun on its parameter N (-1: not a parameter)
-  std::vector<const CallExpr *> OpenBegins;
-  bool Ends = false;                   // it ends a capture it did not begin
-  int EndsParam = -1;                  // ...of the stream its parameter N names (-1: any)
+  bool Ends = false;                   // it ends a capture it did not begin (of any stream)
 };
 
 namespace {
@@ -214,34 +199,30 @@ public:
   // reaching it through that call, its stream renamed to the helper's parameter it is passed as.
   CaptureSet carriedInto(const WorkCall &Call, const CaptureSet &Before) const {
     CaptureSet Out;
-    const auto *Callee = dyn_cast_or_null<FunctionDecl>(Call.Helper);
     for (ActiveCapture C : Before) {
       C.Via = Call.Call;
       C.ViaLoc = Call.Loc;
-      Queue Renamed{Queue::Unknown, nullptr, {}};
-      bool Passed = false;
-      if (Callee)
-        for (unsigned I = 0; I < Callee->getNumParams(); ++I)
-          if (isStreamType(Callee->getParamDecl(I)->getType()) && argQueue(Call, I, Ctx) == C.Stream &&
-              C.Stream.K != Queue::Unknown) {
-            Renamed = {Queue::Named, Callee->getParamDecl(I), {}};
-            Passed = true;
-          }
-      // A global or member stream keeps its name inside the helper.
-      if (!Passed && !(C.Stream.K == Queue::Named && C.Stream.Stream &&
-                       !isa<ParmVarDecl>(C.Stream.Stream) &&
-                       !(isa<VarDecl>(C.Stream.Stream) && cast<VarDecl>(C.Stream.Stream)->isLocalVarDecl())))
-        C.Stream = C.Stream.K == Queue::Legacy || C.Stream.K == Queue::PerThread ? C.Stream : Renamed;
-      else if (Passed)
-        C.Stream = Renamed;
+      C.Stream = streamInCallee(Call, C.Stream);
       joinInto(Out, {C});
     }
     return Out;
   }
 
-  const FunctionCalls &calls() const { return F; }
-
 private:
+  // A caller's stream as the helper Call enters names it: the parameter it is passed as; the
+  // legacy, per-thread, a global or a member stream as it is; a local one not passed: unknown.
+  Queue streamInCallee(const WorkCall &Call, const Queue &Stream) const {
+    if (Stream.K == Queue::Unknown || Stream.K == Queue::Legacy || Stream.K == Queue::PerThread)
+      return Stream;
+    if (const auto *Callee = dyn_cast_or_null<FunctionDecl>(Call.Helper))
+      for (unsigned I = 0; I < Callee->getNumParams(); ++I)
+        if (isStreamType(Callee->getParamDecl(I)->getType()) && argQueue(Call, I, Ctx) == Stream)
+          return {Queue::Named, Callee->getParamDecl(I), {}};
+    const auto *V = dyn_cast_or_null<VarDecl>(Stream.Stream);
+    bool Local = isa_and_nonnull<ParmVarDecl>(Stream.Stream) || (V && V->isLocalVarDecl());
+    return Local ? Queue{Queue::Unknown, nullptr, {}} : Stream;
+  }
+
   void transferBlock(const CFGBlock &B, CaptureSet &S, std::map<const CallExpr *, CaptureSet> *Record) {
     for (const CFGElement &E : B) {
       std::optional<CFGStmt> CS = E.getAs<CFGStmt>();
@@ -280,8 +261,7 @@ private:
       return;
     const CaptureRegions::FunctionEffect &Eff = E->second;
     if (Eff.Ends)
-      end(S, false, Eff.EndsParam >= 0 ? argQueue(*W->second, static_cast<unsigned>(Eff.EndsParam), Ctx)
-                                       : Queue{Queue::Unknown, nullptr, {}});
+      end(S, false, Queue{Queue::Unknown, nullptr, {}});
     for (std::size_t I = 0; I < Eff.Opens.size(); ++I) {
       const Delimiter &D = Eff.Opens[I];
       ActiveCapture C;
@@ -393,10 +373,8 @@ private:
     return V && *V == 2;  // cudaStreamCaptureModeRelaxed
   }
   bool isRelaxedGuard(const VarDecl &V) const {
-    const auto *Class = V.getType()->getAsCXXRecordDecl();
     const auto *Init = dyn_cast_or_null<CXXConstructExpr>(V.getInit() ? V.getInit()->IgnoreImplicit() : nullptr);
-    return Class && Class->getName() == "CUDAStreamCaptureModeGuard" && Init && Init->getNumArgs() == 1 &&
-           relaxed(Init->getArg(0));
+    return isCaptureModeGuard(V.getType()) && Init && Init->getNumArgs() == 1 && relaxed(Init->getArg(0));
   }
 
   ASTContext &Ctx;
@@ -424,24 +402,14 @@ CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, cons
     CaptureSet Exit = A->solve({}, nullptr);
     FunctionEffect E;
     for (const ActiveCapture &C : Exit) {
-      std::optional<Delimiter> D = delimiterOf(*C.Begin, Ctx);
-      Delimiter Opened = D ? *D : Delimiter{true, C.Stream, C.Mode, C.Torch};
-      Opened.Stream = C.Stream;
-      Opened.Mode = C.Mode;
-      E.Opens.push_back(Opened);
+      E.Opens.push_back(Delimiter{true, C.Stream, C.Mode, C.Torch});
       E.OpenParams.push_back(paramIndex(F->Function, C.Stream));
-      E.OpenBegins.push_back(C.Begin);
     }
-    // Ends a capture it did not begin: run it with one active on each stream parameter.
+    // Ends a capture it did not begin: run it with one active on a stream it cannot name.
     CaptureSet Probe;
-    ActiveCapture Any;
-    Any.Begin = nullptr;
-    Any.Stream = {Queue::Unknown, nullptr, {}};
-    joinInto(Probe, {Any});
-    if (A->solve(Probe, nullptr).empty()) {
-      E.Ends = true;
-      E.EndsParam = -1;
-    }
+    ActiveCapture OnAnyStream;  // no begin; its stream unknown, so any end ends it
+    joinInto(Probe, {OnAnyStream});
+    E.Ends = A->solve(Probe, nullptr).empty();
     Effects[F->Function] = std::move(E);
     Analyses[F->Function] = std::move(A);
   }

@@ -647,4 +647,21 @@ std::vector<LibraryHandles::Use> LibraryHandles::unstreamedUses() const {
   return Out;
 }
 
+std::optional<bool> torchGraphCapture(const CallExpr &Call) {
+  const auto *M = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *Method = M ? M->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() || !Method->getParent() || Method->getParent()->getName() != "CUDAGraph")
+    return std::nullopt;
+  if (Method->getName() == "capture_begin")
+    return true;
+  if (Method->getName() == "capture_end")
+    return false;
+  return std::nullopt;
+}
+
+bool isCaptureModeGuard(QualType T) {
+  const auto *Class = T->getAsCXXRecordDecl();
+  return Class && Class->getIdentifier() && Class->getName() == "CUDAStreamCaptureModeGuard";
+}
+
 } // namespace syncwatch

@@ -53,6 +53,13 @@ std::optional<TensorSync> tensorSyncOf(const clang::CallExpr &Call, clang::ASTCo
 // Matches the calls tensorSyncOf may accept, outside system headers. Binds "torch-sync".
 clang::ast_matchers::StatementMatcher tensorSyncMatcher();
 
+// at::cuda::CUDAGraph::capture_begin (true) or capture_end (false): PyTorch's stream capture
+// of the current stream; nullopt for any other call.
+std::optional<bool> torchGraphCapture(const clang::CallExpr &Call);
+
+// c10::cuda::CUDAStreamCaptureModeGuard: sets the thread's capture mode for its block.
+bool isCaptureModeGuard(clang::QualType T);
+
 // Where a tensor lives, as far as the function that uses it says.
 enum class TensorDevice : std::uint8_t { Cpu, Cuda, Unknown };
 

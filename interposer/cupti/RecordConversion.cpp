@@ -48,6 +48,18 @@ StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
   }
 }
 
+// The fields every GPU record has, and its device noted.
+template <typename Record> GpuWork workOf(GpuKind Kind, const Record &R, std::uint32_t Correlation) {
+  GpuWork W;
+  W.Kind = Kind;
+  W.Correlation = Correlation;
+  W.Stream = R.streamId;
+  W.Start = R.start;
+  W.End = R.end;
+  noteDevice(R.deviceId);
+  return W;
+}
+
 } // namespace
 
 std::size_t convertActivityRecords(std::uint8_t *Buffer, std::size_t Valid) {
@@ -64,46 +76,28 @@ std::size_t convertActivityRecords(std::uint8_t *Buffer, std::size_t Valid) {
     switch (Record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto *R = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(Record);
-      GpuWork W;
-      W.Kind = GpuKind::Memcpy;
       // Runtime calls are what the callbacks saw: link the copy to the runtime call.
-      W.Correlation = R->runtimeCorrelationId ? R->runtimeCorrelationId : R->correlationId;
-      W.Stream = R->streamId;
-      W.Start = R->start;
-      W.End = R->end;
+      GpuWork W = workOf(GpuKind::Memcpy, *R, R->runtimeCorrelationId ? R->runtimeCorrelationId : R->correlationId);
       W.Bytes = R->bytes;
       W.CopyKind = R->copyKind;
       W.Src = static_cast<MemoryKind>(R->srcKind <= 3 ? R->srcKind : 0);
       W.Dst = static_cast<MemoryKind>(R->dstKind <= 3 ? R->dstKind : 0);
       W.Async = (R->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-      noteDevice(R->deviceId);
       Work->push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto *R = reinterpret_cast<const CUpti_ActivityMemset4 *>(Record);
-      GpuWork W;
-      W.Kind = GpuKind::Memset;
-      W.Correlation = R->correlationId;
-      W.Stream = R->streamId;
-      W.Start = R->start;
-      W.End = R->end;
+      GpuWork W = workOf(GpuKind::Memset, *R, R->correlationId);
       W.Bytes = R->bytes;
-      noteDevice(R->deviceId);
       Work->push_back(std::move(W));
       break;
     }
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto *R = reinterpret_cast<const CUpti_ActivityKernel10 *>(Record);
-      GpuWork W;
-      W.Kind = GpuKind::Kernel;
-      W.Correlation = R->correlationId;
-      W.Stream = R->streamId;
-      W.Start = R->start;
-      W.End = R->end;
+      GpuWork W = workOf(GpuKind::Kernel, *R, R->correlationId);
       W.Name = kernelName(R->name);
-      noteDevice(R->deviceId);
       Work->push_back(std::move(W));
       break;
     }
