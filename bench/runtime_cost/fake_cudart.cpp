@@ -15,7 +15,9 @@ std::atomic<std::uint32_t> Correlation{0};
 template <typename Params>
 __attribute__((noinline)) int apiCall(CUpti_CallbackId Id, const char *Name, const Params &P) {
   CUpti_CallbackData D{};
+  cudaError_t Result = cudaSuccess;  // CUPTI gives the exit callback the call's return value
   D.functionName = Name;
+  D.functionReturnValue = &Result;
   D.functionParams = &P;
   D.correlationId = Correlation.fetch_add(1, std::memory_order_relaxed) + 1;
   if (Enter) {

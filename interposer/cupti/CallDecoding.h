@@ -8,6 +8,8 @@
 
 #include <cupti.h>
 
+#include <string_view>
+
 namespace syncwatch::runtime {
 
 inline CallbackKey keyOf(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
@@ -80,22 +82,47 @@ inline void decodeStreamCreation(CUpti_CallbackDomain Domain, CUpti_CallbackId I
   }
 }
 
+// A capture's begin: its stream (the first parameter of every entry point) and mode. The
+// runtime's and the driver's structs lay them out alike (stream, mode) or (stream, graph,
+// dependencies, edge data, count, mode).
+inline void decodeCaptureBegin(CaptureCall Kind, const void *Params, CallArgs &A) {
+  if (Kind == CaptureCall::Begin) {
+    const auto *P = static_cast<const cudaStreamBeginCapture_v10000_params *>(Params);
+    A.Stream = P->stream;
+    A.CaptureMode = static_cast<std::uint8_t>(P->mode);
+  } else if (Kind == CaptureCall::BeginToGraph) {
+    const auto *P = static_cast<const cudaStreamBeginCaptureToGraph_v12030_params *>(Params);
+    A.Stream = P->stream;
+    A.CaptureMode = static_cast<std::uint8_t>(P->mode);
+  } else {
+    A.Stream = static_cast<const cuStreamBeginCapture_ptsz_params *>(Params)->hStream;
+  }
+  A.StreamKnown = true;
+}
+
 } // namespace detail
 
-// At a call's exit: the call, no arguments read.
-inline ApiCallback decodeExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb) {
+// At a call's exit: the call and what it returned; of a capture's end, the graph it made.
+inline ApiCallback decodeExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
+                              CaptureCall Capture = CaptureCall::None) {
   ApiCallback C;
   C.Key = keyOf(Domain, Id);
   C.Context = Cb->context;
   C.Correlation = Cb->correlationId;
   C.FunctionName = Cb->functionName;
+  if (Cb->functionReturnValue)  // cudaError_t and CUresult are both an int-sized enum
+    C.Result = *static_cast<const std::int32_t *>(Cb->functionReturnValue);
+  if (Capture == CaptureCall::End && Cb->functionParams) [[unlikely]] {
+    const auto *P = static_cast<const cudaStreamEndCapture_v10000_params *>(Cb->functionParams);
+    C.Graph = P->pGraph ? *P->pGraph : nullptr;
+  }
   return C;
 }
 
 // At its entry, with its arguments. Launch, CreatesStream: what the catalogue says of the id
 // (CallbackInfo): only the parameters that the filter will read are decoded.
 inline ApiCallback decodeEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-                               bool Launch, bool CreatesStream) {
+                               bool Launch, bool CreatesStream, CaptureCall Capture = CaptureCall::None) {
   ApiCallback C = decodeExit(Domain, Id, Cb);
   const void *Params = Cb->functionParams;
   if (!Params)
@@ -104,6 +131,13 @@ inline ApiCallback decodeEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id,
   A.HasParams = true;
   if (CreatesStream) {
     detail::decodeStreamCreation(Domain, Id, Params, A);
+  } else if (Capture != CaptureCall::None) [[unlikely]] {
+    if (Capture == CaptureCall::End) {
+      A.Stream = static_cast<const cudaStreamEndCapture_v10000_params *>(Params)->stream;
+      A.StreamKnown = true;
+    } else {
+      detail::decodeCaptureBegin(Capture, Params, A);
+    }
   } else if (Launch) {
     A.StreamKnown = detail::decodeLaunch(Domain, Id, Params, A);
   } else if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && (Id == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 ||
@@ -130,5 +164,9 @@ inline ApiCallback decodeEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id,
 // What this misses: launches onto cudaStreamPerThread through the plain entry points,
 // before any other blocking-stream work, are not seen.
 bool launchCallbackDeferrable(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
+
+// Which capture entry point a callback is, from CUPTI's name for it ("cudaStreamBeginCapture_v10000",
+// "cuStreamBeginCapture_v2_ptsz") and the catalogue's Capture column.
+CaptureCall captureCallOf(std::string_view CallbackName, bool Begins, bool Ends);
 
 } // namespace syncwatch::runtime

@@ -40,6 +40,8 @@ struct Startup {
   std::vector<CallbackInfo> RuntimeIds, DriverIds;
   // Launch callbacks are off until a launch can matter (see enableLaunchCallbacks).
   std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> DeferredLaunchIds;
+  // Event queries: on only while a graph capture is open (see capturesOpen).
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> CaptureOnlyIds;
 };
 extern Startup *Start;  // made by start(), never freed
 

@@ -126,16 +126,36 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
   if (selfStatsOn()) [[unlikely]] {
     std::uint64_t T0 = hostTicks();
     if (Entry)
-      onApiEnter(decodeEntry(Domain, Id, Cb, Info.Launch, Info.CreatesStream), Info);
+      onApiEnter(decodeEntry(Domain, Id, Cb, Info.Launch, Info.CreatesStream, Info.Capture), Info);
     else
-      onApiExit(decodeExit(Domain, Id, Cb), Info);
+      onApiExit(decodeExit(Domain, Id, Cb, Info.Capture), Info);
     countCallback(keyOf(Domain, Id), Entry, hostTicks() - T0);
     return;
   }
   if (Entry)
-    onApiEnter(decodeEntry(Domain, Id, Cb, Info.Launch, Info.CreatesStream), Info);
+    onApiEnter(decodeEntry(Domain, Id, Cb, Info.Launch, Info.CreatesStream, Info.Capture), Info);
   else
-    onApiExit(decodeExit(Domain, Id, Cb), Info);
+    onApiExit(decodeExit(Domain, Id, Cb, Info.Capture), Info);
+}
+
+// While a graph capture is open, a query of an event recorded into it breaks the capture
+// (cudaErrorCapturedEvent), and so do some queries of events recorded before it: the event
+// queries' callbacks, off otherwise (enableCatalogued), are on then, so that the call that
+// broke a capture is named. Launches are on too: a legacy-stream launch breaks a blocking
+// stream's capture.
+void capturesOpen(bool Open) {
+  for (auto [Domain, Id] : Start->CaptureOnlyIds)
+    cuptiEnableCallback(Open ? 1 : 0, Start->Subscriber, Domain, Id);
+  if (Open)
+    enableLaunchCallbacks();
+}
+
+// The node count of a graph a capture made (cuGraphGetNodes, looked up: see startActivity).
+std::uint32_t graphNodes(const void *Graph) {
+  using GetNodes = int (*)(const void *, void *, std::size_t *);
+  static const auto Get = reinterpret_cast<GetNodes>(::dlsym(RTLD_DEFAULT, "cuGraphGetNodes"));
+  std::size_t Count = 0;
+  return Get && Graph && Get(Graph, nullptr, &Count) == 0 ? static_cast<std::uint32_t>(Count) : 0;
 }
 
 // PyTorch's current stream as the engine names streams (TorchStreams.h): CUPTI's id.
@@ -179,10 +199,14 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
     // cudaEventQuery is catalogued for the analyzer (a finished polling loop drains work);
     // it never waits, and PyTorch's caching allocator polls events on every allocation:
     // a callback there would cost every process and tell nothing.
-    if (Api && Api->Family == ApiFamily::EventQuery)
+    if (Api && Api->Family == ApiFamily::EventQuery) {
+      Ids[Id] = callbackInfoOf(*Api);
+      Start->CaptureOnlyIds.push_back({Domain, Id});  // but while a capture is open (capturesOpen)
       continue;
+    }
     if (Api) {
       Ids[Id] = callbackInfoOf(*Api);
+      Ids[Id].Capture = captureCallOf(Name, Api->Capture == CaptureUse::Begins, Api->Capture == CaptureUse::Ends);
       if (DeferLaunches && launchCallbackDeferrable(Domain, Id)) {
         Start->DeferredLaunchIds.push_back({Domain, Id});
         continue;
@@ -256,6 +280,8 @@ void startOnce() {
   Hooks.DisableLaunches = disableLaunchCallbacks;
   Hooks.TraceKernels = traceKernels;
   Hooks.StreamIdOf = streamIdOf;
+  Hooks.CapturesOpen = capturesOpen;
+  Hooks.GraphNodes = graphNodes;
   Hooks.AutoKernels = KernelMode == KernelTrace::Auto;
   Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
   Hooks.MeasureForNs = Start->Cfg.MeasureAll ? Start->Cfg.MeasureForNs : 0;

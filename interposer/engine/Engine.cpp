@@ -78,6 +78,11 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
       K.TotalNs += C.duration();
       K.MaxNs = std::max(K.MaxNs, C.duration());
     }
+    if (C.Capture && C.Capture->What == CaptureNote::Role::End) [[unlikely]] {
+      ++CapturesEnded;
+      CapturesFailed += C.Error != 0;
+      CaptureNodes += C.Error ? 0 : C.Capture->Nodes;
+    }
   }
   PassContext Context{Window, Index, Streams, Config, KernelsTracedFrom};
   for (const WindowPass *Pass : cataloguePasses())
@@ -134,6 +139,16 @@ std::vector<std::pair<std::string, std::string>> Engine::coverageFigures() const
       Ns += To > From ? To - From : 0;
     }
     Out.emplace_back("coverage.launchesUnwatchedMs", evidenceNumber(Ns / 1e6));
+  }
+  return Out;
+}
+
+std::vector<std::pair<std::string, std::string>> Engine::captureFigures() const {
+  std::vector<std::pair<std::string, std::string>> Out;
+  if (CapturesEnded) {
+    Out.emplace_back("captures.ended", std::to_string(CapturesEnded));
+    Out.emplace_back("captures.failed", std::to_string(CapturesFailed));
+    Out.emplace_back("captures.graphNodes", std::to_string(CaptureNodes));
   }
   return Out;
 }
@@ -227,6 +242,9 @@ const std::vector<Engine::MergedSite> &Engine::merged() const {
         M.Total.CurrentStream = A.CurrentStream;
       if (!M.Total.LaunchStream)
         M.Total.LaunchStream = A.LaunchStream;
+      if (!M.Total.Capture)
+        M.Total.Capture = A.Capture;
+      M.Total.CaptureOtherThread += A.CaptureOtherThread;
       if (!A.SyncApi.empty())
         M.Total.SyncApi = A.SyncApi;
       if (A.MaxNs > M.Total.MaxNs) {
@@ -279,6 +297,47 @@ std::string Engine::threadCosts(const std::map<std::uint64_t, std::uint64_t> &Ns
   for (const auto &[Tid, Ns] : NsByThread)
     C.emplace_back(threadLabel(Tid), Ns / 1e6);
   return formatThreadCosts(std::move(C));
+}
+
+std::string Engine::siteText(std::uint32_t Site) const {
+  auto It = Sites.find(Site);
+  if (It == Sites.end())
+    return "";
+  const SiteFrame &F = It->second;
+  if (!F.Python.empty())
+    return F.Python.front().File + ":" + std::to_string(F.Python.front().Line);
+  if (F.Line)
+    return F.File + ":" + std::to_string(F.Line);
+  return F.File.empty() ? "" : F.File + "!" + F.Function;
+}
+
+// "'cudaMalloc' broke a CUDA graph capture once: it returned ... [capture begun at app.cu:40
+// on thread main; broken from thread loader (tid 812), not the capturing thread]"
+void Engine::describeCaptureBreak(Finding &F, const SiteAggregate &A) const {
+  std::string Times = A.Count == 1 ? "once" : std::to_string(A.Count) + " times";
+  const CaptureNote *N = A.Capture;
+  bool Ends = N && N->What == CaptureNote::Role::End;  // a failure with no breaking call seen
+  F.Message = "'" + A.Api + (Ends ? "' ended a CUDA graph capture that failed " : "' broke a CUDA graph capture ") +
+              Times + ": " + A.Example;
+  if (N) {
+    std::string Began = siteText(N->BeginSite);
+    F.Message += " [the capture was begun" + (Began.empty() ? "" : " at " + Began) + " on thread " +
+                 threadLabel(N->Thread);
+    if (A.CaptureOtherThread)
+      F.Message += "; this call was made on " +
+                   std::string(A.NsByThread.size() == 1 ? "thread " + threadLabel(A.NsByThread.begin()->first)
+                                                        : "other threads") +
+                   (N->Mode == CaptureMode::Global ? ": in global mode any thread's unsafe call breaks the capture"
+                                                   : ", not the capturing thread");
+    F.Message += "]";
+    F.Evidence.push_back({"captureBegunAt", Began});
+    F.Evidence.push_back({"captureThread", threadLabel(N->Thread)});
+    F.Evidence.push_back({"captureMode", std::string(captureModeName(N->Mode))});
+    F.Evidence.push_back({"fromOtherThread", std::to_string(A.CaptureOtherThread) + " of " + std::to_string(A.Count)});
+  }
+  F.Message += "; keep waits, allocations and legacy-stream work out of the capture (before it begins or after its end)";
+  if (N && A.CaptureOtherThread && N->Mode == CaptureMode::Global)
+    F.Message += ", or begin it in cudaStreamCaptureModeThreadLocal so that other threads' calls cannot break it";
 }
 
 namespace {
@@ -460,12 +519,31 @@ std::vector<Finding> Engine::findings() const {
                          : "";
     F.Message = findingHead(*A, Place, Op) + findingAdvice(*A, F.Level, Once, Share, Config.HostWaitThresholdNs);
     addEvidence(F, *A, Function, Place, Op, Streams);
+    if (A->Rule == RuleId::CaptureBreakingCall) {
+      describeCaptureBreak(F, *A);
+      if (!Place.PythonStack.empty())
+        F.Message += " [Python: " + Place.PythonStack + "]";
+    }
     // Who paid: "main=120.5; pt_autograd_0 (tid 812)=3.25" (ms, costliest first).
     F.Evidence.push_back({"threads", threadCosts(A->NsByThread)});
     addStackVariants(F, *MS);
     Out.push_back(std::move(F));
   }
   return Out;
+}
+
+std::string capturesText(const std::vector<std::pair<std::string, std::string>> &Figures) {
+  std::map<std::string, std::string> F(Figures.begin(), Figures.end());
+  if (!F.count("captures.ended"))
+    return "";
+  std::uint64_t Ended = std::stoull(F["captures.ended"]), Failed = std::stoull(F["captures.failed"]);
+  std::string Text = F["captures.ended"] + " graph capture" + (Ended == 1 ? "" : "s") + " ended: ";
+  Text += Failed ? std::to_string(Failed) + " failed (the findings say which call broke " + (Failed == 1 ? "it" : "them") + ")"
+                 : "none failed";
+  if (Ended > Failed)
+    Text += "; the " + (Ended - Failed == 1 ? std::string("graph") : std::to_string(Ended - Failed) + " graphs") +
+            " made " + (Ended - Failed == 1 ? "has " : "have ") + F["captures.graphNodes"] + " nodes";
+  return Text + "\n";
 }
 
 } // namespace syncwatch::runtime

@@ -78,6 +78,9 @@ public:
   LaunchCoverage launchCoverage() const;
   // The run-wide figures that say it: "coverage.launches", "coverage.launchesUnwatchedMs".
   std::vector<std::pair<std::string, std::string>> coverageFigures() const;
+  // The graph captures that ended: "captures.ended", "captures.failed", "captures.graphNodes"
+  // (the nodes of the graphs made); none when no capture ended.
+  std::vector<std::pair<std::string, std::string>> captureFigures() const;
 
   // The steps the program marked (SYNCWATCH_STEP) and what each lost: "steps.*" figures.
   // trackSteps(): steps are expected (the recorder, before the first step has ended), so
@@ -113,6 +116,12 @@ private:
   std::uint64_t MainThread = 0;                      // the pid: the main thread's id
   std::string threadLabel(std::uint64_t Tid) const;  // "main", "<name> (tid N)", "tid N"
   std::string threadCosts(const std::map<std::uint64_t, std::uint64_t> &NsByThread) const;
+  // A site as a user reads it: the innermost user Python line, else file:line, else
+  // module!function ("" when unknown).
+  std::string siteText(std::uint32_t Site) const;
+  // syncwatch-capture-breaking-call's message and evidence: the capture that was broken,
+  // where and by which thread it was begun, and by which thread it was broken.
+  void describeCaptureBreak(Finding &F, const SiteAggregate &A) const;
   struct CallCount {
     std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
     // Of Count: the calls whose cost the rules could judge (a launch before kernel records
@@ -121,6 +130,9 @@ private:
   };
   bool CountsAllCalls = false;
   std::vector<UnwatchedSpan> LaunchesUnwatched;
+  // Graph captures that ended (their end's CaptureNote): how many, how many made no graph,
+  // and the nodes of those that did (coverageFigures' captures.*).
+  std::uint64_t CapturesEnded = 0, CapturesFailed = 0, CaptureNodes = 0;
   std::map<std::pair<std::string_view, std::uint32_t>, CallCount> CallCounts;  // (API, site)
   std::uint64_t CallsSeen = 0;
   std::uint64_t FirstEnter = UINT64_MAX, LastExit = 0;
@@ -133,5 +145,9 @@ private:
 };
 
 using syncwatch::formatDuration;  // report.h: every report says times alike
+
+// The run's graph captures in one line ("" when none ended), from coverageFigures' captures.*:
+// "3 graph captures ended: 1 failed (the findings say where); the 2 graphs made have 412 nodes".
+std::string capturesText(const std::vector<std::pair<std::string, std::string>> &Figures);
 
 } // namespace syncwatch::runtime

@@ -23,16 +23,6 @@ std::string_view streamFlagName(StreamFlag F) {
   return "unknown";
 }
 
-std::string_view internApiName(std::string_view Name) {
-  if (const ApiInfo *A = findApi(Name))
-    return A->Name;
-  // Never destroyed: capture may still name a call from its exit-time flush, after the
-  // C++ runtime has begun destroying statics.
-  static auto *M = new std::mutex;
-  static auto *Names = new std::set<std::string, std::less<>>;
-  std::lock_guard<std::mutex> L(*M);
-  return *Names->emplace(Name).first;
-}
 
 static std::string humanBytes(std::uint64_t B) {
   char Buf[32];
@@ -107,6 +97,10 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
         << '\t' << C.Exit << '\t' << C.Site << (C.CreatedContext ? "\tctx" : "");
     if (C.OffTorchStream)
       Out << "\ttorch=" << (*C.OffTorchStream == ApiCall::kUnknownStream ? std::string("?") : std::to_string(*C.OffTorchStream));
+    if (C.Error)
+      Out << "\terr=" << C.Error;
+    if (C.Capture)
+      Out << "\tcapture=" << captureNoteText(*C.Capture);
     Out << '\n';
   }
   for (const GpuWork &W : Log.Work) {
@@ -237,6 +231,16 @@ std::string readCallRecord(const std::vector<std::string> &F, EventLog &Log) {
       if (F[K] != "torch=?" && !readCountText("torch=", F[K].substr(6), Stream, UINT32_MAX).empty())
         return "malformed API call record (torch=)";
       C.OffTorchStream = static_cast<std::uint32_t>(Stream);
+    } else if (F[K].compare(0, 4, "err=") == 0) {
+      std::uint64_t E = 0;
+      if (!readCountText("err=", F[K].substr(4), E, INT32_MAX).empty())
+        return "malformed API call record (err=)";
+      C.Error = static_cast<std::int32_t>(E);
+    } else if (F[K].compare(0, 8, "capture=") == 0) {
+      std::optional<CaptureNote> N = readCaptureNote(std::string_view(F[K]).substr(8));
+      if (!N)
+        return "malformed API call record (capture=)";
+      C.Capture = internCaptureNote(*N);
     }
   }
   Log.Calls.push_back(C);

@@ -4,9 +4,13 @@
 // Text format, one record per line, tab-separated ("# syncwatch-events 1" first):
 //   S  stream  flag(legacy|blocking|nonblocking|unknown)  priority
 //   C  correlation  thread  api  enter_ns  exit_ns  site  [ctx]  [torch=stream|torch=?]
+//      [err=N]  [capture=...]
 //                      (ctx: the call created the CUDA context; its time is start-up;
 //                       torch=: a launch onto a default stream while PyTorch's current
-//                       stream was that one - ? when CUPTI could not name it)
+//                       stream was that one - ? when CUPTI could not name it;
+//                       err=: the CUDA error the call returned - a capture error (900-908)
+//                       or a capture's end; capture=: its part in a graph capture,
+//                       CaptureNote.h. A call recorded only for its error has enter = exit)
 //   K  correlation  stream  start_ns  end_ns  name
 //   M  correlation  stream  start_ns  end_ns  bytes  copy_kind  src_kind  dst_kind  async(0|1)
 //   Z  correlation  stream  start_ns  end_ns  bytes
@@ -35,6 +39,8 @@
 // Times are CUPTI timestamps (ns). Memory kinds as CUPTI: 1 pageable, 2 pinned, 3 device.
 #pragma once
 
+#include "ApiNames.h"
+#include "CaptureNote.h"
 #include "ProcessIdentity.h"
 
 #include <cstdint>
@@ -68,6 +74,10 @@ struct ApiCall {
   // this stream (CUPTI id; kUnknownStream when CUPTI could not name it).
   std::optional<std::uint32_t> OffTorchStream;
   static constexpr std::uint32_t kUnknownStream = UINT32_MAX;
+  // The CUDA error it returned, where the recorder keeps it (capture errors, a capture's
+  // end), and its part in a graph capture (interned; null: none).
+  std::int32_t Error = 0;
+  const CaptureNote *Capture = nullptr;
   std::uint64_t duration() const { return Exit > Enter ? Exit - Enter : 0; }
 };
 
@@ -162,8 +172,5 @@ std::string streamLabel(std::uint32_t Id, const std::map<std::uint32_t, StreamIn
 // CUPTI's copy kinds ("HtoD", ...; "" when unknown) and memory kinds ("Pageable", ...).
 std::string_view copyKindName(std::uint8_t CopyKind);
 std::string_view memoryKindName(MemoryKind K);
-
-// A stable view of an API name: the catalogue's own string, or an interned copy.
-std::string_view internApiName(std::string_view Name);
 
 } // namespace syncwatch::runtime

@@ -35,6 +35,18 @@ struct CallArgs {
   bool AsyncCopy = false;
   int CopyKind = 0;           // cudaMemcpyKind: 1 host to device, 2 device to host
   const void *Src = nullptr, *Dst = nullptr;
+  // A capture's begin: its mode (cudaStreamCaptureMode; 255 when the entry point has none)
+  // and, with Stream, the stream it captures; its end: Stream.
+  std::uint8_t CaptureMode = 255;
+};
+
+// The capture entry points, whose arguments sit in different places (cupti/CallDecoding.h).
+enum class CaptureCall : std::uint8_t {
+  None,
+  Begin,         // cudaStreamBeginCapture, cuStreamBeginCapture_v2: (stream, mode)
+  BeginNoMode,   // cuStreamBeginCapture (the first one): (stream)
+  BeginToGraph,  // cudaStreamBeginCaptureToGraph, cuStreamBeginCaptureToGraph: mode last
+  End,           // cudaStreamEndCapture, cuStreamEndCapture: (stream, graph*)
 };
 constexpr int kCopyHostToDevice = 1;  // cudaMemcpyHostToDevice
 constexpr int kCopyDeviceToHost = 2;  // cudaMemcpyDeviceToHost
@@ -45,6 +57,10 @@ struct ApiCallback {
   std::uint32_t Correlation = 0;       // pairs the call with its GPU records
   const char *FunctionName = nullptr;  // the API's name as the runtime gave it
   CallArgs Args;                       // (entry only)
+  // (exit only) what the call returned (cudaError_t or CUresult: the capture errors have
+  // the same numbers in both), and the graph a capture's end made (null: none).
+  std::int32_t Result = 0;
+  const void *Graph = nullptr;
 };
 
 } // namespace syncwatch::runtime

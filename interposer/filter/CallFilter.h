@@ -23,6 +23,7 @@ struct CallbackInfo {
   bool CanWait = false;            // mayWait(): measured, else documented, to block the host
   bool IssuesWork = false;         // copies, memsets, launches...: judged later by their GPU
                                    // records (pageable memory, serialization) whatever their host time
+  CaptureCall Capture = CaptureCall::None;  // begins or ends a graph capture (set per entry point)
 };
 
 // What the catalogue says of an API, as the filter needs it (cupti/Subscriber.cpp for each enabled

@@ -1,5 +1,6 @@
 #include "PassRegistry.h"
 
+#include "CapturePass.h"
 #include "HostWaitPass.h"
 #include "PageableCopyPass.h"
 #include "PriorityInversionPass.h"

@@ -2,6 +2,8 @@
 // rule, accumulated over the run.
 #pragma once
 
+#include "../events/CaptureNote.h"
+
 #include "syncwatch/catalogue.h"
 
 #include <cstdint>
@@ -31,6 +33,10 @@ struct SiteAggregate {
   // kernels went to.
   std::uint64_t Unordered = 0;
   std::optional<std::uint32_t> CurrentStream, LaunchStream;
+  // syncwatch-capture-breaking-call: the capture the first occurrence broke (its begin's
+  // thread, site and mode), and the occurrences made on another thread than the capturing one.
+  const CaptureNote *Capture = nullptr;
+  std::uint64_t CaptureOtherThread = 0;
   // The cost by the thread that paid it (thread id): `syncwatch gate`'s allowlist scopes a
   // site by thread (a loader thread's pinned copies, not the training thread's).
   std::map<std::uint64_t, std::uint64_t> NsByThread;

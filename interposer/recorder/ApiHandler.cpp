@@ -1,6 +1,7 @@
 #include "ApiHandler.h"
 
 #include "CallRing.h"
+#include "CaptureTracker.h"
 #include "HostClock.h"
 #include "Recorder.h"
 #include "SelfStats.h"
@@ -28,6 +29,11 @@ struct ThreadState {
   bool OffTorchStream = false;  // EntryDecision::OffTorchStream, CurrentStream as CUPTI's id
   std::uint32_t CurrentStream = 0;
   std::uint64_t Enter = 0;
+  // A capture's begin or end (CallbackInfo::Capture): its stream's handle, CUPTI id and mode,
+  // read at entry - before the stream is captured, when asking CUPTI of it is still safe.
+  const void *CaptureHandle = nullptr;
+  std::uint32_t CaptureStream = UINT32_MAX;
+  std::uint8_t CaptureMode = 255;
 };
 thread_local ThreadState Thread;
 thread_local RawStack *SlowStack = nullptr;  // the slow path's scratch (2.6 KiB), made once
@@ -88,6 +94,56 @@ void countSkipped(std::uint32_t Site, const ApiCallback &Call, const CallbackInf
     ++Parts->Calls;
 }
 
+CaptureTracker &captures() {
+  static auto *T = new CaptureTracker;  // never destroyed: calls may come after exit's destructors
+  return *T;
+}
+
+// Into the thread's ring (or straight to the Recorder when the ring is full).
+void pushRecord(const CallRecord &R) {
+  Recorder &Rec = Hooks.TheRecorder();  // (made at the first recorded call)
+  CallRing *Ring = threadRing();
+  if (!Ring || !Ring->push(R)) {
+    Rec.drainCalls();
+    if (!Ring || !Ring->push(R))
+      Rec.addCallNow(R);
+  } else if (Ring->size() == CallRing::Capacity / 2) {
+    Rec.wakeDrainer();  // once per half ring: the drainer empties it long before it is full
+  }
+}
+
+// A call that began or ended a graph capture, or failed with a capture error: always
+// recorded (a skipped one with no time of its own), with its note (CaptureTracker.h).
+void followCapture(const ApiCallback &Call, const CallbackInfo &Info, std::uint32_t Site) {
+  std::uint64_t Exit = hostTicks();
+  CallRecord R;
+  R.Enter = Thread.Skip ? Exit : Thread.Enter;
+  R.Exit = Exit;
+  R.Thread = threadId();
+  R.Api = apiOf(Call, Info);
+  R.Correlation = Call.Correlation;
+  R.CreatedContext = Thread.CreatedContext;
+  R.Site = Site;
+  R.Error = static_cast<std::int16_t>(Call.Result);
+  const CaptureNote *Note = nullptr;
+  bool Opened = false, Closed = false;
+  bool Begins = Info.Capture == CaptureCall::Begin || Info.Capture == CaptureCall::BeginNoMode ||
+                Info.Capture == CaptureCall::BeginToGraph;
+  if (Begins && Call.Result == 0) {
+    Note = captures().began(Thread.CaptureHandle, Thread.CaptureStream,
+                                 static_cast<CaptureMode>(Thread.CaptureMode), R.Thread, Site, Opened);
+  } else if (Info.Capture == CaptureCall::End) {
+    std::uint32_t Nodes = Call.Graph && Hooks.GraphNodes ? Hooks.GraphNodes(Call.Graph) : 0;
+    Note = captures().ended(Thread.CaptureHandle, Call.Result, Nodes, Closed);
+  } else if (isCaptureError(Call.Result)) {
+    Note = captures().failed(R.Thread, R.Api, Call.Result, Site);
+  }
+  R.CurrentStream = captureNoteNumber(Note);
+  if (Hooks.CapturesOpen && (Opened || Closed))
+    Hooks.CapturesOpen(Opened);
+  pushRecord(R);
+}
+
 } // namespace
 
 void setHandlerHooks(const HandlerHooks &H) {
@@ -124,6 +180,12 @@ void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info) {
   Thread.OffTorchStream = D.OffTorchStream;
   if (D.OffTorchStream) [[unlikely]]
     Thread.CurrentStream = Hooks.StreamIdOf ? Hooks.StreamIdOf(Call.Context, D.CurrentStream) : UINT32_MAX;
+  if (Info.Capture != CaptureCall::None) [[unlikely]] {
+    Thread.CaptureHandle = Call.Args.Stream;
+    Thread.CaptureMode = Call.Args.CaptureMode;
+    bool Begins = Info.Capture != CaptureCall::End;
+    Thread.CaptureStream = Begins && Hooks.StreamIdOf ? Hooks.StreamIdOf(Call.Context, Call.Args.Stream) : UINT32_MAX;
+  }
   if (!Thread.Skip)
     Thread.Enter = hostTicks();
 }
@@ -131,12 +193,15 @@ void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info) {
 void onApiExit(const ApiCallback &Call, const CallbackInfo &Info) {
   if (--Thread.Depth > 0)
     return;
+  if (Info.Capture != CaptureCall::None || isCaptureError(Call.Result)) [[unlikely]] {
+    followCapture(Call, Info, siteOfCall(Call.Key));
+    return;
+  }
   if (Thread.Skip) {
     countSkipped(siteOfCall(Call.Key), Call, Info);
     return;
   }
   std::uint64_t Exit = hostTicks();
-  Recorder &Rec = Hooks.TheRecorder();
   CallRecord R;
   R.Enter = Thread.Enter;
   R.Exit = Exit;
@@ -145,17 +210,10 @@ void onApiExit(const ApiCallback &Call, const CallbackInfo &Info) {
   R.Correlation = Call.Correlation;
   R.CreatedContext = Thread.CreatedContext;
   R.OffTorchStream = Thread.OffTorchStream;
-  R.CurrentStream = Thread.CurrentStream;
+  R.CurrentStream = Thread.OffTorchStream ? Thread.CurrentStream : 0;  // (0: no capture note either)
   R.Site = siteOfCall(Call.Key);
   std::uint64_t T0 = Parts ? hostTicks() : 0;
-  CallRing *Ring = threadRing();
-  if (!Ring || !Ring->push(R)) {
-    Rec.drainCalls();
-    if (!Ring || !Ring->push(R))
-      Rec.addCallNow(R);
-  } else if (Ring->size() == CallRing::Capacity / 2) {
-    Rec.wakeDrainer();  // once per half ring: the drainer empties it long before it is full
-  }
+  pushRecord(R);
   if (Parts) {
     Parts->Record += hostTicks() - T0;
     ++Parts->Calls;

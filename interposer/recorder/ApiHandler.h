@@ -28,6 +28,10 @@ struct HandlerHooks {
   void (*TraceKernels)() = nullptr;       // kernel activity from now on
   // CUPTI's id of a stream handle in a context (UINT32_MAX: unknown); null: unknown.
   std::uint32_t (*StreamIdOf)(const void *Context, const void *Stream) = nullptr;
+  // A graph capture opened (true) or the last open one closed (CaptureTracker.h), and the
+  // node count of a graph a capture made.
+  void (*CapturesOpen)(bool Open) = nullptr;
+  std::uint32_t (*GraphNodes)(const void *Graph) = nullptr;
   bool AutoKernels = true;                // SYNCWATCH_KERNELS=auto: a stall turns kernels on
   std::uint64_t ThresholdNs = 1'000'000;  // a call this long is slow (SYNCWATCH_THRESHOLD_MS)
   // SYNCWATCH_MEASURE=all:SECONDS: the filter's measure-all mode ends at the first call that

@@ -5,6 +5,8 @@
 // (the drainer fell behind) drains it itself.
 #pragma once
 
+#include "../events/CaptureNote.h"
+
 #include <atomic>
 #include <cstdint>
 #include <string_view>
@@ -21,8 +23,15 @@ struct CallRecord {
   // A launch onto a default stream while PyTorch's current stream was CurrentStream (its
   // CUPTI stream id; UINT32_MAX when CUPTI could not name it). Fits in the padding.
   bool OffTorchStream = false;
+  // A graph capture's calls (CaptureTracker.h): the CUDA error returned (all below 1000), in
+  // the padding.
+  std::int16_t Error = 0;
+  // OffTorchStream: PyTorch's current stream. A graph capture's call (never a launch onto a
+  // default stream): its note's number (captureNoteNumber; 0 none). Shared, to keep a ring
+  // at 56 bytes a call.
   std::uint32_t CurrentStream = 0;
 };
+static_assert(sizeof(CallRecord) == 56, "the ring's memory is Capacity records of 56 bytes");
 
 // Calls the fast path did not record, counted per (site, API) on the thread that made them
 // (issue 37: every call site that ran has a count, traced or not). Only the owning thread

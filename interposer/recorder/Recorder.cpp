@@ -60,6 +60,9 @@ static ApiCall callOf(const CallRecord &R, const TickConverter &C) {
   A.CreatedContext = R.CreatedContext;
   if (R.OffTorchStream)
     A.OffTorchStream = R.CurrentStream;
+  A.Error = R.Error;
+  if (!R.OffTorchStream && R.CurrentStream)
+    A.Capture = captureNoteOf(R.CurrentStream);
   return A;
 }
 
@@ -261,6 +264,29 @@ static bool writable(const std::string &Dir) {
   return !Dir.empty() && ::stat(Dir.c_str(), &St) == 0 && S_ISDIR(St.st_mode) && ::access(Dir.c_str(), W_OK) == 0;
 }
 
+// What a process says on stderr at its end: its findings, or that it had none, and the
+// run's figures (utilization, steps, graph captures).
+void Recorder::writeSummary(std::ostream &Err, const Report &R, const UtilizationFigures &Figures, const char *Why) {
+  if (R.Findings.empty()) {
+    // A clean process says so in one line: the figures are in the JSON report.
+    Err << "syncwatch: no call site stalled the host or serialized streams (" << Analysis.callsSeen()
+        << " CUDA calls seen, " << Why << ")\n";
+    if (std::string Captures = capturesText(R.Figures); !Captures.empty())
+      Err << "syncwatch: " << Captures;
+  } else {
+    Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
+        << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
+    writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
+    Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
+    if (std::string Steps = stepsText(R.Figures); !Steps.empty())
+      Err << "syncwatch: " << Steps;
+    if (std::string Captures = capturesText(R.Figures); !Captures.empty())
+      Err << "syncwatch: " << Captures;
+    if (!Profile.Path.empty())
+      Err << "syncwatch: calibration profile " << Profile.Path << " (" << Profile.Device << ")\n";
+  }
+}
+
 void Recorder::finish(const char *Why) {
   std::lock_guard<std::mutex> L(M);
   if (Finished)
@@ -283,8 +309,11 @@ void Recorder::finish(const char *Why) {
   }
   // Symbolize only the sites that made a finding (and all, when recording).
   EventLog SiteNames;
-  for (const auto &[Key, A] : Analysis.aggregates())
+  for (const auto &[Key, A] : Analysis.aggregates()) {
     SiteNames.Sites[A.Site] = Sites.resolve(A.Site);
+    if (A.Capture && A.Capture->BeginSite)  // (the line that began the capture it broke)
+      SiteNames.Sites[A.Capture->BeginSite] = Sites.resolve(A.Capture->BeginSite);
+  }
   for (std::uint32_t S : Analysis.coverageSites())
     if (!SiteNames.Sites.count(S))
       SiteNames.Sites[S] = Sites.resolve(S);
@@ -320,6 +349,8 @@ void Recorder::finish(const char *Why) {
     R.Figures.push_back(F);
   for (auto &F : Analysis.stepFigures())
     R.Figures.push_back(F);
+  for (auto &F : Analysis.captureFigures())
+    R.Figures.push_back(F);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);
     for (auto &F : calibrationFigures(Profile))
@@ -329,20 +360,8 @@ void Recorder::finish(const char *Why) {
 
   // Composed in memory and written with write(2): see Stderr.h.
   std::ostringstream Err;
-  if (!Cfg.Quiet && R.Findings.empty()) {
-    // A clean process says so in one line: the figures are in the JSON report.
-    Err << "syncwatch: no call site stalled the host or serialized streams (" << Analysis.callsSeen()
-        << " CUDA calls seen, " << Why << ")\n";
-  } else if (!Cfg.Quiet) {
-    Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
-        << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
-    writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
-    Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
-    if (std::string Steps = stepsText(R.Figures); !Steps.empty())
-      Err << "syncwatch: " << Steps;
-    if (!Profile.Path.empty())
-      Err << "syncwatch: calibration profile " << Profile.Path << " (" << Profile.Device << ")\n";
-  }
+  if (!Cfg.Quiet)
+    writeSummary(Err, R, Figures, Why);
   writeStderr(Err.str());
   Err.str("");
   // The trace goes to SYNCWATCH_OUT, or to the directory the process started in.

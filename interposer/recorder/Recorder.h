@@ -65,6 +65,7 @@ private:
   void drainLocked();
   std::string Gpu, Driver;
   std::vector<CallRecord> Batch;  // drainLocked's scratch, kept between drains
+  void writeSummary(std::ostream &Err, const Report &R, const UtilizationFigures &Figures, const char *Why);
   void writeTrace(const std::string &Dir, const std::string &BaseName, std::ostream &Err);
   Config Cfg;
   CalibrationProfile Profile;  // SYNCWATCH_PROFILE, when it could be read

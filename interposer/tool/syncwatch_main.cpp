@@ -231,6 +231,8 @@ Report replayReport(Engine &E, const EventLog &Log, Utilization &Use, const Path
   R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
   for (auto &F : E.stepFigures())
     R.Figures.push_back(F);
+  for (auto &F : E.captureFigures())
+    R.Figures.push_back(F);
   setFingerprints(R);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);
@@ -333,6 +335,7 @@ int replay(const std::vector<std::string> &Args) {
     writeText(Out, R.Findings, diskLineReader(), TextOptions{false, false});
     Out << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
     Out << stepsText(R.Figures);
+    Out << capturesText(R.Figures);
     if (!Profile.Path.empty())
       Out << "calibration profile: " << Profile.Path << " (" << Profile.Device << ")\n";
   }

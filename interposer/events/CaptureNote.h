@@ -1,0 +1,62 @@
+// A call's part in a CUDA graph capture (cudaStreamBeginCapture .. cudaStreamEndCapture), as
+// the recorder followed it while the program ran (recorder/CaptureTracker.h): only it sees
+// every thread's calls in the order they happened, so it ties a failing call to the capture
+// it broke then, and a recording keeps that tie. No CUDA here: the engine reads it in CI.
+//
+// In a recording it is one optional field of the C record (EventLog.h):
+//   capture=ROLE,THREAD,STREAM,MODE,BEGIN_SITE,NODES,BREAK_SITE,BREAK_THREAD,BREAK_API,BREAK_ERROR
+// ROLE begin|end|breaks|after; THREAD the capturing thread; STREAM the captured stream (CUPTI
+// id, ? unknown); MODE global|thread-local|relaxed|?; BEGIN_SITE the site of the call that
+// began it; NODES the graph's node count (an end that made a graph); BREAK_* the first call
+// that broke the capture (0,0,-,0: none seen).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace syncwatch::runtime {
+
+enum class CaptureMode : std::uint8_t { Global = 0, ThreadLocal = 1, Relaxed = 2, Unknown = 255 };
+
+struct CaptureNote {
+  enum class Role : std::uint8_t {
+    Begin,   // the call that began the capture
+    End,     // the call that ended it (its error, if any, is the call's own)
+    Breaks,  // the first call that failed with a capture error while it was open
+    After,   // a later call that failed in the broken capture (a consequence, not a cause)
+  };
+  Role What = Role::Begin;
+  std::uint64_t Thread = 0;  // the thread that began the capture
+  std::uint32_t Stream = UINT32_MAX;
+  CaptureMode Mode = CaptureMode::Unknown;
+  std::uint32_t BeginSite = 0;
+  std::uint32_t Nodes = 0;
+  std::uint32_t BreakSite = 0;  // End, After: the first call that broke the capture
+  std::uint64_t BreakThread = 0;
+  std::string_view BreakApi;    // (interned: internApiName)
+  std::int32_t BreakError = 0;
+
+  bool broken() const { return BreakError != 0; }
+};
+
+// A stable copy of a note (the calls that carry one are copied between windows). Captures
+// are few; past kMaxCaptureNotes a call keeps its error and loses its note (nullptr).
+constexpr std::size_t kMaxCaptureNotes = 1 << 16;
+const CaptureNote *internCaptureNote(const CaptureNote &N);
+// A note's number (1-based; 0: none) and back: what the recorder's rings keep of it.
+std::uint32_t captureNoteNumber(const CaptureNote *N);
+const CaptureNote *captureNoteOf(std::uint32_t Number);
+
+std::string captureNoteText(const CaptureNote &N);  // the part after "capture="
+std::optional<CaptureNote> readCaptureNote(std::string_view Text);
+
+std::string_view captureModeName(CaptureMode M);  // "global", "thread-local", "relaxed", "unknown"
+
+// The CUDA errors a capture gives (cudaErrorStreamCaptureUnsupported 900 .. WrongThread 908;
+// the driver's CUresult numbers are the same), and any error's runtime name where known.
+constexpr bool isCaptureError(std::int32_t E) { return E >= 900 && E <= 908; }
+std::string cudaErrorName(std::int32_t E);  // "cudaErrorStreamCaptureInvalidated", "error 2"
+
+} // namespace syncwatch::runtime

@@ -1,0 +1,268 @@
+// The Capture pass (syncwatch-capture-breaking-call at run time) on hand-built windows, with
+// the notes made by the recorder's CaptureTracker as the program's calls came: the call that
+// broke a capture, at its line and thread, with the line and thread that began it. The cases
+// are the failure classes of docs/measured-behaviour.md "Stream capture" (the truth table
+// measured on an H100); tests/runtime/replay_test.py holds the same on a GPU recording.
+#include "../../../interposer/engine/Engine.h"
+#include "../../../interposer/recorder/CaptureTracker.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace syncwatch;
+using namespace syncwatch::runtime;
+
+namespace {
+
+constexpr std::uint64_t us = 1000;
+const void *const Captured = reinterpret_cast<const void *>(0x5000);  // the captured stream's handle
+const void *const Other = reinterpret_cast<const void *>(0x6000);
+constexpr std::uint64_t MainTid = 100, LoaderTid = 101, WorkerTid = 102;
+
+// A process whose calls go through a CaptureTracker, as the recorder's handler does.
+struct Program {
+  EventLog Log;
+  CaptureTracker Tracker;
+  std::uint32_t Corr = 0;
+  std::uint64_t Now = 0;
+  Program() {
+    Log.Streams = {{13, StreamFlag::NonBlocking, 0}, {15, StreamFlag::Blocking, 0}};
+    Log.Sites[1] = {"capture_step", "/src/step.cu", 40};  // begins the capture
+    Log.Sites[2] = {"capture_step", "/src/step.cu", 44};  // a call inside it
+    Log.Sites[3] = {"capture_step", "/src/step.cu", 52};  // ends it
+    Log.Sites[4] = {"loader", "/src/loader.cu", 17};      // another thread's call
+    Log.Sites[5] = {"capture_step", "/src/step.cu", 47};  // a later call inside it
+    Log.Process.Pid = MainTid;
+    Log.ThreadNames[LoaderTid] = "loader";
+  }
+  ApiCall &call(const char *Api, std::uint32_t Site, std::uint64_t Thread, std::int32_t Error = 0) {
+    Now += 10;
+    Log.Calls.push_back({++Corr, Thread, internApiName(Api), Now * us, (Now + 2) * us, Site});
+    Log.Calls.back().Error = Error;
+    return Log.Calls.back();
+  }
+  void begin(const void *Handle, std::uint32_t Stream, CaptureMode Mode, std::uint64_t Thread = MainTid,
+             std::uint32_t Site = 1) {
+    ApiCall &C = call("cudaStreamBeginCapture", Site, Thread);
+    bool Opened = false;
+    C.Capture = Tracker.began(Handle, Stream, Mode, Thread, Site, Opened);
+  }
+  void fail(const char *Api, std::int32_t Error, std::uint32_t Site, std::uint64_t Thread = MainTid) {
+    ApiCall &C = call(Api, Site, Thread, Error);
+    C.Capture = Tracker.failed(Thread, C.Api, Error, Site);
+  }
+  void end(const void *Handle, std::int32_t Error, std::uint32_t Nodes = 0, std::uint64_t Thread = MainTid) {
+    ApiCall &C = call("cudaStreamEndCapture", 3, Thread, Error);
+    bool Closed = false;
+    C.Capture = Tracker.ended(Handle, Error, Nodes, Closed);
+  }
+  std::vector<Finding> findings(Engine &E) const {
+    E.consume(Log);
+    return E.findings();
+  }
+  std::vector<Finding> findings() const {
+    Engine E;
+    return findings(E);
+  }
+};
+
+std::string evidence(const Finding &F, const std::string &Key) {
+  for (const auto &[K, V] : F.Evidence)
+    if (K == Key)
+      return V;
+  return "<none>";
+}
+
+bool has(const std::string &Text, const std::string &Part) { return Text.find(Part) != std::string::npos; }
+
+} // namespace
+
+TEST(CapturePass, ASyncInsideTheCaptureIsNamedWithTheLineThatBeganIt) {
+  Program P;
+  P.begin(Captured, 13, CaptureMode::Global);
+  P.fail("cudaStreamSynchronize", 900, 2);
+  P.end(Captured, 901);
+  Engine E;
+  auto F = P.findings(E);
+  ASSERT_EQ(F.size(), 1u);  // the end is not a second finding: the sync broke the capture
+  EXPECT_EQ(F[0].Rule, "syncwatch-capture-breaking-call");
+  EXPECT_EQ(F[0].Where.File, "/src/step.cu");
+  EXPECT_EQ(F[0].Where.Line, 44u);
+  EXPECT_TRUE(has(F[0].Message, "'cudaStreamSynchronize' broke a CUDA graph capture once: it returned cudaErrorStreamCaptureUnsupported")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "global-mode capture of nonblocking stream 13")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "the capture was begun at /src/step.cu:40 on thread main")) << F[0].Message;
+  EXPECT_EQ(evidence(F[0], "captureBegunAt"), "/src/step.cu:40");
+  EXPECT_EQ(evidence(F[0], "captureMode"), "global");
+  EXPECT_EQ(evidence(F[0], "fromOtherThread"), "0 of 1");
+  EXPECT_FALSE(has(F[0].Message, "this call was made on"));
+  auto Figures = E.captureFigures();
+  ASSERT_EQ(Figures.size(), 3u);
+  EXPECT_EQ(Figures[0], (std::pair<std::string, std::string>{"captures.ended", "1"}));
+  EXPECT_EQ(Figures[1], (std::pair<std::string, std::string>{"captures.failed", "1"}));
+  EXPECT_EQ(capturesText(Figures), "1 graph capture ended: 1 failed (the findings say which call broke it)\n");
+}
+
+TEST(CapturePass, AnotherThreadsCallBreaksAGlobalCaptureAndBothThreadsAreNamed) {
+  Program P;
+  P.begin(Captured, 13, CaptureMode::Global);
+  P.fail("cudaMallocHost", 900, 4, LoaderTid);
+  P.end(Captured, 901);
+  auto F = P.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.Line, 17u);  // the loader's line
+  EXPECT_TRUE(has(F[0].Message, "the capture was begun at /src/step.cu:40 on thread main")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "this call was made on thread loader (tid 101)")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "in global mode any thread's unsafe call breaks the capture")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "cudaStreamCaptureModeThreadLocal")) << F[0].Message;
+  EXPECT_EQ(evidence(F[0], "captureThread"), "main");
+  EXPECT_EQ(evidence(F[0], "fromOtherThread"), "1 of 1");
+  EXPECT_TRUE(has(evidence(F[0], "threads"), "loader (tid 101)"));
+}
+
+TEST(CapturePass, AFailingCallBelongsToItsOwnThreadsCaptureElseAGlobalOne) {
+  Program P;
+  P.begin(Other, 15, CaptureMode::ThreadLocal, WorkerTid, 1);  // the worker's own capture
+  P.begin(Captured, 13, CaptureMode::Global, MainTid, 1);
+  // The worker's cudaMalloc breaks its own thread-local capture, not main's global one.
+  P.fail("cudaMalloc", 900, 2, WorkerTid);
+  // The loader has no capture: its failing call broke the global one.
+  P.fail("cudaMallocHost", 900, 4, LoaderTid);
+  auto F = P.findings();
+  ASSERT_EQ(F.size(), 2u);
+  for (const Finding &G : F) {
+    if (G.Where.Line == 44u) {
+      EXPECT_EQ(evidence(G, "captureMode"), "thread-local");
+      EXPECT_EQ(evidence(G, "captureThread"), "tid 102");
+      EXPECT_TRUE(has(G.Message, "capture of blocking stream 15")) << G.Message;
+    } else {
+      EXPECT_EQ(G.Where.Line, 17u);
+      EXPECT_EQ(evidence(G, "captureMode"), "global");
+      EXPECT_EQ(evidence(G, "captureThread"), "main");
+    }
+  }
+}
+
+TEST(CapturePass, CallsThatFailAfterTheBreakAreConsequencesNotFindings) {
+  Program P;
+  P.begin(Captured, 15, CaptureMode::ThreadLocal);
+  P.fail("cudaLaunchKernel", 906, 2);  // a legacy-stream launch under a blocking capture
+  P.fail("cudaLaunchKernel", 901, 5);  // the next launch into the invalidated capture
+  P.fail("cudaMemcpyAsync", 901, 5);
+  P.end(Captured, 901);
+  auto F = P.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.Line, 44u);
+  EXPECT_TRUE(has(F[0].Message, "cudaErrorStreamCaptureImplicit (the call used the legacy stream")) << F[0].Message;
+}
+
+TEST(CapturePass, AnEndThatFailedWithNothingSeenBreakingItIsTheFinding) {
+  Program P;
+  P.begin(Captured, 13, CaptureMode::Global);
+  P.end(Captured, 904);  // a forked stream was never joined back
+  auto F = P.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.Line, 52u);
+  EXPECT_TRUE(has(F[0].Message, "'cudaStreamEndCapture' ended a CUDA graph capture that failed once: it returned cudaErrorStreamCaptureUnjoined")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "was not joined back")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "made no graph")) << F[0].Message;
+}
+
+TEST(CapturePass, ACaptureThatMadeAGraphIsNoFindingAndItsNodesAreCounted) {
+  Program P;
+  P.begin(Captured, 13, CaptureMode::ThreadLocal);
+  P.call("cudaLaunchKernel", 2, MainTid);
+  P.end(Captured, 0, 3);
+  P.begin(Captured, 13, CaptureMode::ThreadLocal);
+  P.end(Captured, 0, 5);
+  Engine E;
+  EXPECT_TRUE(P.findings(E).empty());
+  EXPECT_EQ(capturesText(E.captureFigures()), "2 graph captures ended: none failed; the 2 graphs made have 8 nodes\n");
+  EXPECT_EQ(P.Tracker.open(), 0u);
+  // A process without captures says nothing of them.
+  EXPECT_TRUE(Engine().captureFigures().empty());
+  EXPECT_EQ(capturesText({}), "");
+}
+
+TEST(CapturePass, ACaptureErrorWithNoCaptureSeenIsStillReported) {
+  Program P;  // (begun before syncwatch was loaded, or through a call it does not follow)
+  P.fail("cudaStreamSynchronize", 900, 2);
+  auto F = P.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_TRUE(has(F[0].Message, "with no capture begun that syncwatch saw")) << F[0].Message;
+  EXPECT_EQ(evidence(F[0], "captureBegunAt"), "<none>");
+}
+
+TEST(CapturePass, OtherErrorsAndSuccessfulCallsAreNotCaptureFindings) {
+  Program P;
+  P.call("cudaMalloc", 2, MainTid, 2);  // cudaErrorMemoryAllocation: not a capture's
+  P.call("cudaStreamSynchronize", 2, MainTid);
+  EXPECT_TRUE(P.findings().empty());
+}
+
+TEST(CaptureTracker, AnEndFromTheWrongThreadLeavesTheCaptureOpen) {
+  CaptureTracker T;
+  bool Opened = false, Closed = false;
+  T.began(Captured, 13, CaptureMode::Global, MainTid, 1, Opened);
+  EXPECT_TRUE(Opened);
+  const CaptureNote *N = T.ended(Captured, 908, 0, Closed);
+  ASSERT_NE(N, nullptr);
+  EXPECT_FALSE(Closed);
+  EXPECT_EQ(T.open(), 1u);
+  N = T.ended(Captured, 0, 2, Closed);
+  ASSERT_NE(N, nullptr);
+  EXPECT_TRUE(Closed);
+  EXPECT_EQ(N->Nodes, 2u);
+  EXPECT_EQ(T.ended(Captured, 0, 0, Closed), nullptr);  // an end of no capture syncwatch saw
+  // A second begin on a stream still listed (its end unseen) replaces it.
+  T.began(Captured, 13, CaptureMode::Global, MainTid, 1, Opened);
+  T.began(Captured, 13, CaptureMode::Relaxed, MainTid, 1, Opened);
+  EXPECT_EQ(T.open(), 1u);
+}
+
+TEST(CaptureNote, ARecordingKeepsErrorsAndNotes) {
+  Program P;
+  P.begin(Captured, 13, CaptureMode::Global);
+  P.fail("cudaMallocHost", 900, 4, LoaderTid);
+  P.fail("cudaLaunchKernel", 901, 5);
+  P.end(Captured, 901);
+  std::ostringstream Out;
+  writeEventLog(Out, P.Log);
+  EXPECT_TRUE(has(Out.str(), "\terr=900\tcapture=breaks,100,13,global,1,0,4,101,cudaMallocHost,900\n")) << Out.str();
+  EXPECT_TRUE(has(Out.str(), "\tcapture=begin,100,13,global,1,0,0,0,-,0\n")) << Out.str();
+  std::istringstream In(Out.str());
+  ParseResult R = readEventLog(In);
+  ASSERT_EQ(R.Error, "");
+  ASSERT_EQ(R.Log.Calls.size(), P.Log.Calls.size());
+  for (std::size_t I = 0; I < P.Log.Calls.size(); ++I) {
+    const ApiCall &A = P.Log.Calls[I], &B = R.Log.Calls[I];
+    EXPECT_EQ(A.Error, B.Error);
+    ASSERT_EQ(A.Capture != nullptr, B.Capture != nullptr);
+    if (A.Capture)
+      EXPECT_EQ(captureNoteText(*A.Capture), captureNoteText(*B.Capture));
+  }
+  // Findings from the recording are the program's.
+  Engine E;
+  E.consume(R.Log);
+  auto F = E.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.Line, 17u);
+  for (const char *Bad : {"capture=breaks,1", "capture=nope,1,2,global,1,0,0,0,-,0", "capture=begin,1,x,global,1,0,0,0,-,0",
+                          "capture=begin,1,2,sometimes,1,0,0,0,-,0", "err=x"}) {
+    std::istringstream Line(std::string("# syncwatch-events 1\nC\t1\t1\tcudaMalloc\t1\t2\t0\t") + Bad + "\n");
+    EXPECT_NE(readEventLog(Line).Error.find("malformed API call record"), std::string::npos) << Bad;
+  }
+}
+
+TEST(CaptureNote, NumbersAndErrorNames) {
+  CaptureNote N;
+  N.Stream = UINT32_MAX;
+  EXPECT_EQ(captureNoteText(N), "begin,0,?,?,0,0,0,0,-,0");
+  const CaptureNote *Kept = internCaptureNote(N);
+  EXPECT_EQ(captureNoteOf(captureNoteNumber(Kept)), Kept);
+  EXPECT_EQ(captureNoteNumber(nullptr), 0u);
+  EXPECT_EQ(captureNoteOf(0), nullptr);
+  EXPECT_EQ(cudaErrorName(907), "cudaErrorCapturedEvent");
+  EXPECT_EQ(cudaErrorName(12345), "error 12345");
+  EXPECT_TRUE(isCaptureError(900) && isCaptureError(908) && !isCaptureError(899) && !isCaptureError(909));
+}
