@@ -78,10 +78,24 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
       K.TotalNs += C.duration();
       K.MaxNs = std::max(K.MaxNs, C.duration());
     }
-    if (C.Capture && C.Capture->What == CaptureNote::Role::End) [[unlikely]] {
-      ++CapturesEnded;
-      CapturesFailed += C.Error != 0;
-      CaptureNodes += C.Error ? 0 : C.Capture->Nodes;
+    if (StepCost.tracking()) {
+      // Work on the legacy stream, by its GPU record: what a capture of a stream cannot hold.
+      auto Own = Index.FirstOwn.find(C.Correlation);
+      const StreamInfo *S = Own == Index.FirstOwn.end() ? nullptr : Window.stream(Own->second->Stream);
+      if (!S && Own != Index.FirstOwn.end()) {
+        auto Known = Streams.find(Own->second->Stream);
+        S = Known == Streams.end() ? nullptr : &Known->second;
+      }
+      if (std::optional<Blocker> B = blockerOf(C, S && S->Flag == StreamFlag::Legacy))
+        Readiness.add(C, *B);
+    }
+    if (C.CaptureNumber) [[unlikely]] {
+      const CaptureNote *N = C.capture();
+      if (N && N->What == CaptureNote::Role::End) {
+        ++CapturesEnded;
+        CapturesFailed += N->Error != 0;
+        CaptureNodes += N->Error ? 0 : N->Nodes;
+      }
     }
   }
   PassContext Context{Window, Index, Streams, Config, KernelsTracedFrom};
@@ -151,6 +165,17 @@ std::vector<std::pair<std::string, std::string>> Engine::captureFigures() const 
     Out.emplace_back("captures.graphNodes", std::to_string(CaptureNodes));
   }
   return Out;
+}
+
+std::vector<std::pair<std::string, std::string>> Engine::readinessFigures() const {
+  std::vector<StepSpan> Spans;
+  for (const StepCosts::Cost &C : StepCost.costs())
+    Spans.push_back(C.Span);
+  std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans);
+  if (!V)
+    return {};
+  return runtime::readinessFigures(
+      *V, [this](std::uint32_t Site) { return siteText(Site); }, [this](std::uint64_t Tid) { return threadLabel(Tid); });
 }
 
 std::vector<std::pair<std::string, std::string>> Engine::stepFigures() const {

@@ -6,6 +6,7 @@
 // (it is their FindingSink), and turns the aggregates into findings.
 #pragma once
 
+#include "CaptureReadiness.h"
 #include "StepCosts.h"
 
 #include "../events/EventLog.h"
@@ -88,6 +89,10 @@ public:
   void trackSteps() { StepCost.track(); }
   const StepCosts &steps() const { return StepCost; }
   std::vector<std::pair<std::string, std::string>> stepFigures() const;
+  // Capture readiness of the marked steps (CaptureReadiness.h): readiness.*; none without
+  // steps. Sites must have been consumed (symbolized) first: readinessSites().
+  std::vector<std::pair<std::string, std::string>> readinessFigures() const;
+  std::vector<std::uint32_t> readinessSites() const { return Readiness.sites(); }
 
   // The aggregates of one (rule, source location), summed in Total.
   struct MergedSite {
@@ -139,6 +144,7 @@ private:
   std::uint64_t KernelsTracedFrom = 0;
   std::function<void(const Occurrence &)> Observer;
   StepCosts StepCost;
+  CaptureReadiness Readiness;
   mutable std::vector<MergedSite> Merged;
   mutable std::set<std::tuple<RuleId, std::uint32_t>> ReportedSites;
   mutable bool MergedValid = false;

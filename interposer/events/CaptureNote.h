@@ -3,7 +3,8 @@
 // every thread's calls in the order they happened, so it ties a failing call to the capture
 // it broke then, and a recording keeps that tie. No CUDA here: the engine reads it in CI.
 //
-// In a recording it is one optional field of the C record (EventLog.h):
+// In a recording it is two optional fields of the C record (EventLog.h): err=N, the call's own
+// error, and (but for an error with no capture known)
 //   capture=ROLE,THREAD,STREAM,MODE,BEGIN_SITE,NODES,BREAK_SITE,BREAK_THREAD,BREAK_API,BREAK_ERROR
 // ROLE begin|end|breaks|after; THREAD the capturing thread; STREAM the captured stream (CUPTI
 // id, ? unknown); MODE global|thread-local|relaxed|?; BEGIN_SITE the site of the call that
@@ -28,7 +29,9 @@ struct CaptureNote {
     After,   // a later call that failed in the broken capture (a consequence, not a cause)
   };
   Role What = Role::Begin;
-  std::uint64_t Thread = 0;  // the thread that began the capture
+  std::int32_t Error = 0;    // what the call itself returned (0: success)
+  std::uint64_t Thread = 0;  // the thread that began the capture (0: no capture known - a
+                             // capture error with no capture seen open)
   std::uint32_t Stream = UINT32_MAX;
   CaptureMode Mode = CaptureMode::Unknown;
   std::uint32_t BeginSite = 0;
@@ -39,6 +42,7 @@ struct CaptureNote {
   std::int32_t BreakError = 0;
 
   bool broken() const { return BreakError != 0; }
+  bool knownCapture() const { return Thread != 0; }
 };
 
 // A stable copy of a note (the calls that carry one are copied between windows). Captures

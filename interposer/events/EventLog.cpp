@@ -97,10 +97,12 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
         << '\t' << C.Exit << '\t' << C.Site << (C.CreatedContext ? "\tctx" : "");
     if (C.OffTorchStream)
       Out << "\ttorch=" << (*C.OffTorchStream == ApiCall::kUnknownStream ? std::string("?") : std::to_string(*C.OffTorchStream));
-    if (C.Error)
-      Out << "\terr=" << C.Error;
-    if (C.Capture)
-      Out << "\tcapture=" << captureNoteText(*C.Capture);
+    if (const CaptureNote *N = C.capture()) {
+      if (N->Error)
+        Out << "\terr=" << N->Error;
+      if (N->knownCapture())
+        Out << "\tcapture=" << captureNoteText(*N);
+    }
     Out << '\n';
   }
   for (const GpuWork &W : Log.Work) {
@@ -222,6 +224,8 @@ std::string readCallRecord(const std::vector<std::string> &F, EventLog &Log) {
       !X.num(5, "exit_ns", C.Exit) || !X.num(6, "site", C.Site))
     return X.Why;
   C.Api = internApiName(unfield(F[3]));
+  std::optional<CaptureNote> Note;
+  std::int32_t Error = 0;
   // Optional flags after the site, in any order; unknown ones are a newer recorder's.
   for (std::size_t K = 7; K < F.size(); ++K) {
     if (F[K] == "ctx") {
@@ -235,13 +239,20 @@ std::string readCallRecord(const std::vector<std::string> &F, EventLog &Log) {
       std::uint64_t E = 0;
       if (!readCountText("err=", F[K].substr(4), E, INT32_MAX).empty())
         return "malformed API call record (err=)";
-      C.Error = static_cast<std::int32_t>(E);
+      Error = static_cast<std::int32_t>(E);
     } else if (F[K].compare(0, 8, "capture=") == 0) {
-      std::optional<CaptureNote> N = readCaptureNote(std::string_view(F[K]).substr(8));
-      if (!N)
+      Note = readCaptureNote(std::string_view(F[K]).substr(8));
+      if (!Note)
         return "malformed API call record (capture=)";
-      C.Capture = internCaptureNote(*N);
     }
+  }
+  if (Error && !Note) {  // a capture error with no capture known
+    Note = CaptureNote();
+    Note->What = CaptureNote::Role::Breaks;
+  }
+  if (Note) {
+    Note->Error = Error;
+    C.CaptureNumber = captureNoteNumber(internCaptureNote(*Note));
   }
   Log.Calls.push_back(C);
   return "";

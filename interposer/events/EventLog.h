@@ -63,6 +63,10 @@ struct StreamInfo {
 
 struct ApiCall {
   std::uint32_t Correlation = 0;
+  // Its part in a graph capture (CaptureNote.h): the note's number (captureNoteNumber; 0:
+  // none). A number, in the padding, so that every call stays 64 bytes: the engine copies
+  // millions of them, and a capture's calls are a handful.
+  std::uint32_t CaptureNumber = 0;
   std::uint64_t Thread = 0;
   std::string_view Api;       // canonical catalogue name (static storage: see internApiName)
   std::uint64_t Enter = 0, Exit = 0;
@@ -74,12 +78,10 @@ struct ApiCall {
   // this stream (CUPTI id; kUnknownStream when CUPTI could not name it).
   std::optional<std::uint32_t> OffTorchStream;
   static constexpr std::uint32_t kUnknownStream = UINT32_MAX;
-  // The CUDA error it returned, where the recorder keeps it (capture errors, a capture's
-  // end), and its part in a graph capture (interned; null: none).
-  std::int32_t Error = 0;
-  const CaptureNote *Capture = nullptr;
+  const CaptureNote *capture() const { return CaptureNumber ? captureNoteOf(CaptureNumber) : nullptr; }
   std::uint64_t duration() const { return Exit > Enter ? Exit - Enter : 0; }
 };
+static_assert(sizeof(ApiCall) <= 64, "an ApiCall is 64 bytes: see CaptureNumber");
 
 enum class GpuKind : std::uint8_t { Kernel, Memcpy, Memset };
 

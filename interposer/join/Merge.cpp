@@ -88,6 +88,8 @@ bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
     In.R.Figures.push_back(F);
   for (auto &F : In.Analysis->captureFigures())
     In.R.Figures.push_back(F);
+  for (auto &F : In.Analysis->readinessFigures())
+    In.R.Figures.push_back(F);
   In.Recording = true;
   return true;
 }

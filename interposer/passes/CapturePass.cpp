@@ -31,17 +31,21 @@ void CapturePass::run(const PassContext &Ctx, FindingSink &Sink) const {
   const EventLog &W = Ctx.Window;
   for (std::size_t N = 0; N < Ctx.Index.InScope; ++N) {
     const ApiCall &C = W.Calls[N];
-    if (!C.Error)
+    if (!C.CaptureNumber)
       continue;
-    const CaptureNote *Note = C.Capture;
-    bool Breaks = Note ? Note->What == CaptureNote::Role::Breaks : isCaptureError(C.Error);
+    const CaptureNote *Full = C.capture();
+    if (!Full || !Full->Error)
+      continue;
+    std::int32_t Error = Full->Error;
+    bool Breaks = Full->What == CaptureNote::Role::Breaks;
+    const CaptureNote *Note = Full->knownCapture() ? Full : nullptr;
     // The end of a capture that failed with nothing seen breaking it (an unjoined fork): the
     // end is the line to look at. One broken by a call is that call's finding.
     bool EndAlone = Note && Note->What == CaptureNote::Role::End && !Note->broken();
     if (!Breaks && !EndAlone)
       continue;
-    std::string Cause = "it returned " + cudaErrorName(C.Error);
-    if (std::string Why = errorMeaning(C.Error); !Why.empty())
+    std::string Cause = "it returned " + cudaErrorName(Error);
+    if (std::string Why = errorMeaning(Error); !Why.empty())
       Cause += " (" + Why + ")";
     if (Note)
       Cause += Breaks ? " during the " + std::string(captureModeName(Note->Mode)) + "-mode capture of " +

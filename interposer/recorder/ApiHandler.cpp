@@ -124,7 +124,6 @@ void followCapture(const ApiCallback &Call, const CallbackInfo &Info, std::uint3
   R.Correlation = Call.Correlation;
   R.CreatedContext = Thread.CreatedContext;
   R.Site = Site;
-  R.Error = static_cast<std::int16_t>(Call.Result);
   const CaptureNote *Note = nullptr;
   bool Opened = false, Closed = false;
   bool Begins = Info.Capture == CaptureCall::Begin || Info.Capture == CaptureCall::BeginNoMode ||

@@ -23,9 +23,6 @@ struct CallRecord {
   // A launch onto a default stream while PyTorch's current stream was CurrentStream (its
   // CUPTI stream id; UINT32_MAX when CUPTI could not name it). Fits in the padding.
   bool OffTorchStream = false;
-  // A graph capture's calls (CaptureTracker.h): the CUDA error returned (all below 1000), in
-  // the padding.
-  std::int16_t Error = 0;
   // OffTorchStream: PyTorch's current stream. A graph capture's call (never a launch onto a
   // default stream): its note's number (captureNoteNumber; 0 none). Shared, to keep a ring
   // at 56 bytes a call.

@@ -26,10 +26,11 @@ const CaptureNote *CaptureTracker::ended(const void *Handle, std::int32_t Result
   std::lock_guard<std::mutex> L(M);
   Closed = false;
   auto It = std::find_if(Captures.begin(), Captures.end(), [&](const Open &O) { return O.Handle == Handle; });
-  if (It == Captures.end())
-    return nullptr;  // begun before syncwatch saw it, or not a capture at all
+  if (It == Captures.end())  // begun before syncwatch saw it, or not a capture at all
+    return isCaptureError(Result) ? orphan(Result) : nullptr;
   CaptureNote N = It->Note;
   N.What = CaptureNote::Role::End;
+  N.Error = Result;
   N.Nodes = Nodes;
   if (Result != 908) {  // cudaErrorStreamCaptureWrongThread: still capturing
     Captures.erase(It);
@@ -42,23 +43,32 @@ const CaptureNote *CaptureTracker::failed(std::uint64_t Thread, std::string_view
                                           std::uint32_t Site) {
   std::lock_guard<std::mutex> L(M);
   if (Captures.empty())
-    return nullptr;
+    return orphan(Error);
   auto Own = std::find_if(Captures.begin(), Captures.end(), [&](const Open &O) { return O.Note.Thread == Thread; });
   auto Global = std::find_if(Captures.begin(), Captures.end(),
                              [](const Open &O) { return O.Note.Mode == CaptureMode::Global; });
   Open &Broken = Own != Captures.end() ? *Own : Global != Captures.end() ? *Global : Captures.front();
   CaptureNote &C = Broken.Note;
   CaptureNote N = C;
+  N.Error = Error;
   if (!C.broken()) {
     C.BreakSite = Site;
     C.BreakThread = Thread;
     C.BreakApi = Api;
     C.BreakError = Error;
     N = C;
+    N.Error = Error;
     N.What = CaptureNote::Role::Breaks;
   } else {
     N.What = CaptureNote::Role::After;
   }
+  return internCaptureNote(N);
+}
+
+const CaptureNote *CaptureTracker::orphan(std::int32_t Error) {
+  CaptureNote N;
+  N.What = CaptureNote::Role::Breaks;
+  N.Error = Error;
   return internCaptureNote(N);
 }
 

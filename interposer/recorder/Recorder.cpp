@@ -60,9 +60,8 @@ static ApiCall callOf(const CallRecord &R, const TickConverter &C) {
   A.CreatedContext = R.CreatedContext;
   if (R.OffTorchStream)
     A.OffTorchStream = R.CurrentStream;
-  A.Error = R.Error;
-  if (!R.OffTorchStream && R.CurrentStream)
-    A.Capture = captureNoteOf(R.CurrentStream);
+  if (!R.OffTorchStream)
+    A.CaptureNumber = R.CurrentStream;  // (a capture's call: its note's number)
   return A;
 }
 
@@ -273,6 +272,8 @@ void Recorder::writeSummary(std::ostream &Err, const Report &R, const Utilizatio
         << " CUDA calls seen, " << Why << ")\n";
     if (std::string Captures = capturesText(R.Figures); !Captures.empty())
       Err << "syncwatch: " << Captures;
+    if (std::string Ready = readinessText(R.Figures); !Ready.empty())
+      Err << "syncwatch: " << Ready;
   } else {
     Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
         << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
@@ -282,6 +283,8 @@ void Recorder::writeSummary(std::ostream &Err, const Report &R, const Utilizatio
       Err << "syncwatch: " << Steps;
     if (std::string Captures = capturesText(R.Figures); !Captures.empty())
       Err << "syncwatch: " << Captures;
+    if (std::string Ready = readinessText(R.Figures); !Ready.empty())
+      Err << "syncwatch: " << Ready;
     if (!Profile.Path.empty())
       Err << "syncwatch: calibration profile " << Profile.Path << " (" << Profile.Device << ")\n";
   }
@@ -317,6 +320,9 @@ void Recorder::finish(const char *Why) {
   for (std::uint32_t S : Analysis.coverageSites())
     if (!SiteNames.Sites.count(S))
       SiteNames.Sites[S] = Sites.resolve(S);
+  for (std::uint32_t S : Analysis.readinessSites())
+    if (!SiteNames.Sites.count(S))
+      SiteNames.Sites[S] = Sites.resolve(S);
   if (Cfg.Record)
     for (std::uint32_t S = 1; S <= Sites.size(); ++S)
       Recorded.Sites[S] = Sites.resolve(S);
@@ -350,6 +356,8 @@ void Recorder::finish(const char *Why) {
   for (auto &F : Analysis.stepFigures())
     R.Figures.push_back(F);
   for (auto &F : Analysis.captureFigures())
+    R.Figures.push_back(F);
+  for (auto &F : Analysis.readinessFigures())
     R.Figures.push_back(F);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);

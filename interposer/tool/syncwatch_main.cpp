@@ -233,6 +233,8 @@ Report replayReport(Engine &E, const EventLog &Log, Utilization &Use, const Path
     R.Figures.push_back(F);
   for (auto &F : E.captureFigures())
     R.Figures.push_back(F);
+  for (auto &F : E.readinessFigures())
+    R.Figures.push_back(F);
   setFingerprints(R);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);
@@ -336,6 +338,7 @@ int replay(const std::vector<std::string> &Args) {
     Out << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());
     Out << stepsText(R.Figures);
     Out << capturesText(R.Figures);
+    Out << readinessText(R.Figures);
     if (!Profile.Path.empty())
       Out << "calibration profile: " << Profile.Path << " (" << Profile.Device << ")\n";
   }

@@ -113,6 +113,14 @@ for v in debug release; do
 done
 python3 "$root/tests/runtime/replay_test.py" "$build/interposer/syncwatch" "$out/torch_ext/replay" > "$out/torch_ext/replay.log" || fail=1
 tail -3 "$out/torch_ext/replay.log"
+log "graph captures: each failure named at its line and thread (tests/gpu/capture_failures.cu)"
+nvcc -g -O2 -arch=sm_90 -o "$build/capture_failures" "$here/capture_failures.cu" || fail=1
+plain=$("$build/capture_failures"); pre=$(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 "$build/capture_failures")
+[ "$plain" = "$pre" ] && echo "capture probe: same stdout preloaded" || { echo "capture probe: stdout differs"; fail=1; }
+"$sw" run --out "$out/capture" --record -- "$build/capture_failures" >/dev/null || fail=1
+python3 "$here/check_capture.py" "$here/capture_failures.cu" "$out"/capture/syncwatch-*.json --ended 7 --failed 6 || fail=1
+"$sw" run --out "$out/capture_torch" --record -- python3 "$here/capture_failures_torch.py" >/dev/null || fail=1
+python3 "$here/check_capture.py" "$here/capture_failures_torch.py" "$out"/capture_torch/syncwatch-*.json || fail=1
 log "seed scenario with Python stacks off (SYNCWATCH_PYTHON=0): native sites as before"
 SYNCWATCH_PYTHON=0 SYNCWATCH_QUIET=1 SYNCWATCH_OUT=$out LD_PRELOAD=$lib python3 "$here/seed_streams.py" true >/dev/null 2>&1 || fail=1
 [ "$quick" = "--quick" ] && exit $fail

@@ -50,7 +50,7 @@ struct Stream {
   }
   Stream &call(std::uint32_t Corr, const char *Api, std::uint64_t Enter, std::uint64_t Exit,
                std::uint32_t Site, std::uint64_t Thread = 1) {
-    Log.Calls.push_back({Corr, Thread, Api, Enter * us, Exit * us, Site});
+    Log.Calls.push_back({Corr, 0, Thread, Api, Enter * us, Exit * us, Site});
     return *this;
   }
   Stream &kernel(std::uint32_t Corr, std::uint32_t S, std::uint64_t Start, std::uint64_t End,
@@ -265,7 +265,7 @@ TEST(EventWindow, LateRecordsArePairedAndEachCallIsJudgedOnce) {
   std::size_t MaxBuffered = 0;
   for (std::uint32_t I = 1; I <= 10'000; ++I) {
     std::uint64_t T = I * 100 * us;
-    W.addCall({I, 1, "cudaMemcpyAsync", T, T + 2 * us, 1});
+    W.addCall({I, 0, 1, "cudaMemcpyAsync", T, T + 2 * us, 1});
     Late.push_back(pageableCopyRecord(I, 14, T + us, T + 2 * us, 1));
     // Records come back in buffers of 8, lagging 8 calls behind.
     if (Late.size() == 16) {
@@ -300,7 +300,7 @@ TEST(EventWindow, AWaitThatSpansWindowsStillNamesWhatItWaitedFor) {
     K.Name = I == 200 ? "last_step" : "step";
     W.addWork(K);
   }
-  W.addCall({1, 1, "cudaDeviceSynchronize", 10 * us, 200 * 150 * us + 141 * us, 3});
+  W.addCall({1, 0, 1, "cudaDeviceSynchronize", 10 * us, 200 * 150 * us + 141 * us, 3});
   W.flush();
   auto F = E.findings();
   ASSERT_EQ(F.size(), 0u);  // one explicit sync is not a finding...
@@ -660,8 +660,8 @@ TEST(EventWindow, CallsWaitForTheirRecordsWithTheCallThatFollowed) {
   std::vector<GpuWork> Late;
   for (std::uint32_t I = 1; I <= 200; I += 2) {
     std::uint64_t T = I * 100 * us;
-    W.addCall({I, 1, "cudaMemcpyAsync", T, T + 50 * us, 1});
-    W.addCall({I + 1, 1, "cudaStreamSynchronize", T + 51 * us, T + 52 * us, 2});
+    W.addCall({I, 0, 1, "cudaMemcpyAsync", T, T + 50 * us, 1});
+    W.addCall({I + 1, 0, 1, "cudaStreamSynchronize", T + 51 * us, T + 52 * us, 2});
     Late.push_back(pageableCopyRecord(I, 14, T + us, T + 50 * us, 2));
     if (Late.size() == 14) {  // the records of 14 copies (28 calls) come back at once
       for (const GpuWork &L : Late)

@@ -93,7 +93,7 @@ TEST(ProcessIdentity, TravelsInRecordings) {
 TEST(ProcessIdentity, RecordingCutShortIsAnError) {
   EventLog Log;
   Log.Process.Rank = 0;
-  Log.Calls.push_back(ApiCall{1, 7, "cudaFree", 10, 20, 0});
+  Log.Calls.push_back(ApiCall{1, 0, 7, "cudaFree", 10, 20, 0});
   std::stringstream S;
   writeEventLog(S, Log);
   std::string Text = S.str();

@@ -36,26 +36,25 @@ struct Program {
     Log.Process.Pid = MainTid;
     Log.ThreadNames[LoaderTid] = "loader";
   }
-  ApiCall &call(const char *Api, std::uint32_t Site, std::uint64_t Thread, std::int32_t Error = 0) {
+  ApiCall &call(const char *Api, std::uint32_t Site, std::uint64_t Thread) {
     Now += 10;
-    Log.Calls.push_back({++Corr, Thread, internApiName(Api), Now * us, (Now + 2) * us, Site});
-    Log.Calls.back().Error = Error;
+    Log.Calls.push_back({++Corr, 0, Thread, internApiName(Api), Now * us, (Now + 2) * us, Site});
     return Log.Calls.back();
   }
   void begin(const void *Handle, std::uint32_t Stream, CaptureMode Mode, std::uint64_t Thread = MainTid,
              std::uint32_t Site = 1) {
     ApiCall &C = call("cudaStreamBeginCapture", Site, Thread);
     bool Opened = false;
-    C.Capture = Tracker.began(Handle, Stream, Mode, Thread, Site, Opened);
+    C.CaptureNumber = captureNoteNumber(Tracker.began(Handle, Stream, Mode, Thread, Site, Opened));
   }
   void fail(const char *Api, std::int32_t Error, std::uint32_t Site, std::uint64_t Thread = MainTid) {
-    ApiCall &C = call(Api, Site, Thread, Error);
-    C.Capture = Tracker.failed(Thread, C.Api, Error, Site);
+    ApiCall &C = call(Api, Site, Thread);
+    C.CaptureNumber = captureNoteNumber(Tracker.failed(Thread, C.Api, Error, Site));
   }
   void end(const void *Handle, std::int32_t Error, std::uint32_t Nodes = 0, std::uint64_t Thread = MainTid) {
-    ApiCall &C = call("cudaStreamEndCapture", 3, Thread, Error);
+    ApiCall &C = call("cudaStreamEndCapture", 3, Thread);
     bool Closed = false;
-    C.Capture = Tracker.ended(Handle, Error, Nodes, Closed);
+    C.CaptureNumber = captureNoteNumber(Tracker.ended(Handle, Error, Nodes, Closed));
   }
   std::vector<Finding> findings(Engine &E) const {
     E.consume(Log);
@@ -193,11 +192,16 @@ TEST(CapturePass, ACaptureErrorWithNoCaptureSeenIsStillReported) {
   EXPECT_EQ(evidence(F[0], "captureBegunAt"), "<none>");
 }
 
-TEST(CapturePass, OtherErrorsAndSuccessfulCallsAreNotCaptureFindings) {
+TEST(CapturePass, CallsOutsideCapturesAndASuccessfulEndUnseenBeginAreNotFindings) {
   Program P;
-  P.call("cudaMalloc", 2, MainTid, 2);  // cudaErrorMemoryAllocation: not a capture's
   P.call("cudaStreamSynchronize", 2, MainTid);
-  EXPECT_TRUE(P.findings().empty());
+  P.end(Other, 0);  // the end of a capture begun before syncwatch was loaded: no note
+  EXPECT_EQ(P.Log.Calls.back().CaptureNumber, 0u);
+  P.end(Other, 901);  // but its failure is said
+  auto F = P.findings();
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[0].Where.Line, 52u);
+  EXPECT_TRUE(has(F[0].Message, "with no capture begun that syncwatch saw")) << F[0].Message;
 }
 
 TEST(CaptureTracker, AnEndFromTheWrongThreadLeavesTheCaptureOpen) {
@@ -235,12 +239,21 @@ TEST(CaptureNote, ARecordingKeepsErrorsAndNotes) {
   ASSERT_EQ(R.Error, "");
   ASSERT_EQ(R.Log.Calls.size(), P.Log.Calls.size());
   for (std::size_t I = 0; I < P.Log.Calls.size(); ++I) {
-    const ApiCall &A = P.Log.Calls[I], &B = R.Log.Calls[I];
-    EXPECT_EQ(A.Error, B.Error);
-    ASSERT_EQ(A.Capture != nullptr, B.Capture != nullptr);
-    if (A.Capture)
-      EXPECT_EQ(captureNoteText(*A.Capture), captureNoteText(*B.Capture));
+    const CaptureNote *A = P.Log.Calls[I].capture(), *B = R.Log.Calls[I].capture();
+    ASSERT_TRUE(A && B);
+    EXPECT_EQ(A->Error, B->Error);
+    EXPECT_EQ(captureNoteText(*A), captureNoteText(*B));
   }
+  // An error with no capture known keeps its error alone.
+  std::istringstream Orphan("# syncwatch-events 1\nC\t1\t1\tcudaStreamSynchronize\t1\t2\t0\terr=900\nE\t1\n");
+  ParseResult O = readEventLog(Orphan);
+  ASSERT_EQ(O.Error, "");
+  ASSERT_NE(O.Log.Calls[0].capture(), nullptr);
+  EXPECT_EQ(O.Log.Calls[0].capture()->Error, 900);
+  EXPECT_FALSE(O.Log.Calls[0].capture()->knownCapture());
+  std::ostringstream Again;
+  writeEventLog(Again, O.Log);
+  EXPECT_TRUE(has(Again.str(), "\terr=900\n")) << Again.str();
   // Findings from the recording are the program's.
   Engine E;
   E.consume(R.Log);
@@ -256,8 +269,8 @@ TEST(CaptureNote, ARecordingKeepsErrorsAndNotes) {
 
 TEST(CaptureNote, NumbersAndErrorNames) {
   CaptureNote N;
-  N.Stream = UINT32_MAX;
   EXPECT_EQ(captureNoteText(N), "begin,0,?,?,0,0,0,0,-,0");
+  EXPECT_EQ(sizeof(ApiCall), 64u);  // the note is a number in the padding
   const CaptureNote *Kept = internCaptureNote(N);
   EXPECT_EQ(captureNoteOf(captureNoteNumber(Kept)), Kept);
   EXPECT_EQ(captureNoteNumber(nullptr), 0u);

@@ -1,0 +1,52 @@
+"""The graph-capture failures recorded on the GPU (tests/gpu/capture_failures.cu and
+capture_failures_torch.py under `syncwatch run --record`), replayed: each failure class is a
+syncwatch-capture-breaking-call finding at its marked line, the other-thread case names the
+line and thread that began the capture, and nothing else is reported
+(tests/gpu/check_capture.py, the same check the GPU run makes on the live reports).
+
+Usage: capture_recordings_test.py SYNCWATCH TEST_INPUTS_RUNTIME SOURCE_ROOT
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+sw, inputs, root = sys.argv[1:4]
+check = os.path.join(root, "tests", "gpu", "check_capture.py")
+cases = [  # (recording's name part, its source, figures expected)
+    ("capture_failures.swrec", "tests/gpu/capture_failures.cu", ["--ended", "7", "--failed", "6"]),
+    ("capture_failures_torch.swrec", "tests/gpu/capture_failures_torch.py", []),
+]
+failed = 0
+for part, source, extra in cases:
+    recs = sorted(glob.glob(os.path.join(inputs, "*_" + part)))
+    if not recs:
+        print(f"FAIL no recording *_{part} in {inputs}")
+        failed += 1
+        continue
+    for rec in recs:
+        out = subprocess.run([sw, "replay", "--format=json", rec], capture_output=True, text=True)
+        if out.returncode not in (0, 1):
+            print(f"FAIL replay of {rec}: exit {out.returncode}: {out.stderr.strip()}")
+            failed += 1
+            continue
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+            fh.write(out.stdout)
+        r = subprocess.run([sys.executable, check, os.path.join(root, source), fh.name] + extra,
+                           capture_output=True, text=True)
+        os.unlink(fh.name)
+        print(f"== {os.path.basename(rec)}\n{r.stdout.strip()}")
+        failed += r.returncode != 0
+# The check can fail: a report with none of the marked findings does not pass it.
+with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+    fh.write('{"findings": [], "figures": {}}')
+r = subprocess.run([sys.executable, check, os.path.join(root, cases[0][1]), fh.name], capture_output=True, text=True)
+os.unlink(fh.name)
+if r.returncode == 0 or "expected one finding" not in r.stdout:
+    print("FAIL the check passed a report without findings")
+    failed += 1
+else:
+    print("ok   a report without the findings fails the check")
+print("failed" if failed else "all recordings hold")
+sys.exit(1 if failed else 0)
