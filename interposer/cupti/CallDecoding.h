@@ -103,9 +103,9 @@ inline void decodeCaptureBegin(CaptureCall Kind, const void *Params, CallArgs &A
 } // namespace detail
 
 // At a call's exit: the call and what it returned; of a capture's end, the graph it made.
-inline ApiCallback decodeExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
-                              CaptureCall Capture = CaptureCall::None) {
-  ApiCallback C;
+inline ApiReturn decodeExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
+                            CaptureCall Capture = CaptureCall::None) {
+  ApiReturn C;
   C.Key = keyOf(Domain, Id);
   C.Context = Cb->context;
   C.Correlation = Cb->correlationId;
@@ -123,7 +123,11 @@ inline ApiCallback decodeExit(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, 
 // (CallbackInfo): only the parameters that the filter will read are decoded.
 inline ApiCallback decodeEntry(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const CUpti_CallbackData *Cb,
                                bool Launch, bool CreatesStream, CaptureCall Capture = CaptureCall::None) {
-  ApiCallback C = decodeExit(Domain, Id, Cb);
+  ApiCallback C;
+  C.Key = keyOf(Domain, Id);
+  C.Context = Cb->context;
+  C.Correlation = Cb->correlationId;
+  C.FunctionName = Cb->functionName;
   const void *Params = Cb->functionParams;
   if (!Params)
     return C;

@@ -27,6 +27,11 @@ struct CallArgs {
   // Launches and cudaMemcpyAsync: the stream the work goes to.
   bool StreamKnown = false;   // false: a launch whose stream cannot be read (graphs, cooperative launches)
   bool PerThreadApi = false;  // a _ptsz entry point: the handle 0 is the per-thread default stream
+  // A capture's begin: its mode (cudaStreamCaptureMode; 255 when the entry point has none);
+  // Stream is the stream it captures. A capture's end: Stream. (In the padding: CallArgs
+  // stays 48 bytes, so that zeroing an ApiCallback stays a few stores, not a rep stos -
+  // bench/runtime_cost.sh measured that at 20 ns a call.)
+  std::uint8_t CaptureMode = 255;
   const void *Stream = nullptr;
   // Stream creation: its flags and priority (lower is more urgent, 0 the default).
   unsigned StreamFlags = 0;
@@ -35,10 +40,8 @@ struct CallArgs {
   bool AsyncCopy = false;
   int CopyKind = 0;           // cudaMemcpyKind: 1 host to device, 2 device to host
   const void *Src = nullptr, *Dst = nullptr;
-  // A capture's begin: its mode (cudaStreamCaptureMode; 255 when the entry point has none)
-  // and, with Stream, the stream it captures; its end: Stream.
-  std::uint8_t CaptureMode = 255;
 };
+static_assert(sizeof(CallArgs) <= 48, "see CaptureMode");
 
 // The capture entry points, whose arguments sit in different places (cupti/CallDecoding.h).
 enum class CaptureCall : std::uint8_t {
@@ -56,11 +59,19 @@ struct ApiCallback {
   const void *Context = nullptr;       // the CUDA context the call runs in
   std::uint32_t Correlation = 0;       // pairs the call with its GPU records
   const char *FunctionName = nullptr;  // the API's name as the runtime gave it
-  CallArgs Args;                       // (entry only)
-  // (exit only) what the call returned (cudaError_t or CUresult: the capture errors have
-  // the same numbers in both), and the graph a capture's end made (null: none).
+  CallArgs Args;
+};
+
+// A call at its exit: no arguments, but what it returned.
+struct ApiReturn {
+  CallbackKey Key = 0;
+  // What the call returned (cudaError_t or CUresult: the capture errors have the same numbers
+  // in both). In the padding after Key.
   std::int32_t Result = 0;
-  const void *Graph = nullptr;
+  const void *Context = nullptr;
+  std::uint32_t Correlation = 0;
+  const char *FunctionName = nullptr;
+  const void *Graph = nullptr;  // the graph a capture's end made (null: none)
 };
 
 } // namespace syncwatch::runtime

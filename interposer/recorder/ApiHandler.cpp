@@ -70,7 +70,7 @@ __attribute__((noinline)) std::uint32_t siteOfCall(std::uint32_t Callback) {
 }
 
 // The call's API as the catalogue names it (static storage: CallRecord and SiteCounters keep it).
-std::string_view apiOf(const ApiCallback &Call, const CallbackInfo &Info) {
+std::string_view apiOf(const ApiReturn &Call, const CallbackInfo &Info) {
   return !Info.Name.empty() ? Info.Name : internApiName(Call.FunctionName);
 }
 
@@ -80,7 +80,7 @@ std::atomic<std::uint32_t> NewestSite{0};
 // A call the filter did not record, counted at its site (the recording's N records): what
 // tells confirm that the line ran. Costs a site key, no clock read, no lock. (The site is
 // keyed in onApiExit itself: siteOfCall's depth under the callback must not change.)
-void countSkipped(std::uint32_t Site, const ApiCallback &Call, const CallbackInfo &Info) {
+void countSkipped(std::uint32_t Site, const ApiReturn &Call, const CallbackInfo &Info) {
   std::string_view Api = apiOf(Call, Info);
   if (Site > NewestSite.load(std::memory_order_relaxed)) [[unlikely]] {
     NewestSite.store(Site, std::memory_order_relaxed);  // racy max: a lost update only delays
@@ -114,7 +114,7 @@ void pushRecord(const CallRecord &R) {
 
 // A call that began or ended a graph capture, or failed with a capture error: always
 // recorded (a skipped one with no time of its own), with its note (CaptureTracker.h).
-void followCapture(const ApiCallback &Call, const CallbackInfo &Info, std::uint32_t Site) {
+void followCapture(const ApiReturn &Call, const CallbackInfo &Info, std::uint32_t Site) {
   std::uint64_t Exit = hostTicks();
   CallRecord R;
   R.Enter = Thread.Skip ? Exit : Thread.Enter;
@@ -189,7 +189,7 @@ void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info) {
     Thread.Enter = hostTicks();
 }
 
-void onApiExit(const ApiCallback &Call, const CallbackInfo &Info) {
+void onApiExit(const ApiReturn &Call, const CallbackInfo &Info) {
   if (--Thread.Depth > 0)
     return;
   if (Info.Capture != CaptureCall::None || isCaptureError(Call.Result)) [[unlikely]] {

@@ -42,7 +42,7 @@ struct HandlerHooks {
 void setHandlerHooks(const HandlerHooks &H);
 
 void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info);
-void onApiExit(const ApiCallback &Call, const CallbackInfo &Info);
+void onApiExit(const ApiReturn &Call, const CallbackInfo &Info);
 // CUPTI created a context inside the call this thread is in: that call's time is start-up.
 void noteContextCreated();
 
