@@ -284,7 +284,7 @@ TEST({cls}, ReportsTheCaseItIsFor) {{
   Log.Streams = {{{{7, StreamFlag::Legacy, 0}}}};
   Log.Sites[1] = {{"step", "/src/train.cu", 88}};
   // Replace with the calls and GPU work of a case the rule is about (times in us).
-  Log.Calls.push_back({{1, 1, "cudaStreamSynchronize", 100 * us, 5100 * us, 1}});
+  Log.Calls.push_back({{1, 0, 1, "cudaStreamSynchronize", 100 * us, 5100 * us, 1}});
   Engine E;
   E.consume(Log);
   bool Reported = false;

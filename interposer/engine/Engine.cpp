@@ -174,8 +174,16 @@ std::vector<std::pair<std::string, std::string>> Engine::readinessFigures() cons
   std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans);
   if (!V)
     return {};
-  return runtime::readinessFigures(
-      *V, [this](std::uint32_t Site) { return siteText(Site); }, [this](std::uint64_t Tid) { return threadLabel(Tid); });
+  // A Python line that called an op: the op's native line too, where the blocker is.
+  auto Where = [this](std::uint32_t Site) {
+    std::string Text = siteText(Site);
+    auto It = Sites.find(Site);
+    if (It != Sites.end() && !It->second.Python.empty() && It->second.Line)
+      Text += " (in " + qualifiedFunctionName(It->second.Function) + " at " + It->second.File + ":" +
+              std::to_string(It->second.Line) + ")";
+    return Text;
+  };
+  return runtime::readinessFigures(*V, Where, [this](std::uint64_t Tid) { return threadLabel(Tid); });
 }
 
 std::vector<std::pair<std::string, std::string>> Engine::stepFigures() const {

@@ -1,0 +1,139 @@
+// Capture readiness of marked steps (engine/CaptureReadiness.h) on hand-built recordings: a
+// training step whose calls would stop a CUDA graph capture - a .item() (a copy and a
+// synchronize), an allocation in some steps, a legacy-stream kernel - listed per step and
+// line, another thread's allocation apart, and a clean step that is a go.
+#include "../../interposer/engine/Engine.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace syncwatch;
+using namespace syncwatch::runtime;
+
+namespace {
+
+constexpr std::uint64_t us = 1000;
+constexpr std::uint64_t Main = 500, Loader = 501;
+using Figures = std::vector<std::pair<std::string, std::string>>;
+
+struct Recorded {
+  EventLog Log;
+  std::uint32_t Corr = 0;
+  Recorded() {
+    Log.Process.Pid = Main;
+    Log.ThreadNames[Loader] = "loader";
+    Log.Streams = {{7, StreamFlag::Legacy, 0}, {13, StreamFlag::NonBlocking, 0}};
+    SiteFrame Item{{"forward", "/src/ext.cu", 88}, {{"train_step", "/src/train.py", 40}}};
+    Log.Sites[1] = Item;                              // loss.item(): the copy and the sync
+    Log.Sites[2] = {"alloc_scratch", "/src/ext.cu", 120};
+    Log.Sites[3] = {"normalize", "/src/ext.cu", 61};  // a kernel launched without a stream
+    Log.Sites[4] = {"matmul", "/src/ext.cu", 30};     // a kernel on the step's stream
+    Log.Sites[5] = {"pin_batch", "/src/loader.cu", 17};
+  }
+  std::uint64_t call(const char *Api, std::uint64_t At, std::uint32_t Site, std::uint64_t Thread = Main) {
+    Log.Calls.push_back({++Corr, 0, Thread, internApiName(Api), At * us, (At + 5) * us, Site});
+    return Corr;
+  }
+  void kernelOn(std::uint32_t Stream, std::uint64_t Corr, std::uint64_t At) {
+    GpuWork K;
+    K.Correlation = static_cast<std::uint32_t>(Corr);
+    K.Stream = Stream;
+    K.Start = (At + 10) * us;
+    K.End = (At + 20) * us;
+    K.Name = "k";
+    Log.Work.push_back(K);
+  }
+  void step(std::uint64_t From, std::uint64_t To) { Log.Steps.push_back({Main, From * us, To * us, "train_step"}); }
+  std::map<std::string, std::string> figures() {
+    Engine E;
+    E.consume(Log);
+    auto F = E.readinessFigures();
+    return {F.begin(), F.end()};
+  }
+};
+
+} // namespace
+
+TEST(CaptureReadiness, ATrainingStepsBlockersPerStepAndLine) {
+  Recorded R;
+  for (int S = 0; S < 4; ++S) {
+    std::uint64_t T = 1000 * (S + 1);
+    R.step(T, T + 900);
+    R.kernelOn(13, R.call("cudaLaunchKernel", T + 10, 4), T + 10);
+    R.kernelOn(7, R.call("cudaLaunchKernel", T + 100, 3), T + 100);  // legacy stream
+    R.call("cudaMemcpyAsync", T + 200, 1);                            // .item()'s copy: captured
+    R.call("cudaStreamSynchronize", T + 210, 1);                      // .item()'s wait: a blocker
+    if (S == 0)
+      R.call("cudaMalloc", T + 300, 2);  // the first step's allocation
+    if (S == 2)
+      R.call("cudaMallocHost", T + 400, 5, Loader);  // the loader pins while a step runs
+  }
+  R.call("cudaDeviceSynchronize", 9000, 1);  // after the last step: not in one
+  auto F = R.figures();
+  EXPECT_EQ(F["readiness.step"], "train_step");
+  EXPECT_EQ(F["readiness.steps"], "4");
+  EXPECT_EQ(F["readiness.thread"], "main");
+  EXPECT_EQ(F["readiness.verdict"], "no-go");
+  EXPECT_EQ(F["readiness.blockersPerStep"], "2.25");
+  EXPECT_EQ(F["readiness.blockers"],
+            "1 x cudaStreamSynchronize at /src/train.py:40 (in forward at /src/ext.cu:88) (waits for the GPU; every step); "
+            "1 x cudaLaunchKernel at /src/ext.cu:61 (runs on the legacy stream; every step); "
+            "0.25 x cudaMalloc at /src/ext.cu:120 (allocates, frees or pins; in 1 of 4 steps)");
+  EXPECT_EQ(F["readiness.otherThreads"],
+            "0.25 x cudaMallocHost at /src/loader.cu:17 (allocates, frees or pins; in 1 of 4 steps) on another thread");
+  std::string Text = readinessText(Figures(F.begin(), F.end()));
+  EXPECT_NE(Text.find("capture readiness of the 4 'train_step' steps on thread main: no-go - 2.25 blocker(s) a step"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("other threads made calls that break a global-mode capture"), std::string::npos) << Text;
+}
+
+TEST(CaptureReadiness, AStepWithOnlyCapturableWorkIsAGo) {
+  Recorded R;
+  for (int S = 0; S < 3; ++S) {
+    std::uint64_t T = 1000 * (S + 1);
+    R.step(T, T + 900);
+    R.kernelOn(13, R.call("cudaLaunchKernel", T + 10, 4), T + 10);
+    R.call("cudaMemcpyAsync", T + 20, 1);      // a pageable copy is captured (measured)
+    R.call("cudaMallocAsync", T + 30, 2);      // stream-ordered: captured
+    R.call("cudaEventRecord", T + 40, 4);
+  }
+  R.call("cudaMalloc", 10, 2);                 // set-up before the first step
+  R.call("cudaStreamSynchronize", 5000, 1);    // after the last
+  auto F = R.figures();
+  EXPECT_EQ(F["readiness.verdict"], "go");
+  EXPECT_EQ(F["readiness.blockersPerStep"], "0");
+  EXPECT_EQ(F.count("readiness.blockers"), 0u);
+  EXPECT_EQ(readinessText(Figures(F.begin(), F.end())),
+            "capture readiness of the 3 'train_step' steps on thread main: go - none of their calls would stop a CUDA "
+            "graph capture\n");
+}
+
+TEST(CaptureReadiness, NoStepsNoReadinessAndTheMostFrequentStepIsJudged) {
+  Recorded R;
+  R.call("cudaStreamSynchronize", 100, 1);
+  EXPECT_TRUE(R.figures().empty());
+  EXPECT_EQ(readinessText({}), "");
+  // Steps of two names: the one that repeats most is the loop a capture would replace.
+  Recorded Two;
+  Two.Log.Steps.push_back({Main, 10 * us, 900 * us, "setup"});
+  for (int S = 0; S < 3; ++S)
+    Two.step(1000 * (S + 1), 1000 * (S + 1) + 900);
+  Two.call("cudaMalloc", 20, 2);  // in the set-up step only
+  auto F = Two.figures();
+  EXPECT_EQ(F["readiness.step"], "train_step");
+  EXPECT_EQ(F["readiness.verdict"], "go");
+}
+
+TEST(CaptureReadiness, CallsOfACaptureTheProgramMadeAreNotBlockers) {
+  Recorded R;
+  R.step(1000, 1900);
+  std::uint64_t C = R.call("cudaStreamSynchronize", 1100, 1);
+  CaptureNote N;
+  N.What = CaptureNote::Role::Breaks;
+  N.Error = 900;
+  N.Thread = Main;
+  R.Log.Calls[C - 1].CaptureNumber = captureNoteNumber(internCaptureNote(N));
+  EXPECT_EQ(R.figures()["readiness.verdict"], "go");  // the Capture pass reports it
+}
