@@ -18,11 +18,11 @@ static bool freesNothing(const WorkCall &C, ASTContext &Ctx) {
 }
 
 // The work to name in the finding: one still running on every path if there is one.
-static const Pending *firstPending(const CallFlow &F) {
-  for (const Pending &P : F.InFlight)
+static const Pending *firstPending(const std::vector<Pending> &InFlight) {
+  for (const Pending &P : InFlight)
     if (P.Must)
       return &P;
-  return F.InFlight.empty() ? nullptr : &F.InFlight.front();
+  return InFlight.empty() ? nullptr : &InFlight.front();
 }
 
 void ImplicitSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
@@ -42,9 +42,13 @@ void ImplicitSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
       bool Measured = C.Api->Measured == MeasuredSync::BlocksDevice;
       // A documented-only sync (it returned at once when measured) is worth a note only
       // next to this function's own work, not for what some caller might have left.
-      if (!Flow || !Flow->any() || (!Measured && Flow->InFlight.empty()) || !Reported.first(C.Loc))
+      if (!Flow)
         continue;
-      const Pending *P = firstPending(*Flow);
+      std::vector<Pending> InFlight = runningWork(Facts, *Flow);
+      bool Any = !InFlight.empty() || Flow->Caller == CallerWork::Known;
+      if (!Any || (!Measured && InFlight.empty()) || !Reported.first(C.Loc))
+        continue;
+      const Pending *P = firstPending(InFlight);
       std::string Name = "'" + std::string(C.Api->Name) + "'";
       std::string Where = P ? (P->Must ? "while stream work is still running"
                                        : "while stream work may still be running")

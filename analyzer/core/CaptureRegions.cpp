@@ -453,6 +453,13 @@ CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, cons
 
 bool CaptureRegions::threadRelaxedAt(const WorkCall &Call) const { return ThreadRelaxed.count(Call.Call) != 0; }
 
+bool CaptureRegions::capturedWork(const WorkCall &Issue, const Queue &Q) const {
+  for (const ActiveCapture &A : at(Issue))
+    if (A.Stream == Q && Q.K != Queue::Unknown)
+      return true;
+  return false;
+}
+
 const std::vector<ActiveCapture> &CaptureRegions::at(const WorkCall &Call) const {
   static const std::vector<ActiveCapture> None;
   auto It = Before.find(Call.Call);

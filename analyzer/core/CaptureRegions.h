@@ -65,6 +65,9 @@ public:
   // CUDAStreamCaptureModeGuard) and has not popped it yet, in this function. Potentially
   // unsafe calls are then allowed whatever the capture's mode.
   bool threadRelaxedAt(const WorkCall &Call) const;
+  // Work that Issue queued on Q while a capture of Q may be active there: a node of the graph,
+  // which runs when the graph is launched - not now, and not after the capture's end.
+  bool capturedWork(const WorkCall &Issue, const Queue &Q) const;
 
   struct FunctionEffect;  // what a helper does to its caller's captures (CaptureRegions.cpp)
 

@@ -129,8 +129,8 @@ void followCapture(const ApiReturn &Call, const CallbackInfo &Info, std::uint32_
   bool Begins = Info.Capture == CaptureCall::Begin || Info.Capture == CaptureCall::BeginNoMode ||
                 Info.Capture == CaptureCall::BeginToGraph;
   if (Begins && Call.Result == 0) {
-    Note = captures().began(Thread.CaptureHandle, Thread.CaptureStream,
-                                 static_cast<CaptureMode>(Thread.CaptureMode), R.Thread, Site, Opened);
+    Note = captures().began(Thread.CaptureHandle, Thread.CaptureStream, static_cast<CaptureMode>(Thread.CaptureMode),
+                            R.Thread, Site, Opened);
   } else if (Info.Capture == CaptureCall::End) {
     std::uint32_t Nodes = Call.Graph && Hooks.GraphNodes ? Hooks.GraphNodes(Call.Graph) : 0;
     Note = captures().ended(Thread.CaptureHandle, Call.Result, Nodes, Closed);

@@ -27,7 +27,7 @@ int main() {
   begin_step(s);
   step_kernel<<<4, 256, 0, s>>>(state, 1024);
   float* more;
-  cudaMalloc(&more, 1024 * sizeof(float));  // expect: warning syncwatch-capture-breaking-call; note syncwatch-implicit-sync
+  cudaMalloc(&more, 1024 * sizeof(float));  // expect: warning syncwatch-capture-breaking-call
   cudaGraph_t g = finish_step(s, state, 1024);
   cudaGraphExec_t exec;
   cudaGraphInstantiate(&exec, g, 0);
