@@ -2,9 +2,7 @@
 // flight at a call: the names of work and the notes that point at it.
 #pragma once
 
-#include "../core/CaptureRegions.h"
 #include "../core/SyncwatchCheck.h"
-#include "../core/UnitFacts.h"
 #include "../core/WorkFlow.h"
 
 #include <string>
@@ -17,20 +15,6 @@ inline std::string workName(const WorkCall &W) {
   if (W.isLaunch())
     return "kernel '" + calleeName(*W.Call) + "'";
   return "'" + (W.Api ? std::string(W.Api->Name) : calleeName(*W.Call)) + "'";
-}
-
-// The work in flight at a call that runs now: not the work queued into a capture of its own
-// stream (cb_pos_alloc_in_capture.cu, cb_pos_split_begin_end.cu), a node of the graph that
-// runs when the graph is launched. (A helper that captures work and returns still leaves it
-// "running" in its summary: the flow does not know captures.)
-inline std::vector<Pending> runningWork(const UnitFacts &Facts, const CallFlow &F) {
-  if (F.InFlight.empty() || !Facts.captures().any())
-    return F.InFlight;
-  std::vector<Pending> Running;
-  for (const Pending &P : F.InFlight)
-    if (!P.Work || !Facts.captures().capturedWork(*P.Work, Facts.flow().queueOf(*P.Work)))
-      Running.push_back(P);
-  return Running;
 }
 
 // The note that points at work still in flight at Call.

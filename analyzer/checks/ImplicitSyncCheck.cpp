@@ -44,7 +44,7 @@ void ImplicitSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
       // next to this function's own work, not for what some caller might have left.
       if (!Flow)
         continue;
-      std::vector<Pending> InFlight = runningWork(Facts, *Flow);
+      const std::vector<Pending> &InFlight = Flow->InFlight;
       bool Any = !InFlight.empty() || Flow->Caller == CallerWork::Known;
       if (!Any || (!Measured && InFlight.empty()) || !Reported.first(C.Loc))
         continue;

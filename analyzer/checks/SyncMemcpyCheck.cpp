@@ -121,7 +121,7 @@ void SyncMemcpyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
       // behind them on the same stream whatever it is, and they take microseconds (a
       // cudaMemset returned in 0.02 ms on the H200). Kernels and Async work count.
       std::vector<Pending> InFlight;
-      for (const Pending &Q : runningWork(Facts, *Flow))
+      for (const Pending &Q : Flow->InFlight)
         if (!(Q.Work && Q.Work->Api && Q.Work->Api->Rule == RuleId::SyncMemcpy))
           InFlight.push_back(Q);
       bool Any = !InFlight.empty() || Flow->Caller == CallerWork::Known;

@@ -1,7 +1,6 @@
 #include "CaptureRegions.h"
 #include "CudaCalls.h"
 #include "TorchCalls.h"
-#include "WorkFlow.h"
 #include "WorkTransfer.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -148,9 +147,9 @@ namespace {
 // One function's analysis: the CFG, its calls, the state before each call.
 class FunctionCaptures {
 public:
-  FunctionCaptures(const FunctionCalls &F, ASTContext &Ctx, const WorkFlow &Flow,
+  FunctionCaptures(const FunctionCalls &F, ASTContext &Ctx, const NonBlockingStreams &CreatedNonBlocking,
                    const std::map<const Decl *, CaptureRegions::FunctionEffect> &Effects)
-      : F(F), Ctx(Ctx), Flow(Flow), Effects(Effects) {
+      : F(F), Ctx(Ctx), CreatedNonBlocking(CreatedNonBlocking), Effects(Effects) {
     for (const WorkCall &W : F.Calls)
       ByCall[W.Call] = &W;
     if (const Stmt *Body = bodyOf(F.Function)) {
@@ -246,7 +245,7 @@ private:
         C.Stream = D->Stream;
         C.Mode = D->Mode;
         C.Torch = D->Torch;
-        C.NonBlocking = D->Torch || (D->Stream.K == Queue::Named && Flow.createdNonBlocking(D->Stream.Stream));
+        C.NonBlocking = D->Torch || (D->Stream.K == Queue::Named && CreatedNonBlocking(D->Stream.Stream));
         joinInto(S, {C});
         return;
       }
@@ -271,7 +270,7 @@ private:
                                         : D.Stream;
       C.Mode = D.Mode;
       C.Torch = D.Torch;
-      C.NonBlocking = D.Torch || (C.Stream.K == Queue::Named && Flow.createdNonBlocking(C.Stream.Stream));
+      C.NonBlocking = D.Torch || (C.Stream.K == Queue::Named && CreatedNonBlocking(C.Stream.Stream));
       joinInto(S, {C});
     }
   }
@@ -287,7 +286,7 @@ private:
 
   const FunctionCalls &F;
   ASTContext &Ctx;
-  const WorkFlow &Flow;
+  const NonBlockingStreams &CreatedNonBlocking;
   const std::map<const Decl *, CaptureRegions::FunctionEffect> &Effects;
   std::unique_ptr<CFG> Cfg;
   std::map<const CallExpr *, const WorkCall *> ByCall;
@@ -385,7 +384,8 @@ private:
 
 } // namespace
 
-CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, const WorkFlow &Flow, ASTContext &Ctx) {
+CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, NonBlockingStreams CreatedNonBlocking,
+                               ASTContext &Ctx) {
   BeginFinder Finder(Ctx);
   for (const FunctionCalls &F : Functions)
     if (const Stmt *Body = bodyOf(F.Function); Body && !Finder.Found)
@@ -398,7 +398,7 @@ CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, cons
   std::map<const Decl *, std::unique_ptr<FunctionCaptures>> Analyses;
   // Phase one, callees first: what each function does to its callers' captures.
   for (const FunctionCalls *F : Order) {
-    auto A = std::make_unique<FunctionCaptures>(*F, Ctx, Flow, Effects);
+    auto A = std::make_unique<FunctionCaptures>(*F, Ctx, CreatedNonBlocking, Effects);
     CaptureSet Exit = A->solve({}, nullptr);
     FunctionEffect E;
     for (const ActiveCapture &C : Exit) {

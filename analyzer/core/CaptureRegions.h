@@ -16,13 +16,15 @@
 
 #include "clang/AST/ASTContext.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
 
 namespace syncwatch {
 
-class WorkFlow;
+// A stream this unit creates with cudaStreamNonBlocking (WorkFlow::createdNonBlocking).
+using NonBlockingStreams = std::function<bool(const clang::Decl *)>;
 
 // cudaStreamCaptureMode: what a capture forbids (docs/rules/syncwatch-capture-breaking-call.md).
 enum class CaptureMode : std::uint8_t {
@@ -55,7 +57,8 @@ struct ActiveCapture {
 
 class CaptureRegions {
 public:
-  CaptureRegions(const std::vector<FunctionCalls> &Functions, const WorkFlow &Flow, clang::ASTContext &Ctx);
+  CaptureRegions(const std::vector<FunctionCalls> &Functions, NonBlockingStreams CreatedNonBlocking,
+                 clang::ASTContext &Ctx);
   // The captures that may be active when Call starts; empty outside every capture.
   const std::vector<ActiveCapture> &at(const WorkCall &Call) const;
   // The unit begins a capture somewhere (nothing else is computed when it does not).

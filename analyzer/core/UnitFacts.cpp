@@ -41,7 +41,6 @@ void UnitFacts::reset() {
   Streams.reset();
   StreamsFinished = false;
   Work.reset();
-  Captures.reset();
   Flow.reset();
   Memory.reset();
   Aten.reset();
@@ -76,9 +75,7 @@ const WorkFlow &UnitFacts::flow() const {
 }
 
 const CaptureRegions &UnitFacts::captures() const {
-  if (!Captures)
-    Captures = std::make_unique<CaptureRegions>(Work.functions(), flow(), *Ctx);
-  return *Captures;
+  return flow().captures();
 }
 
 HostMemoryProvenance &UnitFacts::hostMemory() const {

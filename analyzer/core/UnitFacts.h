@@ -79,7 +79,6 @@ private:
   mutable bool StreamsFinished = false;
   mutable FunctionWork Work;
   mutable std::unique_ptr<WorkFlow> Flow;
-  mutable std::unique_ptr<CaptureRegions> Captures;
   mutable std::unique_ptr<HostMemoryProvenance> Memory;
   mutable std::optional<bool> Aten;
   LibraryHandles Handles;

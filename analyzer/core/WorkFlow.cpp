@@ -1,4 +1,6 @@
 #include "WorkFlow.h"
+
+#include "CaptureRegions.h"
 #include "FlowSolver.h"
 #include "WorkTransfer.h"
 
@@ -101,6 +103,10 @@ WorkFlow::WorkFlow(const std::vector<FunctionCalls> &Functions, ASTContext &Ctx,
         if (const Decl *D = namedDecl(W.Call->getArg(0)))
           NonBlockingStreams.push_back(D);
     }
+
+  // Captures need only the streams created non-blocking (above) of the flow.
+  Captures = std::make_unique<CaptureRegions>(
+      Functions, [this](const Decl *Stream) { return createdNonBlocking(Stream); }, Ctx);
 
   // Functions that reach CUDA: the ones with CUDA calls, and their callers.
   std::set<const Decl *> Relevant;
@@ -233,7 +239,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
       FS->Origins.push_back(Origin{nullptr, Queue{Queue::Named, FD->getParamDecl(P)->getCanonicalDecl()},
                                    static_cast<int>(P), true});
   for (const WorkCall &W : F.Calls) {
-    if (!generatesWork(*this, W, Ctx))
+    if (!generatesWork(*this, W, Ctx) || Captures->capturedWork(W, queueOf(W)))
       continue;
     FS->GenOf[&W] = FS->Origins.size();
     FS->Origins.push_back(Origin{&W, queueOf(W), -1, false});

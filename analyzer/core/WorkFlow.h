@@ -18,6 +18,10 @@
 // Work of unknown queue (a helper's, a stream we cannot name) is drained by any host wait:
 // syncwatch prefers a missed finding to a false one there.
 //
+// Work queued into a capture of its own stream (CaptureRegions.h) is issued nowhere: it is a
+// node of the graph, which runs when the graph is launched - not at the call, and not after
+// the capture's end (a helper that captures work leaves none running).
+//
 // Each function also starts with the work its callers may have left: one entry item for
 // each stream parameter and one for everything else. Its context is computed from the
 // call sites in this unit, and from other units' calls of it that left work running (their
@@ -30,11 +34,14 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace syncwatch {
+
+class CaptureRegions;
 
 // Work that may be in flight when a call starts.
 struct Pending {
@@ -80,6 +87,8 @@ public:
   bool createdNonBlocking(const clang::Decl *Stream) const {
     return std::find(NonBlockingStreams.begin(), NonBlockingStreams.end(), Stream) != NonBlockingStreams.end();
   }
+  // Where captures are active (computed first: the flow leaves their work out).
+  const CaptureRegions &captures() const { return *Captures; }
   // A copy that returns only once it is done (DoneAtReturn above).
   bool doneAtReturn(const WorkCall &C) const { return DoneAtReturn.count(C.Call) != 0; }
   // The queue a call issues its work on (WorkTransfer.h's queueOf, with these summaries).
@@ -109,6 +118,7 @@ private:
   std::map<const WorkCall *, CallFlow> Flows;
   std::map<const clang::Decl *, FunctionState *> States;
   std::vector<const clang::Decl *> NonBlockingStreams;
+  std::unique_ptr<CaptureRegions> Captures;
   bool ClosedUnit = false;   // the unit defines main: its call sites are all the callers
   std::vector<Unjudged> Unfinished;
   unsigned VisitsPerBlock;
