@@ -17,20 +17,6 @@ using namespace clang;
 
 namespace syncwatch {
 
-const char *captureModeName(CaptureMode M) {
-  switch (M) {
-  case CaptureMode::Global:
-    return "global";
-  case CaptureMode::ThreadLocal:
-    return "thread-local";
-  case CaptureMode::Relaxed:
-    return "relaxed";
-  case CaptureMode::Unknown:
-    return "unknown";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using CaptureSet = std::vector<ActiveCapture>;  // sorted, each once

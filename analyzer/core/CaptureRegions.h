@@ -26,14 +26,10 @@ namespace syncwatch {
 // A stream this unit creates with cudaStreamNonBlocking (WorkFlow::createdNonBlocking).
 using NonBlockingStreams = std::function<bool(const clang::Decl *)>;
 
-// cudaStreamCaptureMode: what a capture forbids (docs/rules/syncwatch-capture-breaking-call.md).
-enum class CaptureMode : std::uint8_t {
-  Global,       // the default: "potentially unsafe" calls fail, in any thread
-  ThreadLocal,  // they fail in the capturing thread
-  Relaxed,      // they are allowed; calls that conflict with any capture still fail
-  Unknown,      // the mode argument is not a constant
-};
-const char *captureModeName(CaptureMode M);  // "global", "thread-local", "relaxed", "unknown"
+// A capture's mode (syncwatch/catalogue.h's CaptureMode) says what it forbids: in global mode
+// "potentially unsafe" calls fail in any thread, in thread-local mode in the capturing thread;
+// relaxed allows them, and calls that conflict with any capture still fail
+// (docs/rules/syncwatch-capture-breaking-call.md). Unknown: the mode argument is not a constant.
 
 struct ActiveCapture {
   const clang::CallExpr *Begin = nullptr;  // cudaStreamBeginCapture, capture_begin, or an opening helper's call

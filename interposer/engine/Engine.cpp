@@ -80,13 +80,10 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
     }
     if (StepCost.tracking()) {
       // Work on the legacy stream, by its GPU record: what a capture of a stream cannot hold.
+      // (Streams has this window's streams already.)
       auto Own = Index.FirstOwn.find(C.Correlation);
-      const StreamInfo *S = Own == Index.FirstOwn.end() ? nullptr : Window.stream(Own->second->Stream);
-      if (!S && Own != Index.FirstOwn.end()) {
-        auto Known = Streams.find(Own->second->Stream);
-        S = Known == Streams.end() ? nullptr : &Known->second;
-      }
-      if (std::optional<Blocker> B = blockerOf(C, S && S->Flag == StreamFlag::Legacy))
+      auto S = Own == Index.FirstOwn.end() ? Streams.end() : Streams.find(Own->second->Stream);
+      if (std::optional<Blocker> B = blockerOf(C, S != Streams.end() && S->second.Flag == StreamFlag::Legacy))
         Readiness.add(C, *B);
     }
     if (C.CaptureNumber) [[unlikely]] {
@@ -115,11 +112,7 @@ std::string Engine::locationKey(std::uint32_t Site, RuleId Rule) const {
   const SiteFrame &F = It->second;
   if (Rule == RuleId::TorchCurrentStream && F.Line)
     return F.File + ":" + std::to_string(F.Line);
-  if (!F.Python.empty())
-    return "py:" + F.Python.front().File + ":" + std::to_string(F.Python.front().Line);
-  if (F.Line)
-    return F.File + ":" + std::to_string(F.Line);
-  return F.File.empty() ? "" : F.File + "!" + F.Function;
+  return (F.Python.empty() ? "" : "py:") + siteText(Site);
 }
 
 void Engine::addCounted(const CountedCalls &C) {
@@ -344,33 +337,39 @@ std::string Engine::siteText(std::uint32_t Site) const {
   return F.File.empty() ? "" : F.File + "!" + F.Function;
 }
 
-// "'cudaMalloc' broke a CUDA graph capture once: it returned ... [capture begun at app.cu:40
-// on thread main; broken from thread loader (tid 812), not the capturing thread]"
-void Engine::describeCaptureBreak(Finding &F, const SiteAggregate &A) const {
+// "'cudaMalloc' broke a CUDA graph capture once: it returned ... [the capture was begun at
+// app.cu:40 on thread main; this call was made on thread loader (tid 812): ...]; keep ..."
+std::string Engine::captureBreakMessage(const SiteAggregate &A) const {
   std::string Times = A.Count == 1 ? "once" : std::to_string(A.Count) + " times";
   const CaptureNote *N = A.Capture;
   bool Ends = N && N->What == CaptureNote::Role::End;  // a failure with no breaking call seen
-  F.Message = "'" + A.Api + (Ends ? "' ended a CUDA graph capture that failed " : "' broke a CUDA graph capture ") +
-              Times + ": " + A.Example;
+  std::string Message = "'" + A.Api + (Ends ? "' ended a CUDA graph capture that failed " : "' broke a CUDA graph capture ") +
+                        Times + ": " + A.Example;
   if (N) {
     std::string Began = siteText(N->BeginSite);
-    F.Message += " [the capture was begun" + (Began.empty() ? "" : " at " + Began) + " on thread " +
-                 threadLabel(N->Thread);
+    Message += " [the capture was begun" + (Began.empty() ? "" : " at " + Began) + " on thread " + threadLabel(N->Thread);
     if (A.CaptureOtherThread)
-      F.Message += "; this call was made on " +
-                   std::string(A.NsByThread.size() == 1 ? "thread " + threadLabel(A.NsByThread.begin()->first)
-                                                        : "other threads") +
-                   (N->Mode == CaptureMode::Global ? ": in global mode any thread's unsafe call breaks the capture"
-                                                   : ", not the capturing thread");
-    F.Message += "]";
-    F.Evidence.push_back({"captureBegunAt", Began});
-    F.Evidence.push_back({"captureThread", threadLabel(N->Thread)});
-    F.Evidence.push_back({"captureMode", std::string(captureModeName(N->Mode))});
-    F.Evidence.push_back({"fromOtherThread", std::to_string(A.CaptureOtherThread) + " of " + std::to_string(A.Count)});
+      Message += "; this call was made on " +
+                 std::string(A.NsByThread.size() == 1 ? "thread " + threadLabel(A.NsByThread.begin()->first)
+                                                      : "other threads") +
+                 (N->Mode == CaptureMode::Global ? ": in global mode any thread's unsafe call breaks the capture"
+                                                 : ", not the capturing thread");
+    Message += "]";
   }
-  F.Message += "; keep waits, allocations and legacy-stream work out of the capture (before it begins or after its end)";
+  Message += "; keep waits, allocations and legacy-stream work out of the capture (before it begins or after its end)";
   if (N && A.CaptureOtherThread && N->Mode == CaptureMode::Global)
-    F.Message += ", or begin it in cudaStreamCaptureModeThreadLocal so that other threads' calls cannot break it";
+    Message += ", or begin it in cudaStreamCaptureModeThreadLocal so that other threads' calls cannot break it";
+  return Message;
+}
+
+void Engine::addCaptureEvidence(Finding &F, const SiteAggregate &A) const {
+  const CaptureNote *N = A.Capture;
+  if (!N)
+    return;
+  F.Evidence.push_back({"captureBegunAt", siteText(N->BeginSite)});
+  F.Evidence.push_back({"captureThread", threadLabel(N->Thread)});
+  F.Evidence.push_back({"captureMode", captureModeName(N->Mode)});
+  F.Evidence.push_back({"fromOtherThread", std::to_string(A.CaptureOtherThread) + " of " + std::to_string(A.Count)});
 }
 
 namespace {
@@ -550,13 +549,13 @@ std::vector<Finding> Engine::findings() const {
     std::string Op = A->Rule == RuleId::TorchHostSync || A->Rule == RuleId::TorchCurrentStream
                          ? qualifiedFunctionName(Function)
                          : "";
-    F.Message = findingHead(*A, Place, Op) + findingAdvice(*A, F.Level, Once, Share, Config.HostWaitThresholdNs);
+    if (A->Rule == RuleId::CaptureBreakingCall)  // a count of broken captures, not a cost
+      F.Message = captureBreakMessage(*A) + (Place.PythonStack.empty() ? "" : " [Python: " + Place.PythonStack + "]");
+    else
+      F.Message = findingHead(*A, Place, Op) + findingAdvice(*A, F.Level, Once, Share, Config.HostWaitThresholdNs);
     addEvidence(F, *A, Function, Place, Op, Streams);
-    if (A->Rule == RuleId::CaptureBreakingCall) {
-      describeCaptureBreak(F, *A);
-      if (!Place.PythonStack.empty())
-        F.Message += " [Python: " + Place.PythonStack + "]";
-    }
+    if (A->Rule == RuleId::CaptureBreakingCall)
+      addCaptureEvidence(F, *A);
     // Who paid: "main=120.5; pt_autograd_0 (tid 812)=3.25" (ms, costliest first).
     F.Evidence.push_back({"threads", threadCosts(A->NsByThread)});
     addStackVariants(F, *MS);

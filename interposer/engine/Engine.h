@@ -126,7 +126,8 @@ private:
   std::string siteText(std::uint32_t Site) const;
   // syncwatch-capture-breaking-call's message and evidence: the capture that was broken,
   // where and by which thread it was begun, and by which thread it was broken.
-  void describeCaptureBreak(Finding &F, const SiteAggregate &A) const;
+  std::string captureBreakMessage(const SiteAggregate &A) const;
+  void addCaptureEvidence(Finding &F, const SiteAggregate &A) const;
   struct CallCount {
     std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
     // Of Count: the calls whose cost the rules could judge (a launch before kernel records

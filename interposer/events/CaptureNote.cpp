@@ -2,7 +2,9 @@
 
 #include "ApiNames.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <deque>
 #include <mutex>
 #include <vector>
@@ -22,39 +24,19 @@ NoteTable &notes() {
 }
 } // namespace
 
-const CaptureNote *internCaptureNote(const CaptureNote &N) {
+std::uint32_t internCaptureNote(const CaptureNote &N) {
   NoteTable &T = notes();
   std::lock_guard<std::mutex> L(T.M);
   if (T.Notes.size() >= kMaxCaptureNotes)
-    return nullptr;
-  return &T.Notes.emplace_back(N);
-}
-
-std::uint32_t captureNoteNumber(const CaptureNote *N) {
-  if (!N)
     return 0;
-  NoteTable &T = notes();
-  std::lock_guard<std::mutex> L(T.M);
-  for (std::size_t I = T.Notes.size(); I-- > 0;)  // (the newest: a note is numbered as it is made)
-    if (&T.Notes[I] == N)
-      return static_cast<std::uint32_t>(I + 1);
-  return 0;
+  T.Notes.push_back(N);
+  return static_cast<std::uint32_t>(T.Notes.size());
 }
 
 const CaptureNote *captureNoteOf(std::uint32_t Number) {
   NoteTable &T = notes();
   std::lock_guard<std::mutex> L(T.M);
   return Number && Number <= T.Notes.size() ? &T.Notes[Number - 1] : nullptr;
-}
-
-std::string_view captureModeName(CaptureMode M) {
-  switch (M) {
-  case CaptureMode::Global: return "global";
-  case CaptureMode::ThreadLocal: return "thread-local";
-  case CaptureMode::Relaxed: return "relaxed";
-  case CaptureMode::Unknown: break;
-  }
-  return "unknown";
 }
 
 namespace {
@@ -105,14 +87,14 @@ std::optional<CaptureNote> readCaptureNote(std::string_view Text) {
     }
   if (!Role || !number(F[1], N.Thread) || (F[2] != "?" && !number(F[2], N.Stream)))
     return std::nullopt;
-  if (F[3] == "global")
-    N.Mode = CaptureMode::Global;
-  else if (F[3] == "thread-local")
-    N.Mode = CaptureMode::ThreadLocal;
-  else if (F[3] == "relaxed")
-    N.Mode = CaptureMode::Relaxed;
-  else if (F[3] != "?")
-    return std::nullopt;
+  if (F[3] != "?") {
+    auto Named = [&](CaptureMode M) { return F[3] == captureModeName(M); };
+    CaptureMode Modes[] = {CaptureMode::Global, CaptureMode::ThreadLocal, CaptureMode::Relaxed};
+    const CaptureMode *M = std::find_if(std::begin(Modes), std::end(Modes), Named);
+    if (M == std::end(Modes))
+      return std::nullopt;
+    N.Mode = *M;
+  }
   if (!number(F[4], N.BeginSite) || !number(F[5], N.Nodes) || !number(F[6], N.BreakSite) ||
       !number(F[7], N.BreakThread) || !number(F[9], N.BreakError))
     return std::nullopt;

@@ -12,14 +12,14 @@
 // that broke the capture (0,0,-,0: none seen).
 #pragma once
 
+#include "syncwatch/catalogue.h"  // CaptureMode
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace syncwatch::runtime {
-
-enum class CaptureMode : std::uint8_t { Global = 0, ThreadLocal = 1, Relaxed = 2, Unknown = 255 };
 
 struct CaptureNote {
   enum class Role : std::uint8_t {
@@ -45,18 +45,14 @@ struct CaptureNote {
   bool knownCapture() const { return Thread != 0; }
 };
 
-// A stable copy of a note (the calls that carry one are copied between windows). Captures
-// are few; past kMaxCaptureNotes a call keeps its error and loses its note (nullptr).
+// A stable copy of a note, by its number (1-based; 0: none): what rings, recordings' calls and
+// the engine's calls keep of it. Captures are few; past kMaxCaptureNotes a call has none (0).
 constexpr std::size_t kMaxCaptureNotes = 1 << 16;
-const CaptureNote *internCaptureNote(const CaptureNote &N);
-// A note's number (1-based; 0: none) and back: what the recorder's rings keep of it.
-std::uint32_t captureNoteNumber(const CaptureNote *N);
-const CaptureNote *captureNoteOf(std::uint32_t Number);
+std::uint32_t internCaptureNote(const CaptureNote &N);
+const CaptureNote *captureNoteOf(std::uint32_t Number);  // never moves; null for 0
 
 std::string captureNoteText(const CaptureNote &N);  // the part after "capture="
 std::optional<CaptureNote> readCaptureNote(std::string_view Text);
-
-std::string_view captureModeName(CaptureMode M);  // "global", "thread-local", "relaxed", "unknown"
 
 // The CUDA errors a capture gives (cudaErrorStreamCaptureUnsupported 900 .. WrongThread 908;
 // the driver's CUresult numbers are the same), and any error's runtime name where known.

@@ -252,7 +252,7 @@ std::string readCallRecord(const std::vector<std::string> &F, EventLog &Log) {
   }
   if (Note) {
     Note->Error = Error;
-    C.CaptureNumber = captureNoteNumber(internCaptureNote(*Note));
+    C.CaptureNumber = internCaptureNote(*Note);
   }
   Log.Calls.push_back(C);
   return "";

@@ -63,7 +63,7 @@ struct StreamInfo {
 
 struct ApiCall {
   std::uint32_t Correlation = 0;
-  // Its part in a graph capture (CaptureNote.h): the note's number (captureNoteNumber; 0:
+  // Its part in a graph capture (CaptureNote.h): the note's number (internCaptureNote; 0:
   // none). A number, in the padding, so that every call stays 64 bytes: the engine copies
   // millions of them, and a capture's calls are a handful.
   std::uint32_t CaptureNumber = 0;

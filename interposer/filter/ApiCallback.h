@@ -51,6 +51,7 @@ enum class CaptureCall : std::uint8_t {
   BeginToGraph,  // cudaStreamBeginCaptureToGraph, cuStreamBeginCaptureToGraph: mode last
   End,           // cudaStreamEndCapture, cuStreamEndCapture: (stream, graph*)
 };
+constexpr bool beginsCapture(CaptureCall C) { return C != CaptureCall::None && C != CaptureCall::End; }
 constexpr int kCopyHostToDevice = 1;  // cudaMemcpyHostToDevice
 constexpr int kCopyDeviceToHost = 2;  // cudaMemcpyDeviceToHost
 

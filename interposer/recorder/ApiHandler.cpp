@@ -124,11 +124,9 @@ void followCapture(const ApiReturn &Call, const CallbackInfo &Info, std::uint32_
   R.Correlation = Call.Correlation;
   R.CreatedContext = Thread.CreatedContext;
   R.Site = Site;
-  const CaptureNote *Note = nullptr;
+  std::uint32_t Note = 0;
   bool Opened = false, Closed = false;
-  bool Begins = Info.Capture == CaptureCall::Begin || Info.Capture == CaptureCall::BeginNoMode ||
-                Info.Capture == CaptureCall::BeginToGraph;
-  if (Begins && Call.Result == 0) {
+  if (beginsCapture(Info.Capture) && Call.Result == 0) {
     Note = captures().began(Thread.CaptureHandle, Thread.CaptureStream, static_cast<CaptureMode>(Thread.CaptureMode),
                             R.Thread, Site, Opened);
   } else if (Info.Capture == CaptureCall::End) {
@@ -137,7 +135,7 @@ void followCapture(const ApiReturn &Call, const CallbackInfo &Info, std::uint32_
   } else if (isCaptureError(Call.Result)) {
     Note = captures().failed(R.Thread, R.Api, Call.Result, Site);
   }
-  R.CurrentStream = captureNoteNumber(Note);
+  R.CurrentStream = Note;
   if (Hooks.CapturesOpen && (Opened || Closed))
     Hooks.CapturesOpen(Opened);
   pushRecord(R);
@@ -182,8 +180,9 @@ void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info) {
   if (Info.Capture != CaptureCall::None) [[unlikely]] {
     Thread.CaptureHandle = Call.Args.Stream;
     Thread.CaptureMode = Call.Args.CaptureMode;
-    bool Begins = Info.Capture != CaptureCall::End;
-    Thread.CaptureStream = Begins && Hooks.StreamIdOf ? Hooks.StreamIdOf(Call.Context, Call.Args.Stream) : UINT32_MAX;
+    Thread.CaptureStream = beginsCapture(Info.Capture) && Hooks.StreamIdOf
+                               ? Hooks.StreamIdOf(Call.Context, Call.Args.Stream)
+                               : UINT32_MAX;
   }
   if (!Thread.Skip)
     Thread.Enter = hostTicks();

@@ -24,7 +24,7 @@ struct CallRecord {
   // CUPTI stream id; UINT32_MAX when CUPTI could not name it). Fits in the padding.
   bool OffTorchStream = false;
   // OffTorchStream: PyTorch's current stream. A graph capture's call (never a launch onto a
-  // default stream): its note's number (captureNoteNumber; 0 none). Shared, to keep a ring
+  // default stream): its note's number (internCaptureNote; 0 none). Shared, to keep a ring
   // at 56 bytes a call.
   std::uint32_t CurrentStream = 0;
 };

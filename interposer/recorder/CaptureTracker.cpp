@@ -4,7 +4,7 @@
 
 namespace syncwatch::runtime {
 
-const CaptureNote *CaptureTracker::began(const void *Handle, std::uint32_t Stream, CaptureMode Mode,
+std::uint32_t CaptureTracker::began(const void *Handle, std::uint32_t Stream, CaptureMode Mode,
                                          std::uint64_t Thread, std::uint32_t Site, bool &Opened) {
   CaptureNote N;
   N.What = CaptureNote::Role::Begin;
@@ -22,12 +22,12 @@ const CaptureNote *CaptureTracker::began(const void *Handle, std::uint32_t Strea
   return internCaptureNote(N);
 }
 
-const CaptureNote *CaptureTracker::ended(const void *Handle, std::int32_t Result, std::uint32_t Nodes, bool &Closed) {
+std::uint32_t CaptureTracker::ended(const void *Handle, std::int32_t Result, std::uint32_t Nodes, bool &Closed) {
   std::lock_guard<std::mutex> L(M);
   Closed = false;
   auto It = std::find_if(Captures.begin(), Captures.end(), [&](const Open &O) { return O.Handle == Handle; });
   if (It == Captures.end())  // begun before syncwatch saw it, or not a capture at all
-    return isCaptureError(Result) ? orphan(Result) : nullptr;
+    return isCaptureError(Result) ? orphan(Result) : 0;
   CaptureNote N = It->Note;
   N.What = CaptureNote::Role::End;
   N.Error = Result;
@@ -39,7 +39,7 @@ const CaptureNote *CaptureTracker::ended(const void *Handle, std::int32_t Result
   return internCaptureNote(N);
 }
 
-const CaptureNote *CaptureTracker::failed(std::uint64_t Thread, std::string_view Api, std::int32_t Error,
+std::uint32_t CaptureTracker::failed(std::uint64_t Thread, std::string_view Api, std::int32_t Error,
                                           std::uint32_t Site) {
   std::lock_guard<std::mutex> L(M);
   if (Captures.empty())
@@ -65,7 +65,7 @@ const CaptureNote *CaptureTracker::failed(std::uint64_t Thread, std::string_view
   return internCaptureNote(N);
 }
 
-const CaptureNote *CaptureTracker::orphan(std::int32_t Error) {
+std::uint32_t CaptureTracker::orphan(std::int32_t Error) {
   CaptureNote N;
   N.What = CaptureNote::Role::Breaks;
   N.Error = Error;

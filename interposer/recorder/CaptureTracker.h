@@ -21,22 +21,23 @@ namespace syncwatch::runtime {
 
 class CaptureTracker {
 public:
+  // Each returns the note of the call (its number: internCaptureNote; 0 none).
   // A capture began: its Begin note. Opened: it is the only capture open now.
-  const CaptureNote *began(const void *Handle, std::uint32_t Stream, CaptureMode Mode, std::uint64_t Thread,
+  std::uint32_t began(const void *Handle, std::uint32_t Stream, CaptureMode Mode, std::uint64_t Thread,
                            std::uint32_t Site, bool &Opened);
   // The capture of Handle's stream ended (Result: what the end returned; Nodes: its graph's);
-  // null for a successful end of a capture syncwatch did not see begin.
+  // none for a successful end of a capture syncwatch did not see begin.
   // Closed: no capture is open now. An end that failed with cudaErrorStreamCaptureWrongThread
   // left the capture open.
-  const CaptureNote *ended(const void *Handle, std::int32_t Result, std::uint32_t Nodes, bool &Closed);
+  std::uint32_t ended(const void *Handle, std::int32_t Result, std::uint32_t Nodes, bool &Closed);
   // A call returned a capture error: the note of the capture it broke (Breaks) or failed in
   // after another call broke it (After); with no capture known open, a note of its error alone.
-  const CaptureNote *failed(std::uint64_t Thread, std::string_view Api, std::int32_t Error, std::uint32_t Site);
+  std::uint32_t failed(std::uint64_t Thread, std::string_view Api, std::int32_t Error, std::uint32_t Site);
 
   std::size_t open() const;
 
 private:
-  static const CaptureNote *orphan(std::int32_t Error);
+  static std::uint32_t orphan(std::int32_t Error);
   struct Open {
     const void *Handle;
     CaptureNote Note;  // its Begin note, with the first break once there is one

@@ -213,4 +213,14 @@ std::string_view evidenceName(Evidence E) {
   return "none";
 }
 
+const char *captureModeName(CaptureMode M) {
+  switch (M) {
+  case CaptureMode::Global: return "global";
+  case CaptureMode::ThreadLocal: return "thread-local";
+  case CaptureMode::Relaxed: return "relaxed";
+  case CaptureMode::Unknown: break;
+  }
+  return "unknown";
+}
+
 } // namespace syncwatch

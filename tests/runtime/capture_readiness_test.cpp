@@ -134,6 +134,6 @@ TEST(CaptureReadiness, CallsOfACaptureTheProgramMadeAreNotBlockers) {
   N.What = CaptureNote::Role::Breaks;
   N.Error = 900;
   N.Thread = Main;
-  R.Log.Calls[C - 1].CaptureNumber = captureNoteNumber(internCaptureNote(N));
+  R.Log.Calls[C - 1].CaptureNumber = internCaptureNote(N);
   EXPECT_EQ(R.figures()["readiness.verdict"], "go");  // the Capture pass reports it
 }

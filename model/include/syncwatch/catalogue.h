@@ -77,7 +77,7 @@ enum class ApiFamily : std::uint8_t {
 enum class CaptureUse : std::uint8_t {
   Allowed,    // host-side only: a capture does not see it
   Recorded,   // stream work: a node of the graph on the capturing stream (legacy-stream work
-              // breaks the capture of a blocking stream; pageable host memory breaks it)
+              // breaks the capture of a blocking stream; a pageable copy is captured, measured)
   Conflicts,  // waits for or queries GPU work or the device, or uses the legacy stream
               // synchronously: breaks the capture whatever its mode
   Unsafe,     // "potentially unsafe" (allocation, pinning, freeing): breaks a global or
@@ -87,6 +87,11 @@ enum class CaptureUse : std::uint8_t {
   SetsMode,   // swaps the calling thread's capture mode (cudaThreadExchangeStreamCaptureMode):
               // a relaxed one lets that thread make potentially unsafe calls
 };
+
+// cudaStreamCaptureMode, as both halves name a capture's mode (the analyzer reads it from the
+// source, the runtime from the call): CUDA's numbers, and Unknown where it cannot be read.
+enum class CaptureMode : std::uint8_t { Global = 0, ThreadLocal = 1, Relaxed = 2, Unknown = 255 };
+const char *captureModeName(CaptureMode M);  // "global", "thread-local", "relaxed", "unknown"
 
 // What a call puts into a stream (cuda_api.def's Issues column).
 enum class IssuedWork : std::uint8_t {

@@ -45,16 +45,16 @@ struct Program {
              std::uint32_t Site = 1) {
     ApiCall &C = call("cudaStreamBeginCapture", Site, Thread);
     bool Opened = false;
-    C.CaptureNumber = captureNoteNumber(Tracker.began(Handle, Stream, Mode, Thread, Site, Opened));
+    C.CaptureNumber = Tracker.began(Handle, Stream, Mode, Thread, Site, Opened);
   }
   void fail(const char *Api, std::int32_t Error, std::uint32_t Site, std::uint64_t Thread = MainTid) {
     ApiCall &C = call(Api, Site, Thread);
-    C.CaptureNumber = captureNoteNumber(Tracker.failed(Thread, C.Api, Error, Site));
+    C.CaptureNumber = Tracker.failed(Thread, C.Api, Error, Site);
   }
   void end(const void *Handle, std::int32_t Error, std::uint32_t Nodes = 0, std::uint64_t Thread = MainTid) {
     ApiCall &C = call("cudaStreamEndCapture", 3, Thread);
     bool Closed = false;
-    C.CaptureNumber = captureNoteNumber(Tracker.ended(Handle, Error, Nodes, Closed));
+    C.CaptureNumber = Tracker.ended(Handle, Error, Nodes, Closed);
   }
   std::vector<Finding> findings(Engine &E) const {
     E.consume(Log);
@@ -209,15 +209,15 @@ TEST(CaptureTracker, AnEndFromTheWrongThreadLeavesTheCaptureOpen) {
   bool Opened = false, Closed = false;
   T.began(Captured, 13, CaptureMode::Global, MainTid, 1, Opened);
   EXPECT_TRUE(Opened);
-  const CaptureNote *N = T.ended(Captured, 908, 0, Closed);
+  const CaptureNote *N = captureNoteOf(T.ended(Captured, 908, 0, Closed));
   ASSERT_NE(N, nullptr);
   EXPECT_FALSE(Closed);
   EXPECT_EQ(T.open(), 1u);
-  N = T.ended(Captured, 0, 2, Closed);
+  N = captureNoteOf(T.ended(Captured, 0, 2, Closed));
   ASSERT_NE(N, nullptr);
   EXPECT_TRUE(Closed);
   EXPECT_EQ(N->Nodes, 2u);
-  EXPECT_EQ(T.ended(Captured, 0, 0, Closed), nullptr);  // an end of no capture syncwatch saw
+  EXPECT_EQ(T.ended(Captured, 0, 0, Closed), 0u);  // an end of no capture syncwatch saw
   // A second begin on a stream still listed (its end unseen) replaces it.
   T.began(Captured, 13, CaptureMode::Global, MainTid, 1, Opened);
   T.began(Captured, 13, CaptureMode::Relaxed, MainTid, 1, Opened);
@@ -271,9 +271,10 @@ TEST(CaptureNote, NumbersAndErrorNames) {
   CaptureNote N;
   EXPECT_EQ(captureNoteText(N), "begin,0,?,?,0,0,0,0,-,0");
   EXPECT_EQ(sizeof(ApiCall), 64u);  // the note is a number in the padding
-  const CaptureNote *Kept = internCaptureNote(N);
-  EXPECT_EQ(captureNoteOf(captureNoteNumber(Kept)), Kept);
-  EXPECT_EQ(captureNoteNumber(nullptr), 0u);
+  std::uint32_t Kept = internCaptureNote(N);
+  ASSERT_NE(Kept, 0u);
+  EXPECT_EQ(captureNoteText(*captureNoteOf(Kept)), captureNoteText(N));
+  EXPECT_EQ(captureNoteOf(Kept), captureNoteOf(Kept));  // one copy, never moved
   EXPECT_EQ(captureNoteOf(0), nullptr);
   EXPECT_EQ(cudaErrorName(907), "cudaErrorCapturedEvent");
   EXPECT_EQ(cudaErrorName(12345), "error 12345");
