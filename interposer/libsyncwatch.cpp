@@ -2,9 +2,11 @@
 // CUDA_INJECTION64_PATH, CUDA's injection entry point. Everything else is in the folders
 // below: cupti/ (the subscription), recorder/, filter/, sites/, engine/, events/.
 #include "cupti/Subscriber.h"
+#include "recorder/ApiHandler.h"
 #include "recorder/Config.h"
 #include "sites/CudaPresence.h"
 #include "sites/PythonStacks.h"
+#include "sites/TorchGraphHints.h"
 
 #include <string>
 
@@ -35,4 +37,8 @@ __attribute__((constructor)) static void syncwatchOnLoad() {
   }
   bool Stacks = Cfg.Python;
   syncwatch::runtime::watchForPython(Stacks, [] { syncwatch::runtime::start(); });
+  // torch.compile(mode="reduce-overhead")'s reasons for skipping CUDA graphs, at the Python line.
+  syncwatch::runtime::followTorchGraphHints([](syncwatch::runtime::TorchGraphHint Kind, std::string_view Message) {
+    syncwatch::runtime::noteTorchGraphHint(Kind == syncwatch::runtime::TorchGraphHint::Skipped, Message);
+  });
 }

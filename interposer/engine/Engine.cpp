@@ -93,6 +93,8 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
         CapturesFailed += N->Error != 0;
         CaptureNodes += N->Error ? 0 : N->Nodes;
       }
+      TorchSkips += N && N->What == CaptureNote::Role::TorchSkip;
+      TorchHints += N && N->What == CaptureNote::Role::TorchHint;
     }
   }
   PassContext Context{Window, Index, Streams, Config, KernelsTracedFrom};
@@ -156,6 +158,10 @@ std::vector<std::pair<std::string, std::string>> Engine::captureFigures() const 
     Out.emplace_back("captures.ended", std::to_string(CapturesEnded));
     Out.emplace_back("captures.failed", std::to_string(CapturesFailed));
     Out.emplace_back("captures.graphNodes", std::to_string(CaptureNodes));
+  }
+  if (TorchSkips || TorchHints) {
+    Out.emplace_back("captures.torchSkipped", std::to_string(TorchSkips));
+    Out.emplace_back("captures.torchHints", std::to_string(TorchHints));
   }
   return Out;
 }
@@ -337,11 +343,49 @@ std::string Engine::siteText(std::uint32_t Site) const {
   return F.File.empty() ? "" : F.File + "!" + F.Function;
 }
 
+namespace {
+
+// What to change for torch's reason (its wording, torch/_inductor/cudagraph_utils.py and
+// cudagraph_trees.py), or "" where torch's own message says it.
+std::string torchGraphAdvice(const std::string &Reason) {
+  auto Has = [&](const char *Words) { return Reason.find(Words) != std::string::npos; };
+  if (Has("mutated inputs"))
+    return "mutate a copy (or a parameter or buffer, which stay static) rather than an input of the compiled "
+           "function, or do the in-place update outside it";
+  if (Has("cpu device"))
+    return "move the CPU tensor to the GPU once, before the compiled function is called, not inside it";
+  if (Has("multiple devices"))
+    return "keep every input of the compiled function on one GPU";
+  if (Has("re-recording limit"))
+    return "keep the compiled function's static inputs (parameters, buffers) at the same storage between calls";
+  if (Has("distinct sizes"))
+    return "pad inputs to a few sizes, or set torch._inductor.config.triton.cudagraph_skip_dynamic_graphs=True";
+  if (Has("incompatible op") || Has("skipping cudagraphs due to"))
+    return "keep what torch names out of the compiled function (graph-break around it) so the rest can be captured";
+  return "";
+}
+
+} // namespace
+
+// "torch.compile(mode="reduce-overhead") ran the function called here without CUDA graphs:
+// torch says 'skipping cudagraphs due to mutated inputs (1 instances)'; mutate a copy ..."
+std::string Engine::torchGraphMessage(const CaptureNote &N, std::uint64_t Count, const std::string &Reason) const {
+  std::string Message = "torch.compile(mode=\"reduce-overhead\") ";
+  Message += N.What == CaptureNote::Role::TorchSkip ? "ran the function called here without CUDA graphs"
+                                                    : "used CUDA graphs for the function called here, at a cost";
+  Message += ": torch says '" + Reason + "'" + (Count > 1 ? " (" + std::to_string(Count) + " times)" : "");
+  if (std::string Advice = torchGraphAdvice(N.Reason); !Advice.empty())
+    Message += "; " + Advice;
+  return Message;
+}
+
 // "'cudaMalloc' broke a CUDA graph capture once: it returned ... [the capture was begun at
 // app.cu:40 on thread main; this call was made on thread loader (tid 812): ...]; keep ..."
 std::string Engine::captureBreakMessage(const SiteAggregate &A) const {
   std::string Times = A.Count == 1 ? "once" : std::to_string(A.Count) + " times";
   const CaptureNote *N = A.Capture;
+  if (N && N->torch())
+    return torchGraphMessage(*N, A.Count, A.Example);
   bool Ends = N && N->What == CaptureNote::Role::End;  // a failure with no breaking call seen
   std::string Message = "'" + A.Api + (Ends ? "' ended a CUDA graph capture that failed " : "' broke a CUDA graph capture ") +
                         Times + ": " + A.Example;
@@ -364,6 +408,10 @@ std::string Engine::captureBreakMessage(const SiteAggregate &A) const {
 
 void Engine::addCaptureEvidence(Finding &F, const SiteAggregate &A) const {
   const CaptureNote *N = A.Capture;
+  if (N && N->torch()) {
+    F.Evidence.push_back({"torchSays", N->Reason});
+    return;
+  }
   if (!N)
     return;
   F.Evidence.push_back({"captureBegunAt", siteText(N->BeginSite)});
@@ -566,16 +614,26 @@ std::vector<Finding> Engine::findings() const {
 
 std::string capturesText(const std::vector<std::pair<std::string, std::string>> &Figures) {
   std::map<std::string, std::string> F(Figures.begin(), Figures.end());
-  if (!F.count("captures.ended"))
-    return "";
-  std::uint64_t Ended = std::stoull(F["captures.ended"]), Failed = std::stoull(F["captures.failed"]);
-  std::string Text = F["captures.ended"] + " graph capture" + (Ended == 1 ? "" : "s") + " ended: ";
-  Text += Failed ? std::to_string(Failed) + " failed (the findings say which call broke " + (Failed == 1 ? "it" : "them") + ")"
-                 : "none failed";
-  if (Ended > Failed)
-    Text += "; the " + (Ended - Failed == 1 ? std::string("graph") : std::to_string(Ended - Failed) + " graphs") +
-            " made " + (Ended - Failed == 1 ? "has " : "have ") + F["captures.graphNodes"] + " nodes";
-  return Text + "\n";
+  std::string Text;
+  if (F.count("captures.ended")) {
+    std::uint64_t Ended = std::stoull(F["captures.ended"]), Failed = std::stoull(F["captures.failed"]);
+    Text = F["captures.ended"] + " graph capture" + (Ended == 1 ? "" : "s") + " ended: ";
+    Text += Failed ? std::to_string(Failed) + " failed (the findings say which call broke " + (Failed == 1 ? "it" : "them") + ")"
+                   : "none failed";
+    if (Ended > Failed)
+      Text += "; the " + (Ended - Failed == 1 ? std::string("graph") : std::to_string(Ended - Failed) + " graphs") +
+              " made " + (Ended - Failed == 1 ? "has " : "have ") + F["captures.graphNodes"] + " nodes";
+    Text += "\n";
+  }
+  if (F.count("captures.torchSkipped")) {
+    std::uint64_t Skipped = std::stoull(F["captures.torchSkipped"]), Hints = std::stoull(F["captures.torchHints"]);
+    Text += "torch.compile(mode=\"reduce-overhead\"): " +
+            (Skipped ? std::to_string(Skipped) + " compiled graph" + (Skipped == 1 ? "" : "s") + " ran without CUDA graphs"
+                     : std::string("no compiled graph skipped CUDA graphs")) +
+            (Hints ? ", " + std::to_string(Hints) + " CUDA-graph perf hint" + (Hints == 1 ? "" : "s") : "") +
+            " (the findings give torch's reasons at their lines)\n";
+  }
+  return Text;
 }
 
 } // namespace syncwatch::runtime

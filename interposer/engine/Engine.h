@@ -127,6 +127,8 @@ private:
   // syncwatch-capture-breaking-call's message and evidence: the capture that was broken,
   // where and by which thread it was begun, and by which thread it was broken.
   std::string captureBreakMessage(const SiteAggregate &A) const;
+  // The same rule's finding from torch.compile's own reason (CaptureNote::Role::Torch*).
+  std::string torchGraphMessage(const CaptureNote &N, std::uint64_t Count, const std::string &Reason) const;
   void addCaptureEvidence(Finding &F, const SiteAggregate &A) const;
   struct CallCount {
     std::uint64_t Count = 0, TotalNs = 0, MaxNs = 0;
@@ -139,6 +141,7 @@ private:
   // Graph captures that ended (their end's CaptureNote): how many, how many made no graph,
   // and the nodes of those that did (coverageFigures' captures.*).
   std::uint64_t CapturesEnded = 0, CapturesFailed = 0, CaptureNodes = 0;
+  std::uint64_t TorchSkips = 0, TorchHints = 0;  // torch.compile's notes (CaptureNote::Role::Torch*)
   std::map<std::pair<std::string_view, std::uint32_t>, CallCount> CallCounts;  // (API, site)
   std::uint64_t CallsSeen = 0;
   std::uint64_t FirstEnter = UINT64_MAX, LastExit = 0;

@@ -41,7 +41,40 @@ const CaptureNote *captureNoteOf(std::uint32_t Number) {
 
 namespace {
 
-constexpr std::string_view RoleNames[] = {"begin", "end", "breaks", "after"};
+constexpr std::string_view RoleNames[] = {"begin", "end", "breaks", "after", "torch-skip", "torch-hint"};
+constexpr int kRoles = static_cast<int>(std::size(RoleNames));
+
+// A reason's text inside a record's field (tab-separated, its parts comma-separated).
+std::string escape(std::string_view S) {
+  static const char Hex[] = "0123456789ABCDEF";
+  std::string Out;
+  for (unsigned char C : S) {
+    if (C == '%' || C == ',' || C < 0x20 || C == 0x7f)
+      Out += {'%', Hex[C >> 4], Hex[C & 15]};
+    else
+      Out += static_cast<char>(C);
+  }
+  return Out;
+}
+
+std::optional<std::string> unescape(std::string_view S) {
+  std::string Out;
+  for (std::size_t I = 0; I < S.size(); ++I) {
+    if (S[I] != '%') {
+      Out += S[I];
+      continue;
+    }
+    unsigned V = 0;
+    if (I + 2 >= S.size())
+      return std::nullopt;
+    auto [P, Ec] = std::from_chars(S.data() + I + 1, S.data() + I + 3, V, 16);
+    if (Ec != std::errc() || P != S.data() + I + 3)
+      return std::nullopt;
+    Out += static_cast<char>(V);
+    I += 2;
+  }
+  return Out;
+}
 
 std::vector<std::string_view> splitCommas(std::string_view S) {
   std::vector<std::string_view> Parts;
@@ -71,16 +104,18 @@ std::string captureNoteText(const CaptureNote &N) {
        std::to_string(N.BreakThread) + ',';
   S += N.BreakApi.empty() ? std::string_view("-") : N.BreakApi;
   S += ',' + std::to_string(N.BreakError);
+  if (N.torch())
+    S += ',' + escape(N.Reason);
   return S;
 }
 
 std::optional<CaptureNote> readCaptureNote(std::string_view Text) {
   std::vector<std::string_view> F = splitCommas(Text);
-  if (F.size() != 10)
+  if (F.size() != 10 && F.size() != 11)
     return std::nullopt;
   CaptureNote N;
   bool Role = false;
-  for (int R = 0; R < 4; ++R)
+  for (int R = 0; R < kRoles; ++R)
     if (F[0] == RoleNames[R]) {
       N.What = static_cast<CaptureNote::Role>(R);
       Role = true;
@@ -100,6 +135,14 @@ std::optional<CaptureNote> readCaptureNote(std::string_view Text) {
     return std::nullopt;
   if (F[8] != "-")
     N.BreakApi = internApiName(F[8]);
+  if (N.torch() != (F.size() == 11))
+    return std::nullopt;
+  if (N.torch()) {
+    std::optional<std::string> Reason = unescape(F[10]);
+    if (!Reason)
+      return std::nullopt;
+    N.Reason = std::move(*Reason);
+  }
   return N;
 }
 

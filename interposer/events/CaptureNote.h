@@ -9,7 +9,8 @@
 // ROLE begin|end|breaks|after; THREAD the capturing thread; STREAM the captured stream (CUPTI
 // id, ? unknown); MODE global|thread-local|relaxed|?; BEGIN_SITE the site of the call that
 // began it; NODES the graph's node count (an end that made a graph); BREAK_* the first call
-// that broke the capture (0,0,-,0: none seen).
+// that broke the capture (0,0,-,0: none seen). The torch roles (torch-skip|torch-hint) add an
+// eleventh field, REASON, with '%', ',', tabs, newlines and other controls %-escaped.
 #pragma once
 
 #include "syncwatch/catalogue.h"  // CaptureMode
@@ -27,6 +28,10 @@ struct CaptureNote {
     End,     // the call that ended it (its error, if any, is the call's own)
     Breaks,  // the first call that failed with a capture error while it was open
     After,   // a later call that failed in the broken capture (a consequence, not a cause)
+    // torch.compile(mode="reduce-overhead")'s own word on its CUDA graphs (sites/TorchGraphHints.h),
+    // on a record of its own (api "torch.compile") at the user's Python line; Reason is torch's.
+    TorchSkip,  // the compiled graph runs without a CUDA graph
+    TorchHint,  // graphs are used at a cost (re-recorded per input size, ...)
   };
   Role What = Role::Begin;
   std::int32_t Error = 0;    // what the call itself returned (0: success)
@@ -40,7 +45,9 @@ struct CaptureNote {
   std::uint64_t BreakThread = 0;
   std::string_view BreakApi;    // (interned: internApiName)
   std::int32_t BreakError = 0;
+  std::string Reason;  // TorchSkip, TorchHint: torch's message
 
+  bool torch() const { return What == Role::TorchSkip || What == Role::TorchHint; }
   bool broken() const { return BreakError != 0; }
   bool knownCapture() const { return Thread != 0; }
 };

@@ -100,7 +100,7 @@ void writeEventLog(std::ostream &Out, const EventLog &Log) {
     if (const CaptureNote *N = C.capture()) {
       if (N->Error)
         Out << "\terr=" << N->Error;
-      if (N->knownCapture())
+      if (N->knownCapture() || N->torch())
         Out << "\tcapture=" << captureNoteText(*N);
     }
     Out << '\n';

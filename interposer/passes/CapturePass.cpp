@@ -1,5 +1,7 @@
 #include "CapturePass.h"
 
+#include <algorithm>
+
 namespace syncwatch::runtime {
 
 namespace {
@@ -21,6 +23,15 @@ std::string errorMeaning(std::int32_t Error) {
   }
 }
 
+// A torch message's reason alone: its first line, without the ". Found from : " that a
+// mutation's or a CPU tensor's stack trace follows (the finding's evidence keeps it whole).
+std::string firstLine(const std::string &S) {
+  std::string Line = S.substr(0, std::min(S.find('\n'), S.find(". Found from")));
+  while (!Line.empty() && (Line.back() == '.' || Line.back() == ' '))
+    Line.pop_back();
+  return Line;
+}
+
 std::string stream(const CaptureNote &N, const std::map<std::uint32_t, StreamInfo> &Streams) {
   return N.Stream == ApiCall::kUnknownStream ? "a stream" : streamLabel(N.Stream, Streams);
 }
@@ -34,6 +45,13 @@ void CapturePass::run(const PassContext &Ctx, FindingSink &Sink) const {
     if (!C.CaptureNumber)
       continue;
     const CaptureNote *Full = C.capture();
+    if (Full && Full->torch()) {
+      // torch.compile's own reason, at the line that called the compiled function.
+      SiteAggregate &A = Sink.record(RuleId::CaptureBreakingCall, C, 0, firstLine(Full->Reason));
+      if (!A.Capture)
+        A.Capture = Full;
+      continue;
+    }
     if (!Full || !Full->Error)
       continue;
     std::int32_t Error = Full->Error;

@@ -6,6 +6,8 @@
 #include "Recorder.h"
 #include "SelfStats.h"
 
+#include "../events/ApiNames.h"
+#include "../events/CaptureNote.h"
 #include "../sites/SiteKeys.h"
 
 #include <atomic>
@@ -154,6 +156,25 @@ void measureHandlerParts(HandlerParts *PerThread) { Parts = PerThread; }
 void noteContextCreated() {
   if (Thread.Depth > 0)
     Thread.CreatedContext = true;
+}
+
+void noteTorchGraphHint(bool Skipped, std::string_view Message) {
+  if (!Hooks.TheRecorder)
+    return;
+  constexpr std::size_t kMaxReason = 4096;  // a mutation's stack trace is a few lines
+  CaptureNote N;
+  N.What = Skipped ? CaptureNote::Role::TorchSkip : CaptureNote::Role::TorchHint;
+  N.Reason = std::string(Message.substr(0, kMaxReason));
+  auto *Stack = new RawStack;  // (2.6 KiB; a hint comes once per compiled graph)
+  captureStack(*Stack);
+  CallRecord R;
+  R.Enter = R.Exit = hostTicks();
+  R.Thread = threadId();
+  R.Api = internApiName("torch.compile");
+  R.Site = Hooks.TheRecorder().internSite(*Stack);
+  R.CurrentStream = internCaptureNote(N);
+  delete Stack;
+  pushRecord(R);
 }
 
 void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info) {

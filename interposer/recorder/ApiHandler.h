@@ -16,6 +16,7 @@
 #include "../filter/CallFilter.h"
 
 #include <cstdint>
+#include <string_view>
 
 namespace syncwatch::runtime {
 
@@ -45,6 +46,12 @@ void onApiEnter(const ApiCallback &Call, const CallbackInfo &Info);
 void onApiExit(const ApiReturn &Call, const CallbackInfo &Info);
 // CUPTI created a context inside the call this thread is in: that call's time is start-up.
 void noteContextCreated();
+
+// torch.compile's word on its CUDA graphs (sites/TorchGraphHints.h), from the logging thread
+// with the GIL held: a record of its own (api "torch.compile", no time) at the user's Python
+// line, with a TorchSkip or TorchHint capture note holding torch's message. Nothing before the
+// recorder has started.
+void noteTorchGraphHint(bool Skipped, std::string_view Message);
 
 // bench/runtime_cost: where the handlers' time goes (HandlerParts.h). Null (the default)
 // measures nothing; set, it adds clock reads of its own.

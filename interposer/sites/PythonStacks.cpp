@@ -73,6 +73,9 @@ struct CPython {
   void (*DecRef)(void *) = nullptr;
   void (*ErrClear)() = nullptr;
   void *None = nullptr;
+  // Only for the import watch (watchPythonImports), with the GIL held:
+  void *(*TupleGetItem)(void *, long) = nullptr;  // borrowed
+  const char *(*Utf8)(void *) = nullptr;          // PyUnicode_AsUTF8 (3.10+ stable ABI)
   bool Loaded = false;
 
   bool load() {
@@ -94,6 +97,8 @@ struct CPython {
     SW_PY(CallNoArgs, "PyObject_CallNoArgs");
     SW_PY(DecRef, "Py_DecRef");
     SW_PY(ErrClear, "PyErr_Clear");
+    SW_PY(TupleGetItem, "PyTuple_GetItem");
+    SW_PY(Utf8, "PyUnicode_AsUTF8");
     None = Get("_Py_NoneStruct");
 #undef SW_PY
     CodeType = Get("PyCode_Type");
@@ -272,6 +277,7 @@ void checkForCuda() {
 // there (or when syncwatch starts without it). Nothing of it remains in a CUDA program.
 constexpr int PyTraceCCall = 4;
 std::atomic<int> Watch{0};  // 0 not installed, 1 installed, 2 removed / never to be installed
+std::atomic<bool> Hooked{false};  // the audit hook is on (it cannot be taken off)
 
 void removeWatch() {
   if (Watch.exchange(2) != 1)
@@ -314,7 +320,24 @@ bool profilerInstalled() {
   return Installed;
 }
 
-int onAudit(const char *, void *, void *) {
+// watchPythonImports' listener: told of each audited import by module name.
+std::atomic<void (*)(const char *)> OnImport{nullptr};
+
+void tellImport(void *Args) {
+  void (*F)(const char *) = OnImport.load(std::memory_order_relaxed);
+  if (!F || !Args || !Py.TupleGetItem || !Py.Utf8 || !Py.ErrClear)
+    return;
+  void *Module = Py.TupleGetItem(Args, 0);  // ("name", filename, path, meta_path, path_hooks)
+  const char *Name = Module ? Py.Utf8(Module) : nullptr;
+  if (Name)
+    F(Name);
+  else
+    Py.ErrClear();
+}
+
+int onAudit(const char *Event, void *Args, void *) {
+  if (Event && Event[0] == 'i' && std::strcmp(Event, "import") == 0)
+    tellImport(Args);
   if (!OnCuda.load(std::memory_order_relaxed))
     return 0;
   checkForCuda();
@@ -391,7 +414,12 @@ void watchForPython(bool Stacks, void (*OnCudaLoaded)()) {
   // and open, and so of the one that loaded CUDA. Loaded into a running interpreter
   // (CUDA_INJECTION64_PATH at cuInit), CUDA is there already.
   if (OnCudaLoaded && !Py.IsInitialized() && Py.AddAuditHook)
-    Py.AddAuditHook(onAudit, nullptr);
+    Hooked.store(Py.AddAuditHook(onAudit, nullptr) == 0);
+}
+
+bool watchPythonImports(void (*Listener)(const char *Module)) {
+  OnImport.store(Listener);
+  return Hooked.load();
 }
 
 bool pythonCodeName(const void *Code, PyCodeName &Out) {

@@ -57,6 +57,13 @@ bool preparePythonStacks();
 // at load: python3 before `import torch`). Once per process.
 void watchForPython(bool Stacks, void (*OnCudaLoaded)() = nullptr);
 
+// Tells Listener the name of every module the interpreter imports from now on (as its audited
+// "import" event, on the importing thread, with the GIL held: Listener may not import or run
+// Python itself - it can ask for a pending call). Rides on the audit hook that watchForPython
+// installs under LD_PRELOAD; false when there is none (loaded into a running interpreter, or
+// not Python): Listener is then never called.
+bool watchPythonImports(void (*Listener)(const char *Module));
+
 struct PyCodeName {
   std::string Function, File;
 };

@@ -2,6 +2,7 @@
 // test loads it with ctypes and calls it the way PyTorch's bindings call CUDA (from C,
 // inside a call from Python). It reports the Python frames libsyncwatch would attach.
 #include "../../interposer/sites/PythonStacks.h"
+#include "../../interposer/sites/TorchGraphHints.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,8 +28,24 @@ extern "C" __attribute__((visibility("default"))) int syncwatch_probe(char *Buf,
 // libsyncwatch.so does in a Python process: before the interpreter is initialized, asking
 // to be told when a CUDA library is loaded (libsyncwatch.so starts CUPTI then).
 static int CudaStartedAt = 0;  // 1 once the watch said a CUDA library was loaded
+// torch.compile's CUDA-graph hints heard (TorchGraphHints.h), each as
+// "skip|other <message> @ <the Python frames a CUDA call there would get>\n".
+static std::string Hints;
+static bool HintsFollowed = false;
+extern "C" __attribute__((visibility("default"))) int syncwatch_probe_hints(char *Buf, int Len) {
+  std::snprintf(Buf, static_cast<std::size_t>(Len), "%s", Hints.c_str());
+  return HintsFollowed;
+}
+static void onHint(syncwatch::runtime::TorchGraphHint Kind, std::string_view Message) {
+  char Frames[1024];
+  syncwatch_probe(Frames, sizeof Frames);
+  Hints += Kind == syncwatch::runtime::TorchGraphHint::Skipped ? "skip " : "other ";
+  Hints += std::string(Message) + " @ " + Frames + "\n";
+}
 extern "C" __attribute__((visibility("default"))) int syncwatch_cuda_started() { return CudaStartedAt; }
 __attribute__((constructor)) static void startLikeThePreloadedLibrary() {
-  if (const char *P = std::getenv("SYNCWATCH_PROBE_PRELOAD"); P && *P == '1')
+  if (const char *P = std::getenv("SYNCWATCH_PROBE_PRELOAD"); P && *P == '1') {
     syncwatch::runtime::watchForPython(true, [] { CudaStartedAt = 1; });
+    HintsFollowed = syncwatch::runtime::followTorchGraphHints(onHint);
+  }
 }

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 using namespace syncwatch;
@@ -279,4 +280,87 @@ TEST(CaptureNote, NumbersAndErrorNames) {
   EXPECT_EQ(cudaErrorName(907), "cudaErrorCapturedEvent");
   EXPECT_EQ(cudaErrorName(12345), "error 12345");
   EXPECT_TRUE(isCaptureError(900) && isCaptureError(908) && !isCaptureError(899) && !isCaptureError(909));
+}
+
+namespace {
+
+// A torch.compile note as the recorder makes it (ApiHandler.h noteTorchGraphHint): a record of
+// its own at the line that called the compiled function.
+void torchSays(Program &P, CaptureNote::Role Role, const std::string &Message, std::uint32_t Site) {
+  ApiCall &C = P.call("torch.compile", Site, MainTid);
+  C.Exit = C.Enter;
+  CaptureNote N;
+  N.What = Role;
+  N.Reason = Message;
+  C.CaptureNumber = internCaptureNote(N);
+}
+
+} // namespace
+
+TEST(CapturePass, TorchCompilesSkipIsNamedAtTheCallingLineWithTorchsReasonAndWhatToChange) {
+  Program P;
+  P.Log.Sites[6] = {"train", "/src/train.py", 41};
+  P.Log.Sites[7] = {"train", "/src/train.py", 42};
+  P.Log.Sites[8] = {"train", "/src/train.py", 45};
+  torchSays(P, CaptureNote::Role::TorchSkip,
+            "skipping cudagraphs due to mutated inputs (1 instances). Found from : \n"
+            "   File \"/src/train.py\", line 17, in bump\n    x.add_(1)\n",
+            6);
+  torchSays(P, CaptureNote::Role::TorchSkip, "skipping cudagraphs due to cpu device (arg1_1)", 7);
+  torchSays(P, CaptureNote::Role::TorchHint,
+            "CUDAGraph supports dynamic shapes by recording a new graph for each distinct input size. We have "
+            "observed 51 distinct sizes.",
+            8);
+  P.call("cudaStreamSynchronize", 2, MainTid);  // outside any capture: nothing
+  Engine E;
+  auto F = P.findings(E);
+  ASSERT_EQ(F.size(), 3u);
+  std::map<unsigned, const Finding *> At;
+  for (const Finding &G : F) {
+    EXPECT_EQ(G.Rule, "syncwatch-capture-breaking-call");
+    At[G.Where.Line] = &G;
+  }
+  ASSERT_TRUE(At.count(41) && At.count(42) && At.count(45));
+  const std::string &Mutated = At[41]->Message;
+  EXPECT_TRUE(has(Mutated, "ran the function called here without CUDA graphs")) << Mutated;
+  EXPECT_TRUE(has(Mutated, "torch says 'skipping cudagraphs due to mutated inputs (1 instances)'")) << Mutated;
+  EXPECT_FALSE(has(Mutated, "Found from")) << Mutated;  // the stack trace is evidence, not the message
+  EXPECT_TRUE(has(Mutated, "mutate a copy")) << Mutated;
+  EXPECT_TRUE(has(evidence(*At[41], "torchSays"), "x.add_(1)"));
+  EXPECT_TRUE(has(At[42]->Message, "move the CPU tensor to the GPU once")) << At[42]->Message;
+  EXPECT_TRUE(has(At[45]->Message, "used CUDA graphs for the function called here, at a cost")) << At[45]->Message;
+  EXPECT_TRUE(has(At[45]->Message, "pad inputs to a few sizes")) << At[45]->Message;
+  EXPECT_EQ(capturesText(E.captureFigures()),
+            "torch.compile(mode=\"reduce-overhead\"): 2 compiled graphs ran without CUDA graphs, 1 CUDA-graph perf "
+            "hint (the findings give torch's reasons at their lines)\n");
+}
+
+TEST(CaptureNote, TorchsReasonSurvivesARecordingWithCommasTabsAndNewlines) {
+  Program P;
+  P.Log.Sites[6] = {"train", "/src/train.py", 41};
+  const std::string Reason = "skipping cudagraphs due to multiple devices: device(type='cuda', index=0), "
+                             "device(type='cuda', index=1)\n\tat 100%";
+  torchSays(P, CaptureNote::Role::TorchSkip, Reason, 6);
+  torchSays(P, CaptureNote::Role::TorchSkip, Reason, 6);
+  std::ostringstream Out;
+  writeEventLog(Out, P.Log);
+  EXPECT_TRUE(has(Out.str(), "capture=torch-skip,0,?,?,0,0,0,0,-,0,skipping cudagraphs due to multiple devices:"
+                             " device(type='cuda'%2C index=0)%2C device(type='cuda'%2C index=1)%0A%09at 100%25\n"))
+      << Out.str();
+  std::istringstream In(Out.str());
+  ParseResult R = readEventLog(In);
+  ASSERT_EQ(R.Error, "");
+  ASSERT_NE(R.Log.Calls[0].capture(), nullptr);
+  EXPECT_EQ(R.Log.Calls[0].capture()->Reason, Reason);
+  Engine E;
+  E.consume(R.Log);
+  auto F = E.findings();
+  ASSERT_EQ(F.size(), 1u);  // one line, said twice
+  EXPECT_TRUE(has(F[0].Message, "(2 times)")) << F[0].Message;
+  EXPECT_TRUE(has(F[0].Message, "keep every input of the compiled function on one GPU")) << F[0].Message;
+  for (const char *Bad : {"capture=torch-skip,0,?,?,0,0,0,0,-,0", "capture=begin,1,2,global,1,0,0,0,-,0,why",
+                          "capture=torch-hint,0,?,?,0,0,0,0,-,0,bad%2", "capture=torch-hint,0,?,?,0,0,0,0,-,0,bad%zz"}) {
+    std::istringstream Line(std::string("# syncwatch-events 1\nC\t1\t1\ttorch.compile\t1\t1\t0\t") + Bad + "\n");
+    EXPECT_NE(readEventLog(Line).Error.find("malformed API call record"), std::string::npos) << Bad;
+  }
 }
