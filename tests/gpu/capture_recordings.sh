@@ -6,6 +6,7 @@
 #   tests/gpu/capture_recordings.sh OUTDIR
 # OUTDIR/cu/*.swrec         tests/gpu/capture_failures.cu under `syncwatch run --record`
 # OUTDIR/py/*.swrec         tests/gpu/capture_failures_torch.py, the same
+# OUTDIR/ro/*.swrec         tests/gpu/reduce_overhead_skips.py, the same
 # OUTDIR/ready-*/           readiness_step.py's `before` and `fixed` loops, steps marked
 # OUTDIR/ready-times.jsonl  the step times of before, fixed and captured, 3 rounds, no syncwatch
 # The C++ probe also runs plain and preloaded (plain.out, preloaded.out): the same output.
@@ -36,6 +37,13 @@ timeout 120 python3 "$here/capture_failures_torch.py" > "$out/plain-torch.out" 2
 timeout 180 "$sw" run --out "$out/py" --record -- python3 "$here/capture_failures_torch.py" \
   > "$out/sw-torch.out" 2> "$out/sw-torch.err" || fail=1
 python3 "$here/check_capture.py" "$here/capture_failures_torch.py" "$out"/py/syncwatch-*.json || fail=1
+# torch.compile(mode="reduce-overhead") skipping CUDA graphs: torch's reasons at their lines; its
+# output (torch's own warnings on stderr) the same with syncwatch as without.
+timeout 150 python3 "$here/reduce_overhead_skips.py" > "$out/plain-ro.out" 2> "$out/plain-ro.err" || fail=1
+timeout 150 "$sw" run --out "$out/ro" --record -- python3 "$here/reduce_overhead_skips.py" \
+  > "$out/sw-ro.out" 2> "$out/sw-ro.err" || fail=1
+cmp -s "$out/plain-ro.out" "$out/sw-ro.out" || { echo "reduce_overhead_skips: output differs under syncwatch"; fail=1; }
+python3 "$here/check_capture.py" "$here/reduce_overhead_skips.py" "$out"/ro/syncwatch-*.json || fail=1
 for mode in before fixed; do
   SYNCWATCH_STEP=train_step SYNCWATCH_MEASURE=steps timeout 120 "$sw" run --out "$out/ready-$mode" --record -- \
     python3 "$here/readiness_step.py" "$mode" 300 > "$out/ready-$mode.out" 2> "$out/ready-$mode.err" || fail=1

@@ -1,8 +1,10 @@
-"""Checks a syncwatch report of tests/gpu/capture_failures.cu or capture_failures_torch.py:
-each line marked `BREAKS: <class>` in the source is a syncwatch-capture-breaking-call finding
-at that line, and nothing else is; a class that also has a `BEGINS: <class>` line (a capture
-broken from another thread) names that line as where the capture began and says the call
-came from another thread. Used on the GPU (tests/gpu/run_gpu_tests.sh) and in CI on the
+"""Checks a syncwatch report of tests/gpu/capture_failures.cu, capture_failures_torch.py or
+reduce_overhead_skips.py: each line marked `BREAKS: <class>` in the source is a
+syncwatch-capture-breaking-call finding at that line, and nothing else is; a class that also
+has a `BEGINS: <class>` line (a capture broken from another thread) names that line as where
+the capture began and says the call came from another thread. A line marked `SKIPS: <word>`
+(torch.compile ran it without CUDA graphs) or `HINT: <word>` (with graphs, at a cost) is such
+a finding too, giving torch's reason, which has the word in it. Used on the GPU (tests/gpu/run_gpu_tests.sh) and in CI on the
 committed recordings' replays (tests/runtime/CMakeLists.txt).
 
 Usage: check_capture.py SOURCE REPORT.json [--ended N --failed M]
@@ -16,13 +18,19 @@ import sys
 RULE = "syncwatch-capture-breaking-call"
 
 
+torch_words = {}  # class -> SKIPS | HINT for torch.compile's reasons
+
+
 def markers(source):
     breaks, begins = {}, {}
     with open(source) as fh:
         for number, text in enumerate(fh, 1):
-            m = re.search(r"(BREAKS|BEGINS): ([\w-]+)", text)
-            if m:
-                (breaks if m.group(1) == "BREAKS" else begins)[m.group(2)] = number
+            m = re.search(r"(BREAKS|BEGINS|SKIPS|HINT): ([\w-]+)", text)
+            if m and m.group(1) == "BEGINS":
+                begins[m.group(2)] = number
+            elif m:
+                breaks[m.group(2)] = number
+                torch_words[m.group(2)] = m.group(1) if m.group(1) != "BREAKS" else None
     return breaks, begins
 
 
@@ -49,6 +57,13 @@ def main():
             failures.append(f"{cls}: expected one finding at {name}:{line}, found {len(hits)}")
             continue
         ev = dict(hits[0]["evidence"])
+        kind = torch_words.get(cls)
+        if kind:
+            said = ev.get("torchSays", "")
+            want = "without CUDA graphs" if kind == "SKIPS" else "at a cost"
+            if cls not in said or want not in hits[0]["message"]:
+                failures.append(f"{cls}: expected torch's reason with {cls!r} ({want}), got {hits[0]['message'][:300]!r}")
+                continue
         print(f"ok   {cls} at {name}:{line}: {hits[0]['message'][:160]}")
         if cls in begins:
             began = ev.get("captureBegunAt", "")

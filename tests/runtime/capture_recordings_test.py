@@ -1,5 +1,5 @@
-"""The graph-capture failures recorded on the GPU (tests/gpu/capture_failures.cu and
-capture_failures_torch.py under `syncwatch run --record`), replayed: each failure class is a
+"""The graph-capture failures recorded on the GPU (tests/gpu/capture_failures.cu,
+capture_failures_torch.py and reduce_overhead_skips.py under `syncwatch run --record`), replayed: each failure class is a
 syncwatch-capture-breaking-call finding at its marked line, the other-thread case names the
 line and thread that began the capture, and nothing else is reported
 (tests/gpu/check_capture.py, the same check the GPU run makes on the live reports).
@@ -20,6 +20,7 @@ check = os.path.join(root, "tests", "gpu", "check_capture.py")
 cases = [  # (recording's name part, its source, figures expected)
     ("capture_failures.swrec", "tests/gpu/capture_failures.cu", ["--ended", "7", "--failed", "6"]),
     ("capture_failures_torch.swrec", "tests/gpu/capture_failures_torch.py", []),
+    ("reduce_overhead_skips.swrec", "tests/gpu/reduce_overhead_skips.py", []),
 ]
 failed = missing = 0
 for part, source, extra in cases:
