@@ -612,6 +612,16 @@ std::vector<Finding> Engine::findings() const {
   return Out;
 }
 
+std::string findingsHeadline(const std::vector<Finding> &Findings) {
+  std::size_t Graphs = 0;
+  for (const Finding &F : Findings)
+    Graphs += F.Rule == ruleInfo(RuleId::CaptureBreakingCall).Id;
+  std::string Text = std::to_string(Findings.size() - Graphs) + " call site(s) stalled the host or serialized streams";
+  if (Graphs)
+    Text += ", " + std::to_string(Graphs) + " stopped CUDA graphs";
+  return Text;
+}
+
 std::string capturesText(const std::vector<std::pair<std::string, std::string>> &Figures) {
   std::map<std::string, std::string> F(Figures.begin(), Figures.end());
   std::string Text;

@@ -159,5 +159,9 @@ using syncwatch::formatDuration;  // report.h: every report says times alike
 // The run's graph captures in one line ("" when none ended), from coverageFigures' captures.*:
 // "3 graph captures ended: 1 failed (the findings say where); the 2 graphs made have 412 nodes".
 std::string capturesText(const std::vector<std::pair<std::string, std::string>> &Figures);
+// A report's first words: "6 call site(s) stalled the host or serialized streams", with the
+// sites that stopped CUDA graphs said apart ("..., 2 stopped CUDA graphs"): those cost no time
+// of their own.
+std::string findingsHeadline(const std::vector<Finding> &Findings);
 
 } // namespace syncwatch::runtime

@@ -530,7 +530,7 @@ int mergeReports(const std::vector<std::string> &Files, const MergeOptions &Opts
   std::ostringstream Out;
   if (!writeReportAs(Out, Merged, Opts.Format, {"syncwatch merge", Opts.LinkBase})) {
     writeJobText(Out, Inputs, Job, WorldSize, Missing, MissingText, Lost, S);
-    Out << "syncwatch merge: " << Merged.Findings.size() << " call site(s) stalled the host or serialized streams\n";
+    Out << "syncwatch merge: " << findingsHeadline(Merged.Findings) << "\n";
     writeText(Out, Merged.Findings, diskLineReader(), TextOptions{false, false});
   }
   std::string TraceText = Opts.Trace.empty() ? std::string() : mergedTrace(Inputs);

@@ -275,8 +275,7 @@ void Recorder::writeSummary(std::ostream &Err, const Report &R, const Utilizatio
     if (std::string Ready = readinessText(R.Figures); !Ready.empty())
       Err << "syncwatch: " << Ready;
   } else {
-    Err << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams"
-        << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
+    Err << "syncwatch: " << findingsHeadline(R.Findings) << " (" << Analysis.callsSeen() << " CUDA calls seen, " << Why << ")\n";
     writeText(Err, R.Findings, diskLineReader(), TextOptions{true, false});
     Err << "syncwatch: " << utilizationText(Figures, Analysis.streams(), Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
     if (std::string Steps = stepsText(R.Figures); !Steps.empty())

@@ -332,7 +332,7 @@ int replay(const std::vector<std::string> &Args) {
   else if (Format == "sarif")
     writeSarif(Out, R);
   else {
-    Out << "syncwatch: " << R.Findings.size() << " call site(s) stalled the host or serialized streams ("
+    Out << "syncwatch: " << findingsHeadline(R.Findings) << " ("
         << E.callsSeen() << " CUDA calls recorded)\n";
     writeText(Out, R.Findings, diskLineReader(), TextOptions{false, false});
     Out << utilizationText(Figures, E.streams(), LostNs, E.kernelsTracedFrom());

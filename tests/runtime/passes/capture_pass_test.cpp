@@ -330,6 +330,8 @@ TEST(CapturePass, TorchCompilesSkipIsNamedAtTheCallingLineWithTorchsReasonAndWha
   EXPECT_TRUE(has(At[42]->Message, "move the CPU tensor to the GPU once")) << At[42]->Message;
   EXPECT_TRUE(has(At[45]->Message, "used CUDA graphs for the function called here, at a cost")) << At[45]->Message;
   EXPECT_TRUE(has(At[45]->Message, "pad inputs to a few sizes")) << At[45]->Message;
+  EXPECT_EQ(findingsHeadline(F), "0 call site(s) stalled the host or serialized streams, 3 stopped CUDA graphs");
+  EXPECT_EQ(findingsHeadline({}), "0 call site(s) stalled the host or serialized streams");
   EXPECT_EQ(capturesText(E.captureFigures()),
             "torch.compile(mode=\"reduce-overhead\"): 2 compiled graphs ran without CUDA graphs, 1 CUDA-graph perf "
             "hint (the findings give torch's reasons at their lines)\n");
