@@ -1,6 +1,8 @@
 #include "ImplicitSyncCheck.h"
 #include "FlowNotes.h"
 
+#include "../core/ErrorPaths.h"
+
 #include "clang/AST/ASTContext.h"
 
 using namespace clang;
@@ -34,7 +36,7 @@ void ImplicitSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
   unjudgedNotes(Facts, RuleId::ImplicitSync, Sink);
   for (const FunctionCalls &F : Facts.functions()) {
     for (const WorkCall &C : F.Calls) {
-      if (!C.Api || C.Api->Rule != RuleId::ImplicitSync || freesNothing(C, *Ctx))
+      if (!C.Api || C.Api->Rule != RuleId::ImplicitSync || freesNothing(C, *Ctx) || onErrorPath(C.Call, *Ctx))
         continue;
       const CallFlow *Flow = Facts.flow().at(C);
       // Only work we can see counts: a function whose callers are not in this unit is

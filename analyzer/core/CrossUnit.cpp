@@ -1,4 +1,6 @@
 #include "CrossUnit.h"
+
+#include "ErrorPaths.h"
 #include "UnitFacts.h"
 #include "WorkTransfer.h"
 
@@ -101,7 +103,8 @@ UnitSummary summarizeUnit(const UnitFacts &Facts) {
       if (C.Usr.empty())
         continue;
       C.Site = placeOf(W.Loc, SM, "'" + calleeName(*W.Call) + "'");
-      if (const CallFlow *At = Flow.at(W)) {
+      // A call on an error path leaves the callee nothing worth a warning (ErrorPaths.h).
+      if (const CallFlow *At = Flow.at(W); At && !onErrorPath(W.Call, *Ctx)) {
         for (const Pending &P : At->InFlight)
           C.InFlight.push_back({paramReceiving(W, Flow.queueOf(*P.Work), Flow, *Ctx),
                                 placeOf(P.Work->Loc, SM, nameOf(*P.Work))});

@@ -1,5 +1,7 @@
 #include "WorkFlow.h"
 
+#include "ErrorPaths.h"
+
 #include "CaptureRegions.h"
 #include "FlowSolver.h"
 #include "WorkTransfer.h"
@@ -346,6 +348,10 @@ void WorkFlow::computeCallerWork() {
     Changed = false;
     for (auto &[D, Callee] : States)
       for (const WorkCall *Site : Callee->Callers) {
+        // A call on an error path (the cleanup after a failed allocation) runs once, when
+        // something already failed: what its caller left running is no reason to warn.
+        if (onErrorPath(Site->Call, Ctx))
+          continue;
         FunctionState &Caller = *Owner.at(Site);
         auto B = Caller.Before.find(Site);
         if (B == Caller.Before.end())
