@@ -27,7 +27,7 @@ bool isLoopExit(const CFGBlock &Header, unsigned SuccIndex) { return loopOf(Head
 
 FlowSolution solveForward(const CFG &G, const WorkState &Entry,
                           const std::function<WorkState(const CFGBlock &, WorkState)> &TransferBlock,
-                          unsigned VisitsPerBlock) {
+                          unsigned VisitsPerBlock, const EdgeRefinement &RefineEdge) {
   FlowSolution Out;
   Out.In.resize(G.getNumBlockIDs());
   // Loop headers also keep the state that came around their back edges: the exit edge
@@ -54,6 +54,7 @@ FlowSolution solveForward(const CFG &G, const WorkState &Entry,
       WorkState AfterAround = Around ? TransferBlock(*B, BackIn[B->getBlockID()]) : After;
       unsigned Index = 0;
       for (const CFGBlock *Succ : B->succs()) {
+        unsigned SuccIndex = Index;
         bool Exit = isLoopExit(*B, Index++);
         // exit(), abort(), a throw: the error paths of CUDA_CHECK macros end the program,
         // they do not return to the caller with work in flight.
@@ -61,7 +62,14 @@ FlowSolution solveForward(const CFG &G, const WorkState &Entry,
           continue;
         if (Exit && !Around && !ExitFromEntry.count(B))
           continue;
-        const WorkState &Sent = Exit ? AfterAround : After;
+        WorkState Refined;
+        const WorkState *SentState = Exit ? &AfterAround : &After;
+        if (RefineEdge && B->succ_size() == 2) {
+          Refined = *SentState;
+          RefineEdge(*B, SuccIndex, Refined);
+          SentState = &Refined;
+        }
+        const WorkState &Sent = *SentState;
         bool Changed = Out.In[Succ->getBlockID()].join(Sent);
         if (const Stmt *Target = loopOf(*Succ); Target && B->getLoopTarget() == Target)
           Changed |= BackIn[Succ->getBlockID()].join(Sent);

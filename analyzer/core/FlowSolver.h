@@ -27,8 +27,11 @@ struct FlowSolution {
 // TransferBlock: the state after a block, from the state at its entry.
 // VisitsPerBlock: the limit is that many visits per block of the CFG (64 by default; a
 // smaller one makes tests reach it).
+// RefineEdge, if given: what a branch's condition says on one of its edges (the successor's
+// index: 0 when the condition holds), applied to the state sent along it.
+using EdgeRefinement = std::function<void(const clang::CFGBlock &, unsigned, WorkState &)>;
 FlowSolution solveForward(const clang::CFG &G, const WorkState &Entry,
                           const std::function<WorkState(const clang::CFGBlock &, WorkState)> &TransferBlock,
-                          unsigned VisitsPerBlock = 64);
+                          unsigned VisitsPerBlock = 64, const EdgeRefinement &RefineEdge = {});
 
 } // namespace syncwatch

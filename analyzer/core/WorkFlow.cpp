@@ -224,6 +224,34 @@ FunctionSummary summarize(const WorkFlow &Flow, const FunctionCalls &F, const st
   return Sum;
 }
 
+// The stream handle a condition tests for null, if it does: `s`, `!s`, `s != nullptr`,
+// `s == 0`. NullWhenTrue: the condition holds when the handle is null.
+const Expr *streamHandleTested(const Expr *Cond, bool &NullWhenTrue, ASTContext &Ctx) {
+  if (!Cond)
+    return nullptr;
+  const Expr *C = Cond->IgnoreParenImpCasts();
+  NullWhenTrue = false;
+  if (isStreamType(C->getType()))
+    return C;
+  if (const auto *U = dyn_cast<UnaryOperator>(C); U && U->getOpcode() == UO_LNot) {
+    const Expr *Sub = U->getSubExpr()->IgnoreParenImpCasts();
+    NullWhenTrue = true;
+    return isStreamType(Sub->getType()) ? Sub : nullptr;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(C); B && (B->getOpcode() == BO_NE || B->getOpcode() == BO_EQ)) {
+    const Expr *L = B->getLHS()->IgnoreParenImpCasts(), *R = B->getRHS()->IgnoreParenImpCasts();
+    auto IsNull = [&](const Expr *E) {
+      return E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
+    };
+    NullWhenTrue = B->getOpcode() == BO_EQ;
+    if (isStreamType(L->getType()) && IsNull(R))
+      return L;
+    if (isStreamType(R->getType()) && IsNull(L))
+      return R;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 void WorkFlow::analyze(const FunctionCalls &F) {
@@ -274,10 +302,22 @@ void WorkFlow::analyze(const FunctionCalls &F) {
   for (unsigned I = 0; I < FS->Origins.size(); ++I)
     if (FS->Origins[I].Entry)
       Entry.May.set(I);
+  // `if (s)` / `if (s != nullptr)`: on the edge where the stream handle is null, nothing runs
+  // on it (ggml drains its streams with `if (streams[i]) cudaStreamSynchronize(streams[i])`).
+  auto NullStreamEdge = [&](const CFGBlock &B, unsigned Succ, WorkState &S) {
+    const auto *If = dyn_cast_or_null<IfStmt>(B.getTerminatorStmt());
+    bool NullWhenTrue = false;
+    const Expr *Handle = If ? streamHandleTested(If->getCond(), NullWhenTrue, Ctx) : nullptr;
+    if (!Handle || (Succ == 0) != NullWhenTrue)
+      return;
+    StreamArg A{Handle, classifyStreamArg(Handle, Ctx)};
+    if (A.Kind == StreamArgKind::Explicit)
+      T.nullStream(queueOfStreamArg(A, false, Ctx), S);
+  };
   FlowSolution Solution = solveForward(*G, Entry, [&](const CFGBlock &B, WorkState S) {
     CallsOf(B, [&](const WorkCall &W) { T.apply(W, S); });
     return S;
-  }, VisitsPerBlock);
+  }, VisitsPerBlock, NullStreamEdge);
   if (!Solution.Complete) {
     Unfinished.push_back({FD, Solution.Limit});
     return;  // no state at its calls: they are not judged, and the checks say so

@@ -179,6 +179,15 @@ bool WorkTransfer::drainedBy(const Queue &Q, const Origin &O) const {
   return false;
 }
 
+void WorkTransfer::nullStream(const Queue &Q, WorkState &S) const {
+  if (Q.K != Queue::Named)
+    return;
+  // (as a wait for streams[i] in a loop drains every element, so does streams[i] found null)
+  kill(S, [&](const Origin &O) {
+    return O.Q.K == Queue::Named && O.Q.Stream == Q.Stream && (O.Q.Index == Q.Index || !isConstantIndex(Q.Index));
+  });
+}
+
 bool WorkTransfer::drainedByLegacyCopy(const Origin &O, bool PerThreadBuild) const {
   if (PerThreadBuild)
     return O.Q.K == Queue::PerThread || O.Q.K == Queue::Unknown || O.callersOther();

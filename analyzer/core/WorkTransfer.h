@@ -47,6 +47,9 @@ public:
   }
   void drain(const WorkCall &W, WorkState &S) const;
   void generate(const WorkCall &W, WorkState &S) const;
+  // A stream handle found null on a branch (`if (streams[i]) cudaStreamSynchronize(streams[i])`):
+  // no work of the program runs on that stream there, so its items are not in flight.
+  void nullStream(const Queue &Q, WorkState &S) const;
   // What W waits for, in full or in part: Before, and the state after its drain.
   llvm::BitVector waited(const WorkCall &W, const WorkState &Before, const WorkState &AfterDrain) const;
 
