@@ -40,7 +40,8 @@ void PageableAsyncCopyCheck::judgeCall(const CallExpr &TheCall, const UnitFacts 
         continue;
     }
     bool Unknown = P.Kind == HostMemory::Unknown;
-    if (!(P.Kind == HostMemory::Pageable || (Unknown && ReportUnknown)))
+    bool Maybe = P.Kind == HostMemory::MaybePageable;
+    if (!(P.Kind == HostMemory::Pageable || Maybe || (Unknown && ReportUnknown)))
       continue;
     // One finding per call and side (template instantiations repeat the call).
     if (!Reported.insert(Loc.getRawEncoding() * 2 + (ToDevice ? 0 : 1)).second)
@@ -50,7 +51,19 @@ void PageableAsyncCopyCheck::judgeCall(const CallExpr &TheCall, const UnitFacts 
     D.Rule = RuleId::PageableAsyncCopy;
     D.Loc = Loc;
     D.Range = reportRange(Buf.Arg->getSourceRange(), SM, Ctx.getLangOpts());
-    if (Unknown) {
+    if (Maybe) {
+      // A path decides: which one runs is not known here, so a note, not a warning.
+      D.Level = Severity::Note;
+      D.Message = Name + (ToDevice ? " may copy from" : " may copy to") + " pageable host memory: the buffer is " +
+                  P.How + " on one path and " + P.PinnedHow + " on another; where it is pageable the copy " +
+                  (ToDevice ? "is staged by the host before the call returns"
+                            : "waits for the copy and all earlier work in its stream") +
+                  "; pin it on every path (cudaMallocHost, cudaHostRegister)";
+      if (P.Where.isValid())
+        D.Notes.push_back({reportLoc(P.Where, SM), "the pageable path's memory comes from here", {}});
+      if (P.PinnedWhere.isValid())
+        D.Notes.push_back({reportLoc(P.PinnedWhere, SM), "the pinned path's memory comes from here", {}});
+    } else if (Unknown) {
       D.Level = Severity::Note;
       D.Message = Name + (ToDevice ? " copies from" : " copies to") +
                   " host memory syncwatch cannot trace; if it is pageable the copy is not "
@@ -74,7 +87,9 @@ void PageableAsyncCopyCheck::judgeCall(const CallExpr &TheCall, const UnitFacts 
     }
     D.Evidence = {{"api", std::string(Api->Name)},
                   {"direction", ToDevice ? "host-to-device" : "device-to-host"},
-                  {"hostMemory", Unknown ? "unknown" : "pageable (" + P.How + ")"},
+                  {"hostMemory", Unknown ? "unknown"
+                                 : Maybe ? "maybe pageable (" + P.How + "; pinned: " + P.PinnedHow + ")"
+                                         : "pageable (" + P.How + ")"},
                   {"measured", std::string(measuredSyncText(Api->Measured))}};
     Sink.emit(D, SM);
   }

@@ -137,22 +137,43 @@ bool HostMemoryProvenance::isRegistered(const ValueDecl *D) {
 }
 
 Provenance HostMemoryProvenance::combine(const std::vector<Provenance> &Sources) {
-  // Any source that is not pageable makes the answer uncertain or pinned: report only
-  // when every way the pointer can be set gives pageable memory.
-  Provenance Result;
-  bool AllPageable = false;
+  // Pageable only when every way the pointer can be set gives pageable memory; pageable on
+  // some ways and pinned on others is "may be pageable" (a note); anything else is pinned
+  // (a pinned source with unknown ones, as the copies in pinned pools are) or unknown.
+  const Provenance *Pageable = nullptr, *Pinned = nullptr;
+  bool Unknown = false;
   for (const Provenance &P : Sources) {
-    if (P.Kind == HostMemory::Null)
-      continue; // float *p = nullptr; p = (float *)malloc(n);
-    AllPageable = AllPageable || P.Kind == HostMemory::Pageable;
-    if (P.Kind == HostMemory::Pinned || P.Kind == HostMemory::Managed || P.Kind == HostMemory::Device)
+    switch (P.Kind) {
+    case HostMemory::Null:
+      continue;  // float *p = nullptr; p = (float *)malloc(n);
+    case HostMemory::Managed:
+    case HostMemory::Device:
       return P;
-    if (P.Kind != HostMemory::Pageable)
-      return Provenance{};
-    if (Result.Kind == HostMemory::Unknown)
-      Result = P;
+    case HostMemory::Pinned:
+      Pinned = Pinned ? Pinned : &P;
+      continue;
+    case HostMemory::Pageable:
+      Pageable = Pageable ? Pageable : &P;
+      continue;
+    case HostMemory::MaybePageable:
+      return P;  // (a source that is itself mixed: as it says)
+    case HostMemory::Unknown:
+      Unknown = true;
+      continue;
+    }
   }
-  return AllPageable ? Result : Provenance{};
+  if (Pinned && Pageable && !Unknown) {
+    Provenance Mixed = *Pageable;
+    Mixed.Kind = HostMemory::MaybePageable;
+    Mixed.PinnedWhere = Pinned->Where;
+    Mixed.PinnedHow = Pinned->How;
+    return Mixed;
+  }
+  if (Pinned)
+    return *Pinned;
+  if (Pageable && !Unknown)
+    return *Pageable;
+  return Provenance{};
 }
 
 void HostMemoryProvenance::outParamAllocations(const ValueDecl *D, const Stmt *Scope,
@@ -318,25 +339,9 @@ Provenance HostMemoryProvenance::resolveVar(const VarDecl *V, int Depth) {
     outParamAllocations(V, Body, Sources);
   }
   InProgress.erase(V);
-  // A local pointer malloc'd on one path and pinned on another is pageable on some path:
-  // the copy is not asynchronous there (issue 11's path-dependent host memory).
-  bool AnyPageable = false, OnlyKnown = true;
-  Provenance FirstPageable;
-  for (const Provenance &P : Sources) {
-    if (P.Kind == HostMemory::Pageable && !AnyPageable) {
-      AnyPageable = true;
-      FirstPageable = P;
-    }
-    if (P.Kind != HostMemory::Pageable && P.Kind != HostMemory::Pinned && P.Kind != HostMemory::Null)
-      OnlyKnown = false;
-  }
-  bool Mixed = AnyPageable && std::any_of(Sources.begin(), Sources.end(), [](const Provenance &P) {
-    return P.Kind == HostMemory::Pinned;
-  });
-  if (Mixed && OnlyKnown) {
-    FirstPageable.How += " on one path (pinned on another)";
-    return FirstPageable;
-  }
+  // A local pointer malloc'd on one path and pinned on another (a flag chooses) may be
+  // pageable: combine says so (issue 11 made it a warning; issue 41: a note, the path is not
+  // certain).
   return combine(Sources);
 }
 

@@ -16,12 +16,17 @@
 namespace syncwatch {
 
 // Null: no memory at all (a pointer initialized to nullptr before its allocation).
-enum class HostMemory { Unknown, Null, Pageable, Pinned, Managed, Device };
+// MaybePageable: pageable on one path and pinned on another (a flag, a template or a function
+// argument chooses): reported as a note, "may be pageable".
+enum class HostMemory { Unknown, Null, Pageable, Pinned, Managed, Device, MaybePageable };
 
 struct Provenance {
   HostMemory Kind = HostMemory::Unknown;
   clang::SourceLocation Where;   // the allocation or declaration that decides it
   std::string How;               // "malloc", "std::vector", "a C array", "cudaMallocHost"...
+  // MaybePageable: the pinned path's allocation (Where and How are the pageable one's).
+  clang::SourceLocation PinnedWhere;
+  std::string PinnedHow;
 };
 
 class HostMemoryProvenance {

@@ -53,7 +53,8 @@ std::vector<std::uint32_t> CaptureReadiness::sites() const {
   return S;
 }
 
-std::optional<CaptureReadiness::Verdict> CaptureReadiness::judge(const std::vector<StepSpan> &Steps) const {
+std::optional<CaptureReadiness::Verdict>
+CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<bool(std::uint32_t)> &CurrentStreamWork) const {
   // The steps of the most frequent (name, thread): the loop a capture would replace.
   std::map<std::pair<std::string, std::uint64_t>, std::size_t> Groups;
   for (const StepSpan &S : Steps)
@@ -71,6 +72,10 @@ std::optional<CaptureReadiness::Verdict> CaptureReadiness::judge(const std::vect
     if (S.Name == V.Step && S.Thread == V.Thread)
       Mine.push_back(S);
   std::sort(Mine.begin(), Mine.end(), [](const StepSpan &A, const StepSpan &B) { return A.Start < B.Start; });
+  if (Mine.size() >= 3) {
+    Mine.erase(Mine.begin());  // warm-up
+    V.WarmUp = 1;
+  }
   V.Steps = Mine.size();
   // The step a time falls in (its index), or none.
   auto stepAt = [&](std::uint64_t T) -> std::optional<std::size_t> {
@@ -85,7 +90,7 @@ std::optional<CaptureReadiness::Verdict> CaptureReadiness::judge(const std::vect
   std::map<std::tuple<bool, std::uint32_t, std::string_view>, std::pair<Line, std::size_t>> ByLine;  // line, last step
   for (const Kept &K : Sorted) {
     std::optional<std::size_t> Step = stepAt(K.Enter);
-    if (!Step)
+    if (!Step || (K.Kind == Blocker::LegacyStream && CurrentStreamWork && CurrentStreamWork(K.Site)))
       continue;
     bool Other = K.Thread != V.Thread;
     auto [It, New] = ByLine.try_emplace({Other, K.Site, K.Api});
@@ -145,6 +150,8 @@ readinessFigures(const CaptureReadiness::Verdict &V, const std::function<std::st
   }
   Out.emplace_back("readiness.step", V.Step);
   Out.emplace_back("readiness.steps", std::to_string(V.Steps));
+  if (V.WarmUp)
+    Out.emplace_back("readiness.warmUpSteps", std::to_string(V.WarmUp));
   Out.emplace_back("readiness.thread", Label(V.Thread));
   Out.emplace_back("readiness.verdict", V.go() ? "go" : "no-go");
   Out.emplace_back("readiness.blockersPerStep", perStep(Own, V.Steps));
@@ -162,7 +169,8 @@ std::string readinessText(const std::vector<std::pair<std::string, std::string>>
   if (!F.count("readiness.verdict"))
     return "";
   std::string Text = "capture readiness of the " + F["readiness.steps"] + " '" + F["readiness.step"] + "' steps on thread " +
-                     F["readiness.thread"] + ": ";
+                     F["readiness.thread"] +
+                     (F.count("readiness.warmUpSteps") ? " (after " + F["readiness.warmUpSteps"] + " warm-up)" : "") + ": ";
   if (F["readiness.verdict"] == "go")
     Text += "go - none of their calls would stop a CUDA graph capture";
   else

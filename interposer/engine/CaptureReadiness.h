@@ -50,13 +50,19 @@ public:
   struct Verdict {
     std::string Step;  // the steps' name
     std::uint64_t Thread = 0;
-    std::size_t Steps = 0;
+    std::size_t Steps = 0;   // judged (after the warm-up)
+    std::size_t WarmUp = 0;  // steps left out at the start
     std::vector<Line> Lines;  // most calls first; the step's own thread first
     bool Partial = false;
     bool go() const;
   };
-  // The steps of the most frequent (name, thread), judged; none without steps.
-  std::optional<Verdict> judge(const std::vector<StepSpan> &Steps) const;
+  // The steps of the most frequent (name, thread), judged; none without steps. The first
+  // of three or more steps is warm-up (a capture follows warm-up: PyTorch's caching
+  // allocator and cuBLAS allocate in it) and is not judged. CurrentStreamWork, if given:
+  // legacy-stream work from this site went to PyTorch's current stream, which
+  // torch.cuda.graph replaces by its capture stream - not a blocker there.
+  std::optional<Verdict> judge(const std::vector<StepSpan> &Steps,
+                               const std::function<bool(std::uint32_t Site)> &CurrentStreamWork = {}) const;
   std::vector<std::uint32_t> sites() const;  // of the calls kept (to symbolize)
 
 private:

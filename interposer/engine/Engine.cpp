@@ -170,7 +170,13 @@ std::vector<std::pair<std::string, std::string>> Engine::readinessFigures() cons
   std::vector<StepSpan> Spans;
   for (const StepCosts::Cost &C : StepCost.costs())
     Spans.push_back(C.Span);
-  std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans);
+  // A Python line's launch onto the legacy stream is PyTorch's current stream at work (the
+  // default stream is the legacy one): torch.cuda.graph captures it on its own stream.
+  auto CurrentStreamWork = [this](std::uint32_t Site) {
+    auto It = Sites.find(Site);
+    return It != Sites.end() && !It->second.Python.empty();
+  };
+  std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans, CurrentStreamWork);
   if (!V)
     return {};
   // A Python line that called an op: the op's native line too, where the blocker is.

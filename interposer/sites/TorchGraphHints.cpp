@@ -48,13 +48,18 @@ CApi Py;
 
 std::atomic<void (*)(TorchGraphHint, std::string_view)> OnHint{nullptr};
 
-// The logger of each module, as torch._logging.getArtifactLogger(__name__, "perf_hints") names it.
+// The loggers of each module, as torch._logging.getArtifactLogger(__name__, ARTIFACT) names
+// them: "perf_hints" until torch 2.5 or so, "cudagraphs" in 2.11 (seen on the H100:
+// "torch/_inductor/cudagraph_utils.py:207] [__cudagraphs] skipping cudagraphs due to ...").
+// A logger that a torch version does not use is created and never logs.
 struct Watched {
   const char *Module, *Logger;
   std::atomic<int> State{0};  // 0 not imported yet, 1 filter being added, 2 added, 3 retry
 };
 Watched Loggers[] = {
+    {"torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_utils.__cudagraphs"},
     {"torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_utils.__perf_hints"},
+    {"torch._inductor.cudagraph_trees", "torch._inductor.cudagraph_trees.__cudagraphs"},
     {"torch._inductor.cudagraph_trees", "torch._inductor.cudagraph_trees.__perf_hints"},
 };
 

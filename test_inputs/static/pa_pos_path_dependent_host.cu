@@ -1,6 +1,8 @@
-// Path-dependent host memory: pinned when the caller asks for it, malloc'd otherwise.
-// On the pageable path the async copy is not asynchronous -> a warning. The look-alike
-// pins on both paths (cudaMallocHost, or malloc + cudaHostRegister) and stays silent.
+// Path-dependent host memory: pinned when the caller asks for it, malloc'd otherwise, by an
+// if or a ?:. On the pageable path the async copy is not asynchronous; which path runs is
+// not certain -> a note ("may copy from pageable host memory"), naming both allocations. The
+// look-alikes pin on both paths (cudaMallocHost, or malloc + cudaHostRegister; a ?: of two
+// pinned buffers) and stay silent.
 #include <cstdlib>
 #include <cuda_runtime.h>
 
@@ -11,7 +13,7 @@ void stage_and_upload(float* d, int n, bool pinned, cudaStream_t s) {
   else
     h = static_cast<float*>(malloc(n * sizeof(float)));
   for (int i = 0; i < n; ++i) h[i] = float(i);
-  cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);  // expect: warning syncwatch-pageable-async-copy
+  cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);  // expect: note syncwatch-pageable-async-copy
   cudaStreamSynchronize(s);
   if (pinned)
     cudaFreeHost(h);
@@ -29,4 +31,25 @@ void stage_pinned_either_way(float* d, int n, bool reuse, float* pool, cudaStrea
   }
   cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
   cudaStreamSynchronize(s);
+}
+
+void stage_chosen(float* d, float* pinned_pool, int n, bool use_pool, cudaStream_t s) {
+  float* h = use_pool ? pinned_pool : static_cast<float*>(malloc(n * sizeof(float)));
+  cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);  // expect: note syncwatch-pageable-async-copy
+  cudaStreamSynchronize(s);
+}
+
+void stage_two_pools(float* d, int n, bool first, cudaStream_t s) {
+  float *a = nullptr, *b = nullptr;
+  cudaMallocHost(&a, n * sizeof(float));
+  cudaHostAlloc(&b, n * sizeof(float), cudaHostAllocDefault);
+  float* h = first ? a : b;
+  cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
+  cudaStreamSynchronize(s);
+}
+
+void call_stage_chosen(float* d, int n, cudaStream_t s) {
+  float* pool = nullptr;
+  cudaMallocHost(&pool, n * sizeof(float));
+  stage_chosen(d, pool, n, n > 1024, s);
 }

@@ -78,7 +78,9 @@ void unjoinedFork(cudaStream_t s, cudaStream_t side, cudaEvent_t fork, float *d)
   cudaEventRecord(fork, s);
   cudaStreamWaitEvent(side, fork, 0);
   scale<<<N / 256, 256, 0, side>>>(d, N, 2.f);
-  endCapture("unjoined end", s);  // BREAKS: unjoined
+  cudaGraph_t g = nullptr;
+  report("unjoined end", cudaStreamEndCapture(s, &g));  // BREAKS: unjoined
+  cudaGetLastError();
 }
 
 // Another thread allocates pinned memory while this one captures in global mode: the

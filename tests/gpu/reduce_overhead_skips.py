@@ -38,9 +38,10 @@ def main():
     x, w = torch.ones(1024, device="cuda"), torch.ones(1024)
     a = torch.ones(64, 64, device="cuda")
     for _ in range(rounds):
+        torch.compiler.cudagraph_mark_step_begin()  # (a replay overwrites the last outputs)
         y = bump(x)  # SKIPS: mutated
         z = scale(x, w)  # SKIPS: cpu
-        m = mlp(a)
+        m = mlp(a).clone()
     for n in range(1, 61):
         normalize(torch.ones(n * 8, device="cuda"))  # HINT: sizes
     torch.cuda.synchronize()

@@ -1,7 +1,9 @@
 // Capture readiness of marked steps (engine/CaptureReadiness.h) on hand-built recordings: a
 // training step whose calls would stop a CUDA graph capture - a .item() (a copy and a
 // synchronize), an allocation in some steps, a legacy-stream kernel - listed per step and
-// line, another thread's allocation apart, and a clean step that is a go.
+// line, another thread's allocation apart, and a clean step that is a go. The first step is
+// warm-up, and a PyTorch op's launch onto torch's current stream (the legacy default stream,
+// from a Python line) is what torch.cuda.graph captures on its own stream: neither is judged.
 #include "../../interposer/engine/Engine.h"
 
 #include <gtest/gtest.h>
@@ -30,6 +32,8 @@ struct Recorded {
     Log.Sites[3] = {"normalize", "/src/ext.cu", 61};  // a kernel launched without a stream
     Log.Sites[4] = {"matmul", "/src/ext.cu", 30};     // a kernel on the step's stream
     Log.Sites[5] = {"pin_batch", "/src/loader.cu", 17};
+    // A PyTorch op launched from Python onto torch's current stream - the default, legacy one.
+    Log.Sites[6] = SiteFrame{{"gemm", "libtorch_cuda.so", 0}, {{"train_step", "/src/train.py", 38}}};
   }
   std::uint64_t call(const char *Api, std::uint64_t At, std::uint32_t Site, std::uint64_t Thread = Main) {
     Log.Calls.push_back({++Corr, 0, Thread, internApiName(Api), At * us, (At + 5) * us, Site});
@@ -57,22 +61,26 @@ struct Recorded {
 
 TEST(CaptureReadiness, ATrainingStepsBlockersPerStepAndLine) {
   Recorded R;
-  for (int S = 0; S < 4; ++S) {
+  for (int S = 0; S < 5; ++S) {
     std::uint64_t T = 1000 * (S + 1);
     R.step(T, T + 900);
     R.kernelOn(13, R.call("cudaLaunchKernel", T + 10, 4), T + 10);
     R.kernelOn(7, R.call("cudaLaunchKernel", T + 100, 3), T + 100);  // legacy stream
+    R.kernelOn(7, R.call("cudaLaunchKernel", T + 150, 6), T + 150);  // torch's current stream
     R.call("cudaMemcpyAsync", T + 200, 1);                            // .item()'s copy: captured
     R.call("cudaStreamSynchronize", T + 210, 1);                      // .item()'s wait: a blocker
     if (S == 0)
-      R.call("cudaMalloc", T + 300, 2);  // the first step's allocation
-    if (S == 2)
+      R.call("cudaHostAlloc", T + 250, 2);  // warm-up: the first step allocates, not judged
+    if (S == 1)
+      R.call("cudaMalloc", T + 300, 2);  // one judged step's allocation
+    if (S == 3)
       R.call("cudaMallocHost", T + 400, 5, Loader);  // the loader pins while a step runs
   }
   R.call("cudaDeviceSynchronize", 9000, 1);  // after the last step: not in one
   auto F = R.figures();
   EXPECT_EQ(F["readiness.step"], "train_step");
   EXPECT_EQ(F["readiness.steps"], "4");
+  EXPECT_EQ(F["readiness.warmUpSteps"], "1");
   EXPECT_EQ(F["readiness.thread"], "main");
   EXPECT_EQ(F["readiness.verdict"], "no-go");
   EXPECT_EQ(F["readiness.blockersPerStep"], "2.25");
@@ -83,7 +91,8 @@ TEST(CaptureReadiness, ATrainingStepsBlockersPerStepAndLine) {
   EXPECT_EQ(F["readiness.otherThreads"],
             "0.25 x cudaMallocHost at /src/loader.cu:17 (allocates, frees or pins; in 1 of 4 steps) on another thread");
   std::string Text = readinessText(Figures(F.begin(), F.end()));
-  EXPECT_NE(Text.find("capture readiness of the 4 'train_step' steps on thread main: no-go - 2.25 blocker(s) a step"),
+  EXPECT_NE(Text.find("capture readiness of the 4 'train_step' steps on thread main (after 1 warm-up): no-go - 2.25 "
+                      "blocker(s) a step"),
             std::string::npos)
       << Text;
   EXPECT_NE(Text.find("other threads made calls that break a global-mode capture"), std::string::npos) << Text;
@@ -91,23 +100,24 @@ TEST(CaptureReadiness, ATrainingStepsBlockersPerStepAndLine) {
 
 TEST(CaptureReadiness, AStepWithOnlyCapturableWorkIsAGo) {
   Recorded R;
-  for (int S = 0; S < 3; ++S) {
+  for (int S = 0; S < 4; ++S) {
     std::uint64_t T = 1000 * (S + 1);
     R.step(T, T + 900);
     R.kernelOn(13, R.call("cudaLaunchKernel", T + 10, 4), T + 10);
+    R.kernelOn(7, R.call("cudaLaunchKernel", T + 15, 6), T + 15);  // torch's current stream
     R.call("cudaMemcpyAsync", T + 20, 1);      // a pageable copy is captured (measured)
     R.call("cudaMallocAsync", T + 30, 2);      // stream-ordered: captured
     R.call("cudaEventRecord", T + 40, 4);
   }
   R.call("cudaMalloc", 10, 2);                 // set-up before the first step
-  R.call("cudaStreamSynchronize", 5000, 1);    // after the last
+  R.call("cudaStreamSynchronize", 6000, 1);    // after the last
   auto F = R.figures();
   EXPECT_EQ(F["readiness.verdict"], "go");
   EXPECT_EQ(F["readiness.blockersPerStep"], "0");
   EXPECT_EQ(F.count("readiness.blockers"), 0u);
   EXPECT_EQ(readinessText(Figures(F.begin(), F.end())),
-            "capture readiness of the 3 'train_step' steps on thread main: go - none of their calls would stop a CUDA "
-            "graph capture\n");
+            "capture readiness of the 3 'train_step' steps on thread main (after 1 warm-up): go - none of their calls "
+            "would stop a CUDA graph capture\n");
 }
 
 TEST(CaptureReadiness, NoStepsNoReadinessAndTheMostFrequentStepIsJudged) {
