@@ -1,6 +1,7 @@
 // Provenance across functions: a helper returning malloc'd memory (flag), a parameter that
 // receives vector.data() at every call site (flag), a parameter receiving pinned memory at one
-// site and pageable at another (silent), and a function never called (silent) -> two warnings.
+// site and pageable at another (a note: may be pageable), and a function never called
+// (silent) -> two warnings and a note.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -27,7 +28,7 @@ static void upload_frame(float* d_dst, const float* h_src, int n, cudaStream_t s
 }
 
 static void upload_mask(float* d_dst, const float* h_src, int n, cudaStream_t s) {
-  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src, n * sizeof(float), cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src, n * sizeof(float), cudaMemcpyHostToDevice, s));  // expect: note syncwatch-pageable-async-copy
 }
 
 void download_debug(float* h_dst, const float* d_src, int n, cudaStream_t s) {
