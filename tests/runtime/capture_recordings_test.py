@@ -10,6 +10,7 @@ check itself and exits 77: ctest says skipped, not passed.
 Usage: capture_recordings_test.py SYNCWATCH TEST_INPUTS_RUNTIME SOURCE_ROOT
 """
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -42,6 +43,40 @@ for part, source, extra in cases:
         os.unlink(fh.name)
         print(f"== {os.path.basename(rec)}\n{r.stdout.strip()}")
         failed += r.returncode != 0
+# Readiness of the training loop before and after its blockers moved out (readiness_step.py):
+# no-go with a host wait at each .item() / .cpu() line of step_before, then go.
+def replay_figures(rec):
+    out = subprocess.run([sw, "replay", "--format=json", rec], capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        return None
+    doc = json.loads(out.stdout)
+    figures = doc.get("figures", {})
+    return dict(figures) if isinstance(figures, list) else figures
+
+
+step_src = os.path.join(root, "tests", "gpu", "readiness_step.py")
+lines = open(step_src).read().splitlines()
+body = lines[next(i for i, l in enumerate(lines) if l.startswith("def step_before")):]
+body = body[:next(i for i, l in enumerate(body[1:], 1) if l.startswith("def "))]
+first = next(i for i, l in enumerate(lines) if l.startswith("def step_before"))
+waits = [first + i + 1 for i, l in enumerate(body) if ".item()" in l or ".cpu()" in l]
+for mode, want in (("before", "no-go"), ("fixed", "go")):
+    recs = sorted(glob.glob(os.path.join(inputs, f"*_readiness_{mode}.swrec")))
+    if not recs:
+        print(f"skip no recording *_readiness_{mode}.swrec in {inputs} yet")
+        missing += 1
+        continue
+    for rec in recs:
+        f = replay_figures(rec)
+        verdict = (f or {}).get("readiness.verdict")
+        blockers = (f or {}).get("readiness.blockers", "")
+        bad = verdict != want
+        if mode == "before":
+            absent = [n for n in waits if f"readiness_step.py:{n} " not in blockers]
+            bad = bad or bool(absent) or "waits for the GPU" not in blockers
+        print(f"{'FAIL' if bad else 'ok  '} {os.path.basename(rec)}: readiness {verdict} (want {want}); "
+              f"{blockers[:300]}")
+        failed += bad
 # The check can fail: a report with none of the marked findings does not pass it.
 with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
     fh.write('{"findings": [], "figures": {}}')
