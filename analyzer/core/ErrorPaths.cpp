@@ -1,5 +1,7 @@
 #include "ErrorPaths.h"
 
+#include "CudaCalls.h"
+
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -32,12 +34,8 @@ bool isStatusType(QualType T) {
 
 bool isStatus(const Expr *E) { return E && isStatusType(E->IgnoreParenImpCasts()->getType()); }
 
-bool isZero(const Expr *E, ASTContext &Ctx) {
-  if (!E || E->isValueDependent())
-    return false;
-  Expr::EvalResult R;
-  return E->IgnoreParenImpCasts()->EvaluateAsInt(R, Ctx) && R.Val.getInt() == 0;
-}
+// A status's success value: 0 (CudaCalls.h's constantInt evaluates enumerators too).
+bool isZero(const Expr *E, ASTContext &Ctx) { return constantInt(E, Ctx) == 0; }
 
 // `A op B` with one side a status and the other its success value.
 bool comparesStatus(const BinaryOperator *B, ASTContext &Ctx) {
