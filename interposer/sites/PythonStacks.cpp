@@ -226,10 +226,21 @@ std::string strText(const void *Str) {
   return Out;
 }
 
+// Python that torch.compile wrote: inductor's output code (the Runner.call that launches
+// a compiled graph's kernels), kept in its cache folder, /tmp/torchinductor_<user>/ unless
+// TORCHINDUCTOR_CACHE_DIR moves it. Not the user's, though it is outside site-packages.
+bool isTorchGeneratedFile(const std::string &File) {
+  if (File.find("/torchinductor_") != std::string::npos)
+    return true;
+  const char *Cache = std::getenv("TORCHINDUCTOR_CACHE_DIR");
+  std::size_t N = Cache ? std::strlen(Cache) : 0;
+  return N > 1 && File.compare(0, N, Cache) == 0 && (File.size() == N || File[N] == '/' || Cache[N - 1] == '/');
+}
+
 // Frames of installed packages, of the standard library and of frozen modules are not the
 // user's: the report collapses them (torch/nn/modules/module.py is never the answer).
 bool isUserFile(const std::string &File) {
-  if (File.empty() || File[0] == '<')
+  if (File.empty() || File[0] == '<' || isTorchGeneratedFile(File))
     return false;
   for (const char *Part : {"/site-packages/", "/dist-packages/", "/lib/python3", "/lib64/python3"})
     if (File.find(Part) != std::string::npos)
@@ -237,7 +248,19 @@ bool isUserFile(const std::string &File) {
   return true;
 }
 
-// Code object -> user or not (1 | 2*user), read by the fast path; names for the report.
+// torch.compile's machinery between a compiled function's caller and its kernels: dynamo,
+// AOT autograd's runtime wrappers, inductor and its generated code.
+bool isCompileMachineryFile(const std::string &File) {
+  if (isTorchGeneratedFile(File))
+    return true;
+  for (const char *Part : {"/torch/_dynamo/", "/torch/_functorch/", "/torch/_inductor/"})
+    if (File.find(Part) != std::string::npos)
+      return true;
+  return false;
+}
+
+// Code object -> class (1 | 2 if the user's | 4 if torch.compile's machinery), read by the
+// fast path; names for the report.
 // A code object stays alive while it executes; one freed later and whose address is reused
 // by another code object keeps the first one's class and names (a limit: no reference is
 // taken, since reference counts may not be touched without the GIL).
@@ -245,18 +268,34 @@ LearnedTable<14> CodeClass;
 std::mutex CodesLock;  // trivially destructible in libstdc++
 std::unordered_map<const void *, PyCodeName> *Codes = new std::unordered_map<const void *, PyCodeName>;
 
-bool learnCode(const void *Code) {
+constexpr std::uint64_t kUserCode = 2, kCompileMachinery = 4;
+
+std::uint64_t learnCode(const void *Code) {
   std::lock_guard<std::mutex> G(CodesLock);
   std::uint64_t Known = 0;
   if (CodeClass.find(reinterpret_cast<std::uintptr_t>(Code), Known))
-    return Known & 2;
+    return Known;
   PyCodeName N;
   N.File = strText(field<const void *>(Code, L.CodeFilename));
   N.Function = strText(field<const void *>(Code, L.CodeQualname >= 0 ? L.CodeQualname : L.CodeName));
-  bool User = isUserFile(N.File);
+  std::uint64_t Class = 1 | (isUserFile(N.File) ? kUserCode : 0) |
+                        (isCompileMachineryFile(N.File) ? kCompileMachinery : 0);
   (*Codes)[Code] = std::move(N);
-  CodeClass.insert(reinterpret_cast<std::uintptr_t>(Code), 1 | (User ? 2 : 0));
-  return User;
+  CodeClass.insert(reinterpret_cast<std::uintptr_t>(Code), Class);
+  return Class;
+}
+
+// The frame of a torch.compile'd function itself: dynamo runs its transformed code in the
+// function's frame, which calls the compiled graph "at" the function's first line (the def,
+// or its decorator). The user's line is where the function was called, one user frame out.
+// Told apart from a one-line function that calls into torch by what it called: compile
+// machinery (torch/_dynamo, _functorch, _inductor or inductor's generated code). Rare (the
+// frame inside is machinery), so the line-table decoding stays off the common path.
+bool isCompiledFunctionFrame(const void *Code, int Position, bool InnerIsMachinery) {
+  if (!InnerIsMachinery)
+    return false;
+  void *C = const_cast<void *>(Code);
+  return Position >= 0 && Py.Addr2Line(C, Position * 2) == Py.Addr2Line(C, -1);
 }
 
 // How far out a call looks for user frames (torch's own Python layers, nn.Module's
@@ -370,6 +409,7 @@ PySite currentPythonSite(PySiteKey &Key) {
   if (Status.load(std::memory_order_relaxed) != State::Ready && !detect())
     return PySite::None;
   const void *F = innermostFrame();
+  bool InnerIsMachinery = false;
   for (int Hop = 0; F && Hop < kMaxHops; ++Hop, F = previousFrame(F)) {
     const void *Code = codeOf(F);
     if (!Code)
@@ -377,10 +417,12 @@ PySite currentPythonSite(PySiteKey &Key) {
     std::uint64_t Class = 0;
     if (!CodeClass.find(reinterpret_cast<std::uintptr_t>(Code), Class))
       return PySite::Unlearned;
-    if (Class & 2) {
-      Key = {Code, positionOf(F, Code)};
+    int Position = (Class & kUserCode) ? positionOf(F, Code) : 0;
+    if ((Class & kUserCode) && !isCompiledFunctionFrame(Code, Position, InnerIsMachinery)) {
+      Key = {Code, Position};
       return PySite::Found;
     }
+    InnerIsMachinery = Class & kCompileMachinery;
   }
   return PySite::None;
 }
@@ -390,11 +432,19 @@ int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {
     return 0;
   int N = 0;
   const void *F = innermostFrame();
+  bool InnerIsMachinery = false;
   for (int Hop = 0; F && Hop < kMaxHops && N < kMaxPyFrames; ++Hop, F = previousFrame(F)) {
     const void *Code = codeOf(F);
-    if (!Code || !learnCode(Code))
+    if (!Code)
+      continue;
+    std::uint64_t Class = learnCode(Code);
+    bool Machinery = InnerIsMachinery;
+    InnerIsMachinery = Class & kCompileMachinery;
+    if (!(Class & kUserCode))
       continue;
     int Position = positionOf(F, Code);
+    if (N == 0 && isCompiledFunctionFrame(Code, Position, Machinery))
+      continue;  // (its caller is the line; the frame stays out of the stack too)
     // PyCode_Addr2Line only decodes the code's line table (no allocation, no GIL needed);
     // a frame that has not started gives its first line.
     Out[N++] = {Code, Py.Addr2Line(const_cast<void *>(Code), Position < 0 ? -1 : Position * 2)};

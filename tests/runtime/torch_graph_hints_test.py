@@ -60,8 +60,37 @@ files = {
             else:
                 cudagraph_utils.log_cudagraph_skip_and_bump_counter("skipping cudagraphs due to " + reason)
         """,
+    # A compiled function's way to its graph: AOT autograd's wrapper (torch/_functorch) calls
+    # the Runner.call inductor wrote into its cache folder, outside site-packages.
+    os.path.join(site, "torch", "_functorch", "__init__.py"): "",
+    os.path.join(site, "torch", "_functorch", "runtime_wrappers.py"): """
+        import importlib.util, os
+        spec = importlib.util.spec_from_file_location("cgenerated", os.environ["GENERATED_CODE"])
+        generated = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(generated)
+
+        def call_func_at_runtime(reason):
+            return generated.Runner().call(reason)
+        """,
+    # A torch function outside the compile machinery that ends in the same hint.
+    os.path.join(site, "torch", "cuda", "__init__.py"): """
+        from torch._inductor.compile_fx import compiled_call
+
+        def graphed(reason):
+            compiled_call(reason)
+        """,
 }
+generated = os.path.join(tmp, "torchinductor_tester", "4k", "c4kfgvzsa2mfbnt3.py")
+files[generated] = """
+    from torch._inductor.compile_fx import compiled_call
+
+
+    class Runner:
+        def call(self, reason):
+            compiled_call(reason)
+    """
 for path, text in files.items():
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(textwrap.dedent(text))
 
@@ -71,16 +100,25 @@ with open(train, "w") as f:
         import ctypes, logging, sys
         sys.path.insert(0, {site!r})
         from torch._inductor.compile_fx import compiled_call
+        from torch._functorch.runtime_wrappers import call_func_at_runtime
+        import torch.cuda
 
 
         def step(x):
             return x + 1
 
 
+        # dynamo runs a compiled function's code in its frame, "at" its first line
+        def bump(reason): return call_func_at_runtime(reason)
+        def graphed(reason): return torch.cuda.graphed(reason)  # ONE-LINER
+
+
         for i in range(3):  # (the interpreter's next checks run the pending call)
             step(i)
         compiled_call("mutated inputs (1 instances)")  # SKIP-LINE
         compiled_call("sizes")  # HINT-LINE
+        bump("mutated inputs (2 instances)")  # COMPILED-LINE
+        graphed("mutated inputs (3 instances)")
         lg = logging.getLogger("torch._inductor.cudagraph_utils.__perf_hints")
         print("filters:", len(lg.filters))
         print("done")
@@ -89,7 +127,8 @@ bare = os.path.join(tmp, "bare.py")
 with open(bare, "w") as f:
     f.write("import logging, json\nprint(sorted(n for n in logging.root.manager.loggerDict if 'torch' in n))\n")
 
-env = dict(os.environ, LD_PRELOAD=probe, SYNCWATCH_PROBE_PRELOAD="1")
+env = dict(os.environ, LD_PRELOAD=probe, SYNCWATCH_PROBE_PRELOAD="1", GENERATED_CODE=generated)
+os.environ["GENERATED_CODE"] = generated
 env.pop("TORCH_LOGS", None)
 plain = subprocess.run([sys.executable, train], capture_output=True, text=True, timeout=60)
 # The probe prints what it heard at exit: a second script reads it through ctypes.
@@ -121,9 +160,16 @@ check("one filter on torch's logger with syncwatch, none without",
       "filters: 1" in pre.stdout and "filters: 0" in plain.stdout, pre.stdout + plain.stdout)
 skip = [h for h in heard if h.startswith("skip ")]
 other = [h for h in heard if h.startswith("other ")]
+compiled_line = next(i + 1 for i, l in enumerate(lines) if "COMPILED-LINE" in l)
+one_liner = next(i + 1 for i, l in enumerate(lines) if "ONE-LINER" in l)
 check("the skip's reason is heard at the line that called the compiled function",
-      len(skip) == 1 and "skipping cudagraphs due to mutated inputs (1 instances) @ " in skip[0]
+      len(skip) == 3 and "skipping cudagraphs due to mutated inputs (1 instances) @ " in skip[0]
       and f"train.py:{skip_line}:" in skip[0], heard)
+check("through inductor's generated code and the compiled function's own frame: its caller's line",
+      len(skip) == 3 and "(2 instances) @ " in skip[1] and f"train.py:{compiled_line}:" in skip[1]
+      and "torchinductor_" not in skip[1], heard)
+check("a one-line function that calls torch outside the compile machinery is its own line",
+      len(skip) == 3 and "(3 instances) @ " in skip[2] and f"train.py:{one_liner}:" in skip[2], heard)
 check("the dynamic-size hint is another kind, at its line",
       len(other) == 1 and "distinct sizes" in other[0] and f"train.py:{hint_line}:" in other[0], heard)
 check("torch's frames are not the line", all("site-packages" not in h.split(" @ ")[1] for h in heard), heard)
