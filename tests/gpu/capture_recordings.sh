@@ -46,7 +46,7 @@ cmp -s "$out/plain-ro.out" "$out/sw-ro.out" || { echo "reduce_overhead_skips: ou
 python3 "$here/check_capture.py" "$here/reduce_overhead_skips.py" "$out"/ro/syncwatch-*.json || fail=1
 for mode in before fixed; do
   SYNCWATCH_STEP=train_step SYNCWATCH_MEASURE=steps timeout 120 "$sw" run --out "$out/ready-$mode" --record -- \
-    python3 "$here/readiness_step.py" "$mode" 300 > "$out/ready-$mode.out" 2> "$out/ready-$mode.err" || fail=1
+    python3 "$here/readiness_step.py" "$mode" "${READY_STEPS:-60}" > "$out/ready-$mode.out" 2> "$out/ready-$mode.err" || fail=1
 done
 : > "$out/ready-times.jsonl"
 for round in 1 2 3; do

@@ -1,5 +1,6 @@
 """A script that torch.compile(mode="reduce-overhead") runs partly without CUDA graphs, as
-users meet it: a compiled step that mutates its input, one that reads a CPU tensor, one
+users meet it: a compiled step that mutates its input, one that reads a CPU tensor (torch 2.11
+runs it with CUDA graphs and a pageable copy, and says nothing), one
 called with ever new input sizes (a graph recorded for each), and one that is captured and
 replayed as intended. torch says why only on its perf_hints logger; syncwatch names the reason
 at the line that called the compiled function. Lines to be named carry a marker comment
@@ -40,7 +41,7 @@ def main():
     for _ in range(rounds):
         torch.compiler.cudagraph_mark_step_begin()  # (a replay overwrites the last outputs)
         y = bump(x)  # SKIPS: mutated
-        z = scale(x, w)  # SKIPS: cpu
+        z = scale(x, w)  # (torch 2.11: w is copied to the GPU in the graph - no skip said)
         m = mlp(a).clone()
     for n in range(1, 61):
         normalize(torch.ones(n * 8, device="cuda"))  # HINT: sizes

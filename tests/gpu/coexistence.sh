@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 40, item 1: syncwatch beside the other tools that want CUPTI, measured. Each case runs
+# the same program with and without libsyncwatch.so and keeps what each side saw:
+#   torch-after   torch.profiler started after syncwatch subscribed (the usual order)
+#   torch-before  Kineto initialized at torch's import (KINETO_USE_DAEMON=1), before syncwatch
+#   nsys          nsys profile --trace=cuda around the preloaded program (if the image has nsys)
+#   sanitizer     compute-sanitizer memcheck around the preloaded C++ probe (if present)
+#   twice         two copies of libsyncwatch.so preloaded at once
+# OUTDIR/<case>.{out,err}: the program's output (profiler counts as JSON) and stderr (where
+# each tool says what it lost); OUTDIR/summary.tsv: one line per case.
+#   tests/gpu/coexistence.sh BUILD OUTDIR
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:?usage: coexistence.sh BUILD OUTDIR}; out=${2:?usage: coexistence.sh BUILD OUTDIR}
+mkdir -p "$out"; out=$(cd "$out" && pwd)
+lib=$build/interposer/libsyncwatch.so
+probe=$build/capture_failures
+py=$here/profiled_loop.py
+{ echo "nsys: $(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)"
+  echo "compute-sanitizer: $(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
+  python3 -c "import torch; print('torch', torch.__version__)"; } > "$out/tools.txt" 2>&1
+printf 'case\tsyncwatch\trc\tstdout\tstderr_tail\n' > "$out/summary.tsv"
+one() {  # one NAME WITH_SYNCWATCH(0/1) ENV... -- COMMAND...
+  local name=$1 with=$2; shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+  if [ "$with" = 1 ]; then envs+=("LD_PRELOAD=$lib" "SYNCWATCH_OUT=$out/$name-reports"); mkdir -p "$out/$name-reports"; fi
+  env "${envs[@]}" timeout 240 "$@" > "$out/$name.out" 2> "$out/$name.err"
+  local rc=$?
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$with" "$rc" "$(tail -1 "$out/$name.out" | tr '\t' ' ')" \
+    "$(grep -i -E 'syncwatch|cupti|subscri|kineto|warn|error' "$out/$name.err" | tail -3 | tr '\n\t' '  ' | cut -c1-600)" >> "$out/summary.tsv"
+}
+one plain-noprof 0 -- python3 "$py" --no-profiler
+one torch-after-plain 0 -- python3 "$py"
+one torch-after 1 -- python3 "$py"
+one torch-before-plain 0 KINETO_USE_DAEMON=1 -- python3 "$py"
+one torch-before 1 KINETO_USE_DAEMON=1 -- python3 "$py"
+one sw-noprof 1 -- python3 "$py" --no-profiler
+nsys_bin=$(sed -n 's/^nsys: //p' "$out/tools.txt")
+if [ -n "$nsys_bin" ]; then
+  one nsys-plain 0 -- "$nsys_bin" profile --trace=cuda -o "$out/nsys-plain" --force-overwrite true --stats=true "$probe"
+  one nsys 0 -- "$nsys_bin" profile --trace=cuda -o "$out/nsys-sw" --force-overwrite true --stats=true \
+    --env-var="LD_PRELOAD=$lib,SYNCWATCH_OUT=$out/nsys-reports" "$probe"
+fi
+san=$(sed -n 's/^compute-sanitizer: //p' "$out/tools.txt")
+if [ -n "$san" ]; then
+  one sanitizer-plain 0 -- "$san" --tool memcheck "$probe"
+  mkdir -p "$out/sanitizer-reports"
+  one sanitizer 0 -- "$san" --tool memcheck --injection-path "$lib" "$probe"
+  one sanitizer-preload 0 "LD_PRELOAD=$lib" "SYNCWATCH_OUT=$out/sanitizer-reports" -- "$san" --tool memcheck "$probe"
+fi
+cp "$lib" "$out/libsyncwatch-copy.so"
+mkdir -p "$out/twice-reports"
+one twice 0 "LD_PRELOAD=$lib $out/libsyncwatch-copy.so" "SYNCWATCH_OUT=$out/twice-reports" -- "$probe"
+one probe-sw 1 -- "$probe"
+rm -f "$out/libsyncwatch-copy.so"
+column -t -s $'\t' "$out/summary.tsv" | cut -c1-400
