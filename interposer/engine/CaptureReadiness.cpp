@@ -54,7 +54,7 @@ std::vector<std::uint32_t> CaptureReadiness::sites() const {
 }
 
 std::optional<CaptureReadiness::Verdict>
-CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<bool(std::uint32_t)> &CurrentStreamWork) const {
+CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<bool(std::uint32_t, std::uint64_t)> &CurrentStreamWork) const {
   // The steps of the most frequent (name, thread): the loop a capture would replace.
   std::map<std::pair<std::string, std::uint64_t>, std::size_t> Groups;
   for (const StepSpan &S : Steps)
@@ -90,7 +90,7 @@ CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<
   std::map<std::tuple<bool, std::uint32_t, std::string_view>, std::pair<Line, std::size_t>> ByLine;  // line, last step
   for (const Kept &K : Sorted) {
     std::optional<std::size_t> Step = stepAt(K.Enter);
-    if (!Step || (K.Kind == Blocker::LegacyStream && CurrentStreamWork && CurrentStreamWork(K.Site)))
+    if (!Step || (K.Kind == Blocker::LegacyStream && CurrentStreamWork && CurrentStreamWork(K.Site, K.Thread)))
       continue;
     bool Other = K.Thread != V.Thread;
     auto [It, New] = ByLine.try_emplace({Other, K.Site, K.Api});

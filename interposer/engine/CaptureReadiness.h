@@ -62,7 +62,7 @@ public:
   // legacy-stream work from this site went to PyTorch's current stream, which
   // torch.cuda.graph replaces by its capture stream - not a blocker there.
   std::optional<Verdict> judge(const std::vector<StepSpan> &Steps,
-                               const std::function<bool(std::uint32_t Site)> &CurrentStreamWork = {}) const;
+                               const std::function<bool(std::uint32_t Site, std::uint64_t Thread)> &CurrentStreamWork = {}) const;
   std::vector<std::uint32_t> sites() const;  // of the calls kept (to symbolize)
 
 private:

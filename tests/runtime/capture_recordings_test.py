@@ -71,6 +71,10 @@ for mode, want in (("before", "no-go"), ("fixed", "go")):
         verdict = (f or {}).get("readiness.verdict")
         blockers = (f or {}).get("readiness.blockers", "")
         bad = verdict != want
+        # The backward pass's launches (autograd's pt_autograd_0 thread, the forward's
+        # streams) are captured with the step: not another thread's legacy-stream blockers.
+        others = (f or {}).get("readiness.otherThreads", "")
+        bad = bad or "legacy stream" in others
         if mode == "before":
             absent = [n for n in waits if f"readiness_step.py:{n} " not in blockers]
             bad = bad or bool(absent) or "waits for the GPU" not in blockers
