@@ -1,4 +1,5 @@
 // CUPTI's activity buffers: where its records are written, and what happens to a full one.
+#include "CuptiSharing.h"
 #include "Session.h"
 
 #include "../recorder/HostClock.h"
@@ -52,8 +53,10 @@ void releaseBuffer(uint8_t *Buffer) {
   ::munmap(Buffer, BufferSize);
 }
 
-void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {
+void CUPTIAPI bufferCompleted(CUcontext Context, uint32_t StreamId, uint8_t *Buffer, size_t, size_t Valid) {
   std::uint64_t T0 = selfStatsOn() ? hostTicks() : 0;
+  if (cuptiSharing().guestActive())  // a profiler sharing CUPTI: its kinds' records, copied
+    cuptiSharing().forwardRecords(Context, StreamId, Buffer, Valid);
   std::size_t Records = convertActivityRecords(Buffer, Valid);
   releaseBuffer(Buffer);
   if (selfStatsOn())
@@ -61,12 +64,16 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t, size
 }
 
 // SYNCWATCH_FLOOR=activity: buffers are handed back unread.
-void CUPTIAPI bufferDropped(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t) { releaseBuffer(Buffer); }
+void CUPTIAPI bufferDropped(CUcontext Context, uint32_t StreamId, uint8_t *Buffer, size_t, size_t Valid) {
+  if (cuptiSharing().guestActive())
+    cuptiSharing().forwardRecords(Context, StreamId, Buffer, Valid);
+  releaseBuffer(Buffer);
+}
 
 } // namespace
 
 void registerActivityBuffers(bool DropRecords) {
-  cuptiActivityRegisterCallbacks(bufferRequested, DropRecords ? bufferDropped : bufferCompleted);
+  cuptiSharing().registerOurBuffers(bufferRequested, DropRecords ? bufferDropped : bufferCompleted);
   cuptiActivityFlushPeriod(FlushPeriodMs);
 }
 

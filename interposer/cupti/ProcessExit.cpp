@@ -1,5 +1,6 @@
 // The end of a recorded process: the report written once, at exit or on SIGINT/SIGTERM
 // (from a thread of its own), with the GPUs named by UUID.
+#include "CuptiSharing.h"
 #include "Session.h"
 
 #include "../recorder/Recorder.h"
@@ -175,6 +176,11 @@ void finishOnce(const char *Why) {
   if (DriverVersion > 0)
     TheRecorder->setDriver("CUDA " + std::to_string(DriverVersion / 1000) + "." +
                            std::to_string(DriverVersion % 1000 / 10) + " driver API");
+  std::string Shared = cuptiSharing().guestSummary();
+  if (!Shared.empty()) {
+    TheRecorder->setCuptiSharedWith(Shared);
+    writeStderr("syncwatch: CUPTI shared with " + Shared + "\n");
+  }
   TheRecorder->finish(Why);
   if (selfStatsOn())
     writeStderr(selfStatsText(callbackName));

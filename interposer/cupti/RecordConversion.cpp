@@ -1,5 +1,6 @@
 // CUPTI's activity records, turned into what the engine reads: GPU work (copies, memsets,
 // kernels) and streams, handed to the recorder a buffer at a time.
+#include "CuptiSharing.h"
 #include "Session.h"
 
 #include "../recorder/Recorder.h"
@@ -71,8 +72,14 @@ std::size_t convertActivityRecords(std::uint8_t *Buffer, std::size_t Valid) {
   static auto *Work = new std::vector<GpuWork>;
   std::lock_guard<std::mutex> WorkGuard(*WorkLock);
   Work->clear();
+  // With a profiler sharing CUPTI, the buffer also holds its kinds (kernels before
+  // syncwatch traces them, runtime records...): read only syncwatch's own.
+  const CuptiSharing &Sharing = cuptiSharing();
+  bool Shared = Sharing.guestActive();
   while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS) {
     ++Records;
+    if (Shared && !Sharing.ourKind(Record->kind))
+      continue;
     switch (Record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto *R = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(Record);

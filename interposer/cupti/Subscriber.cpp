@@ -6,6 +6,7 @@
 #include "Subscriber.h"
 
 #include "CallDecoding.h"
+#include "CuptiSharing.h"
 #include "NvtxSteps.h"
 #include "Session.h"
 
@@ -69,7 +70,7 @@ std::atomic<bool> LaunchCallbacksOn{false};  // the deferrable launch callbacks 
 void traceKernels() {
   if (KernelsOn.load(std::memory_order_relaxed) || KernelsOn.exchange(true))
     return;
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (selfStatsOn())
     countToggle(Toggle::KernelsOn);
   std::uint64_t Now = 0;
@@ -91,7 +92,7 @@ void enableLaunchCallbacks() {
   if (LaunchCallbacksOn.load(std::memory_order_relaxed) || LaunchCallbacksOn.exchange(true))
     return;
   for (auto [Domain, Id] : Start->DeferredLaunchIds)
-    cuptiEnableCallback(1, Start->Subscriber, Domain, Id);
+    cuptiSharing().enableOurs(1, Domain, Id);
   if (TheRecorder)  // none yet at start()
     TheRecorder->launchCallbacks(true, cuptiNow());
   if (selfStatsOn())
@@ -101,15 +102,35 @@ void disableLaunchCallbacks() {
   if (KernelMode == KernelTrace::Always || !LaunchCallbacksOn.exchange(false))
     return;
   for (auto [Domain, Id] : Start->DeferredLaunchIds)
-    cuptiEnableCallback(0, Start->Subscriber, Domain, Id);
+    cuptiSharing().enableOurs(0, Domain, Id);
   recorder().launchCallbacks(false, cuptiNow());
   if (selfStatsOn())
     countToggle(Toggle::LaunchesOff);
 }
 
+void onApiOwn(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data);
+
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   if (InForkedChild.load(std::memory_order_relaxed))
     return;
+  CuptiSharing &Sharing = cuptiSharing();
+  if (Sharing.guestActive()) [[unlikely]] {
+    // A profiler that shares the subscription (CuptiSharing.h): its callback outside
+    // syncwatch's timing of the call - before at entry, after at exit.
+    bool Api = Domain == CUPTI_CB_DOMAIN_RUNTIME_API || Domain == CUPTI_CB_DOMAIN_DRIVER_API;
+    bool Exit = Api && static_cast<const CUpti_CallbackData *>(Data)->callbackSite == CUPTI_API_EXIT;
+    if (!Exit)
+      Sharing.toGuest(Domain, Id, Data);
+    if (Sharing.oursOn(Domain, Id))
+      onApiOwn(Domain, Id, Data);
+    if (Exit)
+      Sharing.toGuest(Domain, Id, Data);
+    return;
+  }
+  onApiOwn(Domain, Id, Data);
+}
+
+void onApiOwn(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   if (Domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (Id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
       noteContextCreated();
@@ -145,7 +166,7 @@ void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, co
 // stream's capture.
 void capturesOpen(bool Open) {
   for (auto [Domain, Id] : Start->CaptureOnlyIds)
-    cuptiEnableCallback(Open ? 1 : 0, Start->Subscriber, Domain, Id);
+    cuptiSharing().enableOurs(Open ? 1 : 0, Domain, Id);
   if (Open)
     enableLaunchCallbacks();
 }
@@ -178,13 +199,13 @@ void CUPTIAPI onApiFloor(void *, CUpti_CallbackDomain, CUpti_CallbackId, const v
 void startActivity(bool Floor = false) {
   bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
   registerActivityBuffers(Floor);
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+  cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_MEMCPY);
+  cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_MEMSET);
+  cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_STREAM);
   if (KernelMode == KernelTrace::Always) {
     KernelsOn.store(true);
     KernelsOnSince.store(0);
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   }
 }
 
@@ -211,7 +232,7 @@ void enableCatalogued(CUpti_SubscriberHandle Sub, CUpti_CallbackDomain Domain, C
         Start->DeferredLaunchIds.push_back({Domain, Id});
         continue;
       }
-      cuptiEnableCallback(1, Sub, Domain, Id);
+      cuptiSharing().enableOurs(1, Domain, Id);
     }
   }
 }
@@ -229,8 +250,23 @@ void startSteps(CUpti_SubscriberHandle Sub, const Config &Cfg) {
   if (Cfg.MeasureSteps)
     OnOpen = [](bool Open) { setMeasureAll(Open); };
   followSteps(new StepTracker(Cfg.StepName), [](const StepSpan &S) { recorder().noteStep(S); }, std::move(OnOpen));
-  if (cuptiEnableDomain(1, Sub, CUPTI_CB_DOMAIN_NVTX) != CUPTI_SUCCESS)
+  if (!cuptiSharing().enableOurDomain(true, CUPTI_CB_DOMAIN_NVTX))
     Start->ConfigMessages += "syncwatch: SYNCWATCH_STEP: CUPTI's NVTX callbacks are unavailable; steps are not seen\n";
+}
+
+// Who holds CUPTI when syncwatch cannot subscribe: a tool that subscribed through these
+// exports before syncwatch did, another copy of libsyncwatch.so, or an injected profiler.
+std::string heldBy() {
+  std::string Who = cuptiSharing().holder();
+  if (!Who.empty())
+    return Who + " subscribed to CUPTI first and holds it (CUPTI takes one subscriber on drivers before r610)";
+  Dl_info Mine, First;
+  void *Found = ::dlsym(RTLD_DEFAULT, "cuptiSubscribe");
+  if (::dladdr(reinterpret_cast<void *>(&heldBy), &Mine) && Found && ::dladdr(Found, &First) && First.dli_fname &&
+      Mine.dli_fname && std::string_view(First.dli_fname) != Mine.dli_fname &&
+      std::string_view(First.dli_fname).find("libsyncwatch") != std::string_view::npos)
+    return std::string("another copy of libsyncwatch.so (") + First.dli_fname + ") is already watching this process";
+  return "another profiler (Nsight Systems, compute-sanitizer, a CUPTI tool injected at start) already holds CUPTI";
 }
 
 void startOnce() {
@@ -257,13 +293,12 @@ void startOnce() {
   const char *FloorEnv = std::getenv("SYNCWATCH_FLOOR");
   bool FloorActivity = FloorEnv && std::string_view(FloorEnv) == "activity";
   bool Floor = FloorActivity || (FloorEnv && *FloorEnv == '1');
-  CUptiResult R = cuptiSubscribe(&Start->Subscriber, Floor ? onApiFloor : onApi, nullptr);
+  CUptiResult R = cuptiSharing().subscribeOurs(&Start->Subscriber, Floor ? onApiFloor : onApi, cuptiNow());
   if (R != CUPTI_SUCCESS) {
     const char *Text = nullptr;
     cuptiGetResultString(R, &Text);
     Start->NotActive = std::string("syncwatch: not active: ") +
-                       (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                            ? "another profiler (Nsight Systems, torch.profiler...) already holds CUPTI"
+                       (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? heldBy()
                             : std::string("CUPTI is unavailable (") + (Text ? Text : "unknown error") +
                                   "; no GPU or no CUDA driver?)") +
                        "; the program ran without it\n";
@@ -301,7 +336,7 @@ void startOnce() {
   if (Start->Cfg.Stats)
     enableSelfStats(CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_DRIVER_TRACE_CBID_SIZE);
   // Context creation: the call it happens in is start-up, not a wait (ApiCall::CreatedContext).
-  cuptiEnableCallback(1, Start->Subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  cuptiSharing().enableOurs(1, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
   KernelMode = Start->Cfg.Kernels;
   startActivity();
   // Counted from the first launch (see enableLaunchCallbacks) - but in a Python process they
@@ -315,7 +350,7 @@ void startOnce() {
     // Every launch timed: its kernel's records from the first one on.
     KernelsOn.store(true);
     KernelsOnSince.store(0);
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   }
   startSteps(Start->Subscriber, Start->Cfg);
   watchForPython(Start->Cfg.Python);  // a no-op where the load-time watch is on
@@ -348,7 +383,7 @@ std::uint64_t cuptiNow() {
 void start() { startOnce(); }
 
 void prepareSteps(const std::string &StepPattern) {
-  std::string Unseen = prepareNvtxInjection(StepPattern, reinterpret_cast<const void *>(&cuptiSubscribe));
+  std::string Unseen = prepareNvtxInjection(StepPattern, reinterpret_cast<const void *>(realCupti().Subscribe));
   if (!Unseen.empty())
     StepsUnseen = new std::string(Unseen);
 }

@@ -65,6 +65,8 @@ std::vector<std::pair<std::string, std::string>> ProcessIdentity::pairs() const 
     P.emplace_back("pid", std::to_string(Pid));
   if (!CommandLine.empty())
     P.emplace_back("commandLine", CommandLine);
+  if (!CuptiSharedWith.empty())
+    P.emplace_back("cuptiSharedWith", CuptiSharedWith);
   return P;
 }
 
@@ -90,6 +92,8 @@ void ProcessIdentity::set(const std::string &Key, const std::string &Value) {
     Pid = std::strtoull(Value.c_str(), nullptr, 10);
   else if (Key == "commandLine")
     CommandLine = Value;
+  else if (Key == "cuptiSharedWith")
+    CuptiSharedWith = Value;
 }
 
 ProcessIdentity identityFromEnvironment(const std::function<const char *(const char *)> &Env) {

@@ -20,6 +20,9 @@ struct ProcessIdentity {
   std::string Gpu;          // "GPU-<uuid>" of the device(s) its work ran on, ", "-separated
   std::string Driver;       // "CUDA 13.0 driver API" (cuDriverGetVersion)
   std::string CommandLine;  // argv, space-separated
+  // A profiler that shared syncwatch's CUPTI subscription (cupti/CuptiSharing.h): who,
+  // from when, what it was passed; "" when none.
+  std::string CuptiSharedWith;
   std::uint64_t Pid = 0;
 
   bool hasRank() const { return Rank >= 0; }

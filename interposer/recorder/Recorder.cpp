@@ -236,6 +236,7 @@ ProcessIdentity Recorder::currentProcess() const {
     P.Host = Host;
   P.Gpu = Gpu;
   P.Driver = Driver;
+  P.CuptiSharedWith = CuptiSharedWith;
   // argv, NUL-separated in /proc; bounded (a job's command line can be long).
   std::ifstream Cmd("/proc/self/cmdline", std::ios::binary);
   std::string Args((std::istreambuf_iterator<char>(Cmd)), std::istreambuf_iterator<char>());
@@ -251,6 +252,11 @@ ProcessIdentity Recorder::currentProcess() const {
 void Recorder::setGpu(std::string G) {
   std::lock_guard<std::mutex> L(M);
   Gpu = std::move(G);
+}
+
+void Recorder::setCuptiSharedWith(std::string Who) {
+  std::lock_guard<std::mutex> L(M);
+  CuptiSharedWith = std::move(Who);
 }
 
 void Recorder::setDriver(std::string D) {

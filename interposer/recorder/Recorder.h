@@ -50,6 +50,7 @@ public:
   // The GPU(s) the process's work ran on ("GPU-<uuid>"), found by capture at exit.
   void setGpu(std::string Gpu);
   void setDriver(std::string Driver);
+  void setCuptiSharedWith(std::string Who);  // (ProcessIdentity::CuptiSharedWith)
   // Runs the engine on what is buffered, writes the reports; once.
   void finish(const char *Why);
   const Config &config() const { return Cfg; }
@@ -63,7 +64,7 @@ private:
   struct Drainer;
   Drainer *TheDrainer = nullptr;  // never destroyed (the thread may outlive exit handlers)
   void drainLocked();
-  std::string Gpu, Driver;
+  std::string Gpu, Driver, CuptiSharedWith;
   std::vector<CallRecord> Batch;  // drainLocked's scratch, kept between drains
   void writeSummary(std::ostream &Err, const Report &R, const UtilizationFigures &Figures, const char *Why);
   void writeTrace(const std::string &Dir, const std::string &BaseName, std::ostream &Err);

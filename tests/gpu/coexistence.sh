@@ -16,7 +16,11 @@ mkdir -p "$out"; out=$(cd "$out" && pwd)
 lib=$build/interposer/libsyncwatch.so
 probe=$build/capture_failures
 py=$here/profiled_loop.py
-{ echo "nsys: $(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)"
+nsys_at() {  # the first nsys found, or nothing
+  command -v nsys && return
+  for f in /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys; do [ -x "$f" ] && { echo "$f"; return; }; done
+}
+{ echo "nsys: $(nsys_at)"
   echo "compute-sanitizer: $(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
   python3 -c "import torch; print('torch', torch.__version__)"; } > "$out/tools.txt" 2>&1
 printf 'case\tsyncwatch\trc\tstdout\tstderr_tail\n' > "$out/summary.tsv"

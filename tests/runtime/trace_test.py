@@ -52,7 +52,9 @@ with tempfile.TemporaryDirectory() as tmp:
         # Kernels traced on demand (a T record) and none recorded: a stall's kernel was
         # never seen, so there is nothing to point at (the finding says so).
         untraced = any(l[0] == "T" for l in lines) and not any(l[0] == "K" for l in lines)
-        check(f"{rec}: stalled calls point at GPU work", not findings or untraced or len(arrows) > 0, f"{len(arrows)} arrows")
+        # (a call that broke a graph capture failed at once: it waited for nothing)
+        stalls = [f for f in findings if f["rule"] != "syncwatch-capture-breaking-call"]
+        check(f"{rec}: stalled calls point at GPU work", not stalls or untraced or len(arrows) > 0, f"{len(arrows)} arrows")
         if rec.startswith("h200_seed_non_blocking"):
             figures = json.loads(p.stdout).get("figures", {})
             check(f"{rec}: overlap figures reported", "copyOverlapPercent" in figures and float(figures["copyMs"]) > 0,
