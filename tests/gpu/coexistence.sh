@@ -5,6 +5,8 @@
 #   torch-before  Kineto initialized at torch's import (KINETO_USE_DAEMON=1), before syncwatch
 #   nsys          nsys profile --trace=cuda around the preloaded program (if the image has nsys)
 #   sanitizer     compute-sanitizer memcheck around the preloaded C++ probe (if present)
+#   torch-twice   two torch.profiler sessions in one process; torch-teardown: the same with
+#                 TEARDOWN_CUPTI=1 (Kineto finalizes CUPTI after each)
 #   twice         two copies of libsyncwatch.so preloaded at once
 # OUTDIR/<case>.{out,err}: the program's output (profiler counts as JSON) and stderr (where
 # each tool says what it lost); OUTDIR/summary.tsv: one line per case.
@@ -40,6 +42,10 @@ one torch-after 1 -- python3 "$py"
 one torch-before-plain 0 KINETO_USE_DAEMON=1 -- python3 "$py"
 one torch-before 1 KINETO_USE_DAEMON=1 -- python3 "$py"
 one sw-noprof 1 -- python3 "$py" --no-profiler
+one torch-twice-plain 0 -- python3 "$py" --twice
+one torch-twice 1 -- python3 "$py" --twice
+one torch-teardown-plain 0 TEARDOWN_CUPTI=1 -- python3 "$py" --twice
+one torch-teardown 1 TEARDOWN_CUPTI=1 -- python3 "$py" --twice
 nsys_bin=$(sed -n 's/^nsys: //p' "$out/tools.txt")
 if [ -n "$nsys_bin" ]; then
   one nsys-plain 0 -- "$nsys_bin" profile --trace=cuda -o "$out/nsys-plain" --force-overwrite true --stats=true "$probe"
@@ -58,4 +64,4 @@ mkdir -p "$out/twice-reports"
 one twice 0 "LD_PRELOAD=$lib $out/libsyncwatch-copy.so" "SYNCWATCH_OUT=$out/twice-reports" -- "$probe"
 one probe-sw 1 -- "$probe"
 rm -f "$out/libsyncwatch-copy.so"
-column -t -s $'\t' "$out/summary.tsv" | cut -c1-400
+cut -c1-700 "$out/summary.tsv"

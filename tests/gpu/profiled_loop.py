@@ -2,10 +2,12 @@
 (tests/gpu/coexistence.sh): the same work with and without syncwatch preloaded, and what the
 profiler saw of it - kernels and memcpys on the GPU, and the CUDA runtime calls.
 
-  profiled_loop.py [--no-profiler]
+  profiled_loop.py [--no-profiler | --twice]
 
 Prints one JSON line: the counts of the profiler's GPU events by kind, the runtime calls it
-saw, and a checksum of the results (the same with and without syncwatch).
+saw, and a checksum of the results (the same with and without syncwatch). --twice: two
+profiler sessions one after the other (Kineto's re-init; with TEARDOWN_CUPTI=1 it finalizes
+CUPTI between them), the counts of each.
 """
 import json
 import sys
@@ -33,6 +35,19 @@ def main():
             total += work(x, host)
         print(json.dumps({"checksum": total}))
         return
+    sessions = []
+    for _ in range(2 if "--twice" in sys.argv else 1):
+        counts, part = profiled(x, host)
+        total += part
+        sessions.append(counts)
+    out = dict(sessions[0], checksum=total)
+    if len(sessions) > 1:
+        out["second"] = sessions[1]
+    print(json.dumps(out))
+
+
+def profiled(x, host):
+    total = 0.0
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
     with torch.profiler.profile(activities=acts) as prof:
         for _ in range(ITERS):
@@ -51,8 +66,7 @@ def main():
                 kernels += 1
         elif name.startswith("cuda") or name.startswith("cu"):
             runtime += 1
-    print(json.dumps({"checksum": total, "kernels": kernels, "memcpys": memcpys, "memsets": memsets,
-                      "runtimeCalls": runtime}))
+    return {"kernels": kernels, "memcpys": memcpys, "memsets": memsets, "runtimeCalls": runtime}, total
 
 
 if __name__ == "__main__":

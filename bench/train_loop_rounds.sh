@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 40's PyTorch loop at the floor, on the GPU machine: bench/train_loop.py's ms per step
+# under each tool, in ROUNDS interleaved rounds (the order of the modes rotates each round, so
+# that none is always first after another), each mode a fresh process:
+#   plain      no tool
+#   syncwatch  LD_PRELOAD=libsyncwatch.so (Python call sites on)
+#   nopython   syncwatch with SYNCWATCH_PYTHON=0 (no Python call sites)
+#   floor      SYNCWATCH_FLOOR=1: syncwatch's subscription, every catalogued callback doing nothing
+#   syncdebug  torch.cuda.set_sync_debug_mode("warn"), no syncwatch
+#   profiler   torch.profiler around the measured steps, no syncwatch
+# Prints each run, then per mode the median step and, paired per round against plain (and
+# syncwatch against floor), the median ratio and its spread (min, max). A benchmark, not a test.
+#   bench/train_loop_rounds.sh BUILD [ROUNDS] [SECONDS]   (stops starting rounds after SECONDS)
+set -u
+build=${1:?usage: train_loop_rounds.sh BUILD [ROUNDS] [SECONDS]}; rounds=${2:-10}; budget=${3:-100000}
+here=$(cd "$(dirname "$0")" && pwd)
+lib=$build/interposer/libsyncwatch.so
+[ -f "$lib" ] || { echo "train_loop_rounds.sh: $lib is missing: not measured"; exit 2; }
+modes=(plain syncwatch nopython floor syncdebug profiler)
+log=$(mktemp)
+run() {  # run MODE -> "step_ms first last" or nothing
+  local env=() arg=()
+  case $1 in
+    syncwatch) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1);;
+    nopython) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_PYTHON=0);;
+    floor) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_FLOOR=1);;
+    syncdebug) arg=(syncdebug);;
+    profiler) arg=(profiler);;
+  esac
+  env "${env[@]}" timeout 60 python3 "$here/train_loop.py" "${arg[@]}" 2>/dev/null | sed -n 's/^step_ms //p'
+}
+t0=$SECONDS
+for ((r = 1; r <= rounds; r++)); do
+  [ $((SECONDS - t0)) -lt "$budget" ] || { echo "stopped after $((r - 1)) rounds (time)"; break; }
+  for ((k = 0; k < ${#modes[@]}; k++)); do
+    m=${modes[$(((k + r - 1) % ${#modes[@]}))]}
+    v=$(run "$m")
+    echo "round $r $m ${v:-failed}" | tee -a "$log"
+  done
+done
+python3 - "$log" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    _, r, mode, *v = line.split()
+    if v and v[0] != "failed":
+        runs.setdefault(mode, {})[int(r)] = float(v[0])
+def ratio(a, b):
+    paired = [runs[a][r] / runs[b][r] for r in runs.get(a, {}) if r in runs.get(b, {})]
+    if not paired:
+        return "no paired rounds"
+    return f"{statistics.median(paired):.3f}x (min {min(paired):.3f}, max {max(paired):.3f}, {len(paired)} rounds)"
+for mode, by_round in runs.items():
+    print(f"{mode:10s} median {statistics.median(by_round.values()):.3f} ms/step over {len(by_round)} rounds")
+for mode in ("syncwatch", "nopython", "floor", "syncdebug", "profiler"):
+    print(f"{mode} / plain: {ratio(mode, 'plain')}")
+print(f"syncwatch / floor: {ratio('syncwatch', 'floor')}")
+PY
+rm -f "$log"
