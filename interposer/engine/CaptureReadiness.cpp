@@ -41,7 +41,7 @@ void CaptureReadiness::add(const ApiCall &C, Blocker B) {
 }
 
 bool CaptureReadiness::Verdict::go() const {
-  return std::none_of(Lines.begin(), Lines.end(), [](const Line &L) { return !L.OtherThread; });
+  return std::none_of(Lines.begin(), Lines.end(), [this](const Line &L) { return !L.OtherThread && !occasional(L); });
 }
 
 std::vector<std::uint32_t> CaptureReadiness::sites() const {
@@ -139,13 +139,13 @@ readinessFigures(const CaptureReadiness::Verdict &V, const std::function<std::st
                  const std::function<std::string(std::uint64_t)> &Label) {
   std::vector<std::pair<std::string, std::string>> Out;
   std::uint64_t Own = 0;
-  std::string Blockers, Others;
+  std::string Blockers, Others, Occasional;
   for (const CaptureReadiness::Line &L : V.Lines) {
-    std::string &To = L.OtherThread ? Others : Blockers;
+    std::string &To = L.OtherThread ? Others : V.occasional(L) ? Occasional : Blockers;
     To += (To.empty() ? "" : "; ") + lineText(L, V.Steps, SiteText);
     if (L.OtherThread)
       To += " on " + std::string("another thread");
-    else
+    else if (!V.occasional(L))
       Own += L.Calls;
   }
   Out.emplace_back("readiness.step", V.Step);
@@ -159,6 +159,8 @@ readinessFigures(const CaptureReadiness::Verdict &V, const std::function<std::st
     Out.emplace_back("readiness.blockers", Blockers);
   if (!Others.empty())
     Out.emplace_back("readiness.otherThreads", Others);
+  if (!Occasional.empty())
+    Out.emplace_back("readiness.occasional", Occasional);
   if (V.Partial)
     Out.emplace_back("readiness.partial", "true");
   return Out;
@@ -175,6 +177,9 @@ std::string readinessText(const std::vector<std::pair<std::string, std::string>>
     Text += "go - none of their calls would stop a CUDA graph capture";
   else
     Text += "no-go - " + F["readiness.blockersPerStep"] + " blocker(s) a step: " + F["readiness.blockers"];
+  if (F.count("readiness.occasional"))
+    Text += "; occasional, in at most 1 of 10 of the loop's steps (between graph replays they can stay): " +
+            F["readiness.occasional"];
   if (F.count("readiness.otherThreads"))
     Text += "; while they ran, other threads made calls that break a global-mode capture: " + F["readiness.otherThreads"];
   if (F.count("readiness.partial"))

@@ -54,6 +54,12 @@ public:
     std::size_t WarmUp = 0;  // steps left out at the start
     std::vector<Line> Lines;  // most calls first; the step's own thread first
     bool Partial = false;
+    // The steps are a loop found in the calls (LoopSteps.h), not marked: a step runs from one
+    // call to its next, so what the program does between iterations (a .item() every 50
+    // steps) falls inside one. A blocker in at most 1 of 10 such steps is occasional: it
+    // may well run between graph replays. Listed apart; it does not make the verdict no-go.
+    bool Detected = false;
+    bool occasional(const Line &L) const { return Detected && !L.OtherThread && L.StepsWith * 10 <= Steps; }
     bool go() const;
   };
   // The steps of the most frequent (name, thread), judged; none without steps. The first

@@ -78,7 +78,9 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
       K.TotalNs += C.duration();
       K.MaxNs = std::max(K.MaxNs, C.duration());
     }
-    if (StepCost.tracking()) {
+    if (DetectLoops)
+      Loops.add(C);
+    if (StepCost.tracking() || DetectLoops) {
       // Work on the legacy stream, by its GPU record: what a capture of a stream cannot hold.
       // (Streams has this window's streams already.)
       auto Own = Index.FirstOwn.find(C.Correlation);
@@ -182,9 +184,13 @@ std::vector<std::pair<std::string, std::string>> Engine::readinessFigures() cons
     auto Name = ThreadNames.find(Thread);
     return Name != ThreadNames.end() && Name->second.rfind("pt_autograd_", 0) == 0;
   };
+  std::optional<LoopSteps::Loop> Loop;
+  if (Spans.empty() && DetectLoops && (Loop = findLoop()))
+    Spans = Loop->Steps;
   std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans, CurrentStreamWork);
   if (!V)
     return {};
+  V->Detected = Loop.has_value();
   // A Python line that called an op: the op's native line too, where the blocker is.
   auto Where = [this](std::uint32_t Site) {
     std::string Text = siteText(Site);
@@ -194,7 +200,30 @@ std::vector<std::pair<std::string, std::string>> Engine::readinessFigures() cons
               std::to_string(It->second.Line) + ")";
     return Text;
   };
-  return runtime::readinessFigures(*V, Where, [this](std::uint64_t Tid) { return threadLabel(Tid); });
+  std::vector<std::pair<std::string, std::string>> Figures =
+      runtime::readinessFigures(*V, Where, [this](std::uint64_t Tid) { return threadLabel(Tid); });
+  if (Loop) {
+    Figures.emplace_back("readiness.loopCallsPerStep", std::to_string(Loop->CallsPerStep));
+    if (Loops.partial())
+      Figures.emplace_back("readiness.loopPartial", "the loop was looked for in the first " +
+                                                        std::to_string(LoopSteps::kMaxCalls) + " calls");
+  }
+  return Figures;
+}
+
+std::optional<LoopSteps::Loop> Engine::findLoop() const {
+  return Loops.find([this](std::uint32_t Site, std::string_view Api) {
+    std::string Where = siteText(Site);
+    return "loop from " + std::string(Api) + (Where.empty() ? "" : " at " + Where);
+  }, MainThread);
+}
+
+std::vector<std::uint32_t> Engine::readinessSites() const {
+  std::vector<std::uint32_t> S = Readiness.sites();
+  if (DetectLoops && StepCost.costs().empty())
+    if (std::optional<LoopSteps::Loop> L = findLoop())
+      S.push_back(L->Site);  // (named by its first call's line)
+  return S;
 }
 
 std::vector<std::pair<std::string, std::string>> Engine::stepFigures() const {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "CaptureReadiness.h"
+#include "LoopSteps.h"
 #include "StepCosts.h"
 
 #include "../events/EventLog.h"
@@ -87,12 +88,16 @@ public:
   // trackSteps(): steps are expected (the recorder, before the first step has ended), so
   // judged waits are kept for them from the start.
   void trackSteps() { StepCost.track(); }
+  // Without step marks, the loop the calls repeat is the step of capture readiness
+  // (LoopSteps.h; SYNCWATCH_STEP=@loop, replay --steps loop).
+  void detectLoops() { DetectLoops = true; }
   const StepCosts &steps() const { return StepCost; }
   std::vector<std::pair<std::string, std::string>> stepFigures() const;
   // Capture readiness of the marked steps (CaptureReadiness.h): readiness.*; none without
   // steps. Sites must have been consumed (symbolized) first: readinessSites().
   std::vector<std::pair<std::string, std::string>> readinessFigures() const;
-  std::vector<std::uint32_t> readinessSites() const { return Readiness.sites(); }
+  std::vector<std::uint32_t> readinessSites() const;
+  std::optional<LoopSteps::Loop> findLoop() const;
 
   // The aggregates of one (rule, source location), summed in Total.
   struct MergedSite {
@@ -148,6 +153,8 @@ private:
   std::uint64_t KernelsTracedFrom = 0;
   std::function<void(const Occurrence &)> Observer;
   StepCosts StepCost;
+  LoopSteps Loops;
+  bool DetectLoops = false;
   CaptureReadiness Readiness;
   mutable std::vector<MergedSite> Merged;
   mutable std::set<std::tuple<RuleId, std::uint32_t>> ReportedSites;

@@ -121,8 +121,12 @@ Config readConfig(std::string &Messages) {
   C.Quiet = parseBool("SYNCWATCH_QUIET", C.Quiet, Messages);
   C.Python = parseBool("SYNCWATCH_PYTHON", C.Python, Messages);
   C.IdleLaunches = parsePositive("SYNCWATCH_IDLE_LAUNCHES", C.IdleLaunches, 1, Messages);
-  if (const char *Step = env("SYNCWATCH_STEP"))
-    C.StepName = Step;
+  if (const char *Step = env("SYNCWATCH_STEP")) {
+    if (std::string_view(Step) == "@loop")  // no marks: the loop the calls repeat (LoopSteps.h)
+      C.DetectLoops = true;
+    else
+      C.StepName = Step;
+  }
   parseMeasure(C, Messages);
   C.Stats = parseBool("SYNCWATCH_STATS", C.Stats, Messages);
   C.TorchStreams = parseBool("SYNCWATCH_TORCH_STREAMS", C.TorchStreams, Messages);

@@ -31,6 +31,9 @@ struct Config {
   // *"), pushed and popped or started and ended; the report gives what each step lost
   // (figures steps.*) and `syncwatch gate --budget-ms-per-step` holds it.
   std::string StepName;
+  // SYNCWATCH_STEP=@loop: no marks; capture readiness judges the loop the calls repeat
+  // (engine/LoopSteps.h). With SYNCWATCH_MEASURE=all, so that every call is recorded.
+  bool DetectLoops = false;
   // SYNCWATCH_MEASURE=steps: as all, but only while a step is open (it needs SYNCWATCH_STEP).
   bool MeasureSteps = false;
   bool TorchStreams = true;           // SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream

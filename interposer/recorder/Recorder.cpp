@@ -34,6 +34,8 @@ Recorder::Recorder(const Config &C)
     writeStderr("syncwatch: SYNCWATCH_PROFILE: " + Error + "; the report will not include a profile\n");
   if (!Cfg.StepName.empty())
     Analysis.trackSteps();  // a step's waits are judged before the step has ended
+  if (Cfg.DetectLoops)
+    Analysis.detectLoops();
   if (Cfg.Trace) {
     Trace = std::make_unique<TraceBuilder>(TraceOptions{Cfg.TraceEvents, static_cast<std::uint64_t>(::getpid()), processName()});
     Analysis.onOccurrence([this](const Occurrence &O) { Trace->addOccurrence(O); });

@@ -62,8 +62,9 @@ const char *const RunUsage =
 const char *const ReplayUsage =
     "usage: syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
     "                        [--trace OUT.json] [--profile FILE] [--source-root DIR] [--path-map OLD=NEW]...\n"
-    "                        FILE.swrec\n"
-    "  runs the engine on a recorded event stream, offline (no GPU needed)\n";
+    "                        [--steps marked|loop] FILE.swrec\n"
+    "  runs the engine on a recorded event stream, offline (no GPU needed); --steps loop: capture\n"
+    "  readiness of the loop the calls repeat, for a recording without step marks\n";
 const char *const MergeUsage =
     "usage: syncwatch merge [--format text|json|sarif|markdown] [--output FILE] [--trace OUT.json] [--source-root DIR]\n"
     "                       [--link-base URL] [--path-map OLD=NEW]... REPORT.json|RECORDING.swrec...\n"
@@ -263,7 +264,7 @@ int writeReplayTrace(TraceBuilder &Trace, Engine &E, const std::string &TraceFil
 int replay(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"threshold-ms", true}, {"window", true}, {"trace", true},
                                    {"lag-ms", true}, {"profile", true}, {"source-root", true},
-                                   {"path-map", true}});
+                                   {"path-map", true}, {"steps", true}});
   if (P0.Help) {
     std::cout << ReplayUsage;
     return 0;
@@ -302,7 +303,12 @@ int replay(const std::vector<std::string> &Args) {
       return 2;
     }
   }
+  std::string Steps = P0.get("steps", "marked");
+  if (Steps != "marked" && Steps != "loop")
+    return badArguments("replay", "unknown --steps '" + Steps + "' (expected marked or loop)");
   Engine E(Cfg);
+  if (Steps == "loop")
+    E.detectLoops();
   TraceBuilder Trace(TraceOptions{SIZE_MAX, 1, File});
   if (!TraceFile.empty()) {
     for (const StreamInfo &S : P.Log.Streams)

@@ -147,3 +147,78 @@ TEST(CaptureReadiness, CallsOfACaptureTheProgramMadeAreNotBlockers) {
   R.Log.Calls[C - 1].CaptureNumber = internCaptureNote(N);
   EXPECT_EQ(R.figures()["readiness.verdict"], "go");  // the Capture pass reports it
 }
+
+// Steps without marks (engine/LoopSteps.h, SYNCWATCH_STEP=@loop): the loop the main thread
+// repeats - a matmul launch, a .item() every iteration, a logging sync every 10th, an
+// allocation in warm-up only - found in the calls, each step from one matmul to the next.
+// Another thread that launches more a step (autograd's) is not the step's thread; a call made
+// twice an iteration is not the step's start.
+namespace {
+
+std::map<std::string, std::string> loopFigures(Recorded &R) {
+  Engine E;
+  E.detectLoops();
+  E.consume(R.Log);
+  auto F = E.readinessFigures();
+  return {F.begin(), F.end()};
+}
+
+void trainingLoop(Recorded &R, int Iterations, bool ItemEachStep) {
+  std::uint64_t T = 100;
+  R.call("cudaMalloc", T, 2);  // set-up, before the loop
+  for (int I = 0; I < Iterations; ++I, T += 100) {
+    std::uint64_t K = R.call("cudaLaunchKernel", T, 4);
+    R.kernelOn(13, K, T);
+    R.call("cudaLaunchKernel", T + 10, 6);  // twice an iteration: uneven gaps
+    R.kernelOn(13, R.Corr, T + 10);
+    for (int B = 0; B < 3; ++B)  // the backward pass's launches, on autograd's thread
+      R.kernelOn(13, R.call("cudaLaunchKernel", T + 20 + B, 4, Loader), T + 20 + B);
+    R.call("cudaLaunchKernel", T + 30, 6);
+    R.kernelOn(13, R.Corr, T + 30);
+    if (ItemEachStep) {
+      R.call("cudaMemcpyAsync", T + 40, 1);
+      R.call("cudaStreamSynchronize", T + 45, 1);
+    }
+    if (I % 10 == 9)
+      R.call("cudaDeviceSynchronize", T + 60, 5);  // logging, every 10th iteration
+  }
+}
+
+} // namespace
+
+TEST(LoopSteps, TheMainThreadsLoopIsTheStepAndItsWaitsAreBlockers) {
+  Recorded R;
+  trainingLoop(R, 30, true);
+  auto F = loopFigures(R);
+  EXPECT_EQ(F["readiness.thread"], "main");
+  EXPECT_EQ(F["readiness.step"], "loop from cudaLaunchKernel at /src/ext.cu:30");
+  EXPECT_EQ(F["readiness.loopCallsPerStep"], "5");
+  EXPECT_EQ(F["readiness.steps"], "28");  // 29 from one matmul to the next, the first warm-up
+  EXPECT_EQ(F["readiness.verdict"], "no-go");
+  EXPECT_NE(F["readiness.blockers"].find("1 x cudaStreamSynchronize at /src/train.py:40"), std::string::npos)
+      << F["readiness.blockers"];
+  EXPECT_EQ(F["readiness.blockers"].find("cudaMalloc"), std::string::npos);  // before the loop
+  EXPECT_NE(F["readiness.occasional"].find("cudaDeviceSynchronize"), std::string::npos) << F["readiness.occasional"];
+}
+
+TEST(LoopSteps, AnOccasionalSyncBetweenIterationsLeavesTheLoopAGo) {
+  Recorded R;
+  trainingLoop(R, 30, false);
+  auto F = loopFigures(R);
+  EXPECT_EQ(F["readiness.verdict"], "go") << F["readiness.blockers"];
+  EXPECT_NE(F["readiness.occasional"].find("in 2 of 28 steps"), std::string::npos) << F["readiness.occasional"];
+}
+
+TEST(LoopSteps, NoLoopNoVerdict) {
+  Recorded R;
+  trainingLoop(R, 3, true);  // 2 steps from one matmul to the next: too few to be a loop
+  EXPECT_FALSE(loopFigures(R).count("readiness.verdict"));
+  Recorded Marked;  // and marked steps are the steps, whether loops are looked for or not
+  trainingLoop(Marked, 30, true);
+  Marked.step(100, 190);
+  Marked.step(200, 290);
+  Marked.step(300, 390);
+  auto F = loopFigures(Marked);
+  EXPECT_EQ(F["readiness.step"], "train_step");
+  EXPECT_FALSE(F.count("readiness.loopCallsPerStep"));
+}

@@ -45,8 +45,8 @@ for part, source, extra in cases:
         failed += r.returncode != 0
 # Readiness of the training loop before and after its blockers moved out (readiness_step.py):
 # no-go with a host wait at each .item() / .cpu() line of step_before, then go.
-def replay_figures(rec):
-    out = subprocess.run([sw, "replay", "--format=json", rec], capture_output=True, text=True)
+def replay_figures(rec, *extra):
+    out = subprocess.run([sw, "replay", "--format=json", *extra, rec], capture_output=True, text=True)
     if out.returncode not in (0, 1):
         return None
     doc = json.loads(out.stdout)
@@ -80,6 +80,25 @@ for mode, want in (("before", "no-go"), ("fixed", "go")):
             bad = bad or bool(absent) or "waits for the GPU" not in blockers
         print(f"{'FAIL' if bad else 'ok  '} {os.path.basename(rec)}: readiness {verdict} (want {want}); "
               f"{blockers[:300]}")
+        failed += bad
+# The same loops without their marks (the recordings' W records dropped), judged as the loop
+# the calls repeat (replay --steps loop; SYNCWATCH_STEP=@loop live): the same waits, no-go,
+# then go.
+for mode, want in (("before", "no-go"), ("fixed", "go")):
+    for rec in sorted(glob.glob(os.path.join(inputs, f"*_readiness_{mode}.swrec"))):
+        with tempfile.NamedTemporaryFile("w", suffix=".swrec", delete=False) as fh:
+            fh.writelines(l for l in open(rec) if not l.startswith("W\t"))
+        f = replay_figures(fh.name, "--steps", "loop") or {}
+        marked = replay_figures(fh.name) or {}
+        os.unlink(fh.name)
+        blockers = f.get("readiness.blockers", "")
+        bad = f.get("readiness.verdict") != want or "readiness.verdict" in marked
+        bad = bad or f.get("readiness.thread") != "main" or "loop from" not in f.get("readiness.step", "")
+        if mode == "before":
+            bad = bad or any(f"readiness_step.py:{n} " not in blockers for n in waits)
+        print(f"{'FAIL' if bad else 'ok  '} {os.path.basename(rec)} without marks, --steps loop: "
+              f"{f.get('readiness.verdict')} (want {want}) of {f.get('readiness.steps')} "
+              f"'{f.get('readiness.step')}' steps; {blockers[:200]}")
         failed += bad
 # The check can fail: a report with none of the marked findings does not pass it.
 with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
