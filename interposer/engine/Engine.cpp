@@ -185,7 +185,7 @@ std::vector<std::pair<std::string, std::string>> Engine::readinessFigures() cons
     return Name != ThreadNames.end() && Name->second.rfind("pt_autograd_", 0) == 0;
   };
   std::optional<LoopSteps::Loop> Loop;
-  if (Spans.empty() && DetectLoops && (Loop = findLoop()))
+  if (DetectLoops && (Loop = findLoop()))  // (asked for: the loop, even where steps are marked)
     Spans = Loop->Steps;
   std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans, CurrentStreamWork);
   if (!V)
@@ -220,7 +220,7 @@ std::optional<LoopSteps::Loop> Engine::findLoop() const {
 
 std::vector<std::uint32_t> Engine::readinessSites() const {
   std::vector<std::uint32_t> S = Readiness.sites();
-  if (DetectLoops && StepCost.costs().empty())
+  if (DetectLoops)
     if (std::optional<LoopSteps::Loop> L = findLoop())
       S.push_back(L->Site);  // (named by its first call's line)
   return S;

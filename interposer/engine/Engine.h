@@ -88,8 +88,8 @@ public:
   // trackSteps(): steps are expected (the recorder, before the first step has ended), so
   // judged waits are kept for them from the start.
   void trackSteps() { StepCost.track(); }
-  // Without step marks, the loop the calls repeat is the step of capture readiness
-  // (LoopSteps.h; SYNCWATCH_STEP=@loop, replay --steps loop).
+  // The loop the calls repeat is the step of capture readiness, marks or not (LoopSteps.h;
+  // SYNCWATCH_STEP=@loop, replay --steps loop).
   void detectLoops() { DetectLoops = true; }
   const StepCosts &steps() const { return StepCost; }
   std::vector<std::pair<std::string, std::string>> stepFigures() const;
