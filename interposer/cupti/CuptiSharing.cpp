@@ -152,8 +152,17 @@ void CuptiSharing::toGuest(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, con
     F(GuestUserdata, Domain, Id, Data);
 }
 
+// No lock is held while the guest's callbacks run: they take locks of their own (Kineto's
+// buffer map), and the guest may call into CUPTI - and so into this class - holding them.
+// CUPTI itself calls them from its own thread and from a flush's, as here.
 void CuptiSharing::forwardRecords(CUcontext Context, uint32_t StreamId, std::uint8_t *Buffer, std::size_t Valid) {
-  std::lock_guard<std::mutex> G(Lock);
+  CUpti_BuffersCallbackRequestFunc GuestRequest;
+  CUpti_BuffersCallbackCompleteFunc GuestComplete;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    GuestRequest = this->GuestRequest;
+    GuestComplete = this->GuestComplete;
+  }
   if (!GuestRequest || !GuestComplete || !Buffer || !Valid)
     return;
   std::uint8_t *Out = nullptr;
@@ -188,9 +197,9 @@ void CuptiSharing::forwardRecords(CUcontext Context, uint32_t StreamId, std::uin
       if (Out) {
         std::memcpy(Out + OutUsed, Start, Size);
         OutUsed += Size;
-        ++RecordsForwarded;
+        RecordsForwarded.fetch_add(1, std::memory_order_relaxed);
       } else {
-        ++RecordsDropped;
+        RecordsDropped.fetch_add(1, std::memory_order_relaxed);
       }
     }
     Record = More ? Next : nullptr;
@@ -206,9 +215,9 @@ std::string CuptiSharing::guestSummary() const {
   if (GuestSince > OurSince && OurSince)
     std::snprintf(Since, sizeof Since, ", %.2f s after syncwatch", static_cast<double>(GuestSince - OurSince) / 1e9);
   std::string S = GuestName + " (it subscribed second" + Since + "): its callbacks and " +
-                  std::to_string(RecordsForwarded) + " activity records passed on";
-  if (RecordsDropped)
-    S += ", " + std::to_string(RecordsDropped) + " dropped (it gave no buffer)";
+                  std::to_string(RecordsForwarded.load()) + " activity records passed on";
+  if (RecordsDropped.load())
+    S += ", " + std::to_string(RecordsDropped.load()) + " dropped (it gave no buffer)";
   return S;
 }
 

@@ -118,7 +118,7 @@ private:
   void updateGuestHere();
 
   const RealCupti &Real;
-  mutable std::mutex Lock;  // the slow paths: enables, subscribes, the copy into guest buffers
+  mutable std::mutex Lock;  // the slow paths: enables, subscribes (never held in a guest's callback)
   CUpti_SubscriberHandle OurHandle = nullptr;
   std::atomic<bool> Owned{false};      // syncwatch is subscribed
   std::atomic<bool> GuestHere{false};  // a guest subscribed or registered buffers
@@ -131,7 +131,7 @@ private:
   CUpti_BuffersCallbackCompleteFunc GuestComplete = nullptr;
   std::string GuestName, Holder;
   std::uint64_t GuestSince = 0, OurSince = 0;  // CUPTI times of the subscriptions
-  std::uint64_t RecordsForwarded = 0, RecordsDropped = 0;
+  std::atomic<std::uint64_t> RecordsForwarded{0}, RecordsDropped{0};
 };
 
 // The process's (made at first use, never freed: CUPTI calls come from any thread, at exit too).
