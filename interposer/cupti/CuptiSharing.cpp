@@ -113,7 +113,7 @@ CUptiResult CuptiSharing::subscribeOurs(CUpti_SubscriberHandle *Handle, CUpti_Ca
   if (R == CUPTI_SUCCESS) {
     OurHandle = *Handle;
     OurSince = Now;
-    Owned.store(true);
+    Owned.store(!Disabled);
     updateGuestHere();
   }
   return R;
@@ -324,7 +324,7 @@ CUptiResult CuptiSharing::guestRegisterBuffers(CUpti_BuffersCallbackRequestFunc 
   GuestRequest = Request;
   GuestComplete = Complete;
   updateGuestHere();
-  return OurBuffers ? CUPTI_SUCCESS : Real.RegisterCallbacks(Request, Complete);
+  return OurBuffers && Owned.load() ? CUPTI_SUCCESS : Real.RegisterCallbacks(Request, Complete);
 }
 
 CUptiResult CuptiSharing::guestEnableKind(bool On, CUpti_ActivityKind Kind) {

@@ -58,6 +58,10 @@ class CuptiSharing {
 public:
   explicit CuptiSharing(const RealCupti &Real) : Real(Real) {}
 
+  // SYNCWATCH_SHARE_CUPTI=0: no sharing - another subscriber's calls go to CUPTI as they
+  // are (it is refused while syncwatch is subscribed, as before sharing).
+  void disable() { Disabled = true; }
+
   // --- syncwatch's side -----------------------------------------------------------
   // Subscribes syncwatch (CUPTI's own subscribe); from then on, calls of others are shared.
   CUptiResult subscribeOurs(CUpti_SubscriberHandle *Handle, CUpti_CallbackFunc Callback, std::uint64_t Now = 0);
@@ -120,7 +124,8 @@ private:
   const RealCupti &Real;
   mutable std::mutex Lock;  // the slow paths: enables, subscribes (never held in a guest's callback)
   CUpti_SubscriberHandle OurHandle = nullptr;
-  std::atomic<bool> Owned{false};      // syncwatch is subscribed
+  std::atomic<bool> Owned{false};      // syncwatch is subscribed (and shares)
+  bool Disabled = false;
   std::atomic<bool> GuestHere{false};  // a guest subscribed or registered buffers
   Bits Ours = {}, Guest = {};
   std::atomic<bool> OurKinds[kKinds] = {}, GuestKinds[kKinds] = {};

@@ -293,6 +293,8 @@ void startOnce() {
   const char *FloorEnv = std::getenv("SYNCWATCH_FLOOR");
   bool FloorActivity = FloorEnv && std::string_view(FloorEnv) == "activity";
   bool Floor = FloorActivity || (FloorEnv && *FloorEnv == '1');
+  if (!Start->Cfg.ShareCupti)
+    cuptiSharing().disable();
   CUptiResult R = cuptiSharing().subscribeOurs(&Start->Subscriber, Floor ? onApiFloor : onApi, cuptiNow());
   if (R != CUPTI_SUCCESS) {
     const char *Text = nullptr;

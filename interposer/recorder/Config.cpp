@@ -129,6 +129,7 @@ Config readConfig(std::string &Messages) {
   }
   parseMeasure(C, Messages);
   C.Stats = parseBool("SYNCWATCH_STATS", C.Stats, Messages);
+  C.ShareCupti = parseBool("SYNCWATCH_SHARE_CUPTI", C.ShareCupti, Messages);
   C.TorchStreams = parseBool("SYNCWATCH_TORCH_STREAMS", C.TorchStreams, Messages);
   C.Trace = parseBool("SYNCWATCH_TRACE", C.Trace, Messages);
   C.TraceEvents = parsePositive("SYNCWATCH_TRACE_EVENTS", C.TraceEvents, 1, Messages);

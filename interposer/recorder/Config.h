@@ -34,6 +34,9 @@ struct Config {
   // SYNCWATCH_STEP=@loop: no marks; capture readiness judges the loop the calls repeat
   // (engine/LoopSteps.h). With SYNCWATCH_MEASURE=all, so that every call is recorded.
   bool DetectLoops = false;
+  // SYNCWATCH_SHARE_CUPTI=0: a profiler that subscribes after syncwatch is refused by CUPTI
+  // (as before cupti/CuptiSharing.h) instead of sharing the subscription.
+  bool ShareCupti = true;
   // SYNCWATCH_MEASURE=steps: as all, but only while a step is open (it needs SYNCWATCH_STEP).
   bool MeasureSteps = false;
   bool TorchStreams = true;           // SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream

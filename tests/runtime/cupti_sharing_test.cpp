@@ -254,6 +254,18 @@ TEST_F(CuptiSharingTest, TheGuestsRecordsAreCopiedIntoItsOwnBuffersInOrder) {
   EXPECT_EQ(G.Requests, 2);
 }
 
+TEST_F(CuptiSharingTest, WithSharingOffASecondSubscriberIsRefusedAsByCupti) {
+  S.disable();  // SYNCWATCH_SHARE_CUPTI=0
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  S.registerOurBuffers(oursRequest, oursComplete);
+  CUpti_SubscriberHandle H = nullptr;
+  EXPECT_EQ(S.guestSubscribe(&H, guestCallback, &G, nullptr, false, "libtorch_cuda.so", 0),
+            CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+  EXPECT_EQ(S.guestRegisterBuffers(guestRequest, guestComplete), CUPTI_SUCCESS);
+  EXPECT_EQ(Fake.Complete, guestComplete);  // CUPTI's own behaviour: the last registration
+  EXPECT_FALSE(S.guestActive());
+}
+
 TEST_F(CuptiSharingTest, UnsubscribeAndFinalizeGiveBackOnlyTheGuests) {
   ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
   S.registerOurBuffers(oursRequest, oursComplete);
