@@ -126,6 +126,15 @@ void CuptiSharing::enableOurs(bool On, CUpti_CallbackDomain Domain, CUpti_Callba
 
 bool CuptiSharing::enableOurDomain(bool On, CUpti_CallbackDomain Domain) {
   std::lock_guard<std::mutex> G(Lock);
+  if (On && Domain < kDomains) {
+    // CUPTI's own domain switch, as syncwatch used before sharing (the NVTX domain for
+    // SYNCWATCH_STEP); its ids then count as syncwatch's.
+    if (Real.EnableDomain(1, OurHandle, Domain) != CUPTI_SUCCESS)
+      return false;
+    for (CUpti_CallbackId Id = 1; Id < idsOf(Domain) && Id < kMaxIds; ++Id)
+      setBit(Ours, Domain, Id, true);
+    return true;
+  }
   bool Any = false;
   for (CUpti_CallbackId Id = 1; Id < idsOf(Domain) && Id < kMaxIds; ++Id)
     Any |= applyCallback(Ours, On, Domain, Id) == CUPTI_SUCCESS;

@@ -52,6 +52,11 @@ CUptiResult CUPTIAPI fakeEnableCallback(uint32_t On, CUpti_SubscriberHandle H, C
     Fake.Enabled.erase({D, static_cast<int>(Id)});
   return CUPTI_SUCCESS;
 }
+CUptiResult CUPTIAPI fakeEnableDomain(uint32_t On, CUpti_SubscriberHandle H, CUpti_CallbackDomain D) {
+  for (CUpti_CallbackId Id = 1; Id < CuptiSharing::idsOf(D); ++Id)
+    fakeEnableCallback(On, H, D, Id);
+  return CUPTI_SUCCESS;
+}
 CUptiResult CUPTIAPI fakeRegister(CUpti_BuffersCallbackRequestFunc R, CUpti_BuffersCallbackCompleteFunc C) {
   Fake.Request = R;
   Fake.Complete = C;
@@ -91,6 +96,7 @@ RealCupti fakeCupti() {
   R.Subscribe = fakeSubscribe;
   R.Unsubscribe = fakeUnsubscribe;
   R.EnableCallback = fakeEnableCallback;
+  R.EnableDomain = fakeEnableDomain;
   R.RegisterCallbacks = fakeRegister;
   R.ActivityEnable = fakeEnableKind;
   R.ActivityDisable = fakeDisableKind;
@@ -252,6 +258,16 @@ TEST_F(CuptiSharingTest, TheGuestsRecordsAreCopiedIntoItsOwnBuffersInOrder) {
   auto Mine = records({{CUPTI_ACTIVITY_KIND_STREAM, 16}});
   S.forwardRecords(nullptr, 0, Mine.data(), Mine.size());
   EXPECT_EQ(G.Requests, 2);
+}
+
+TEST_F(CuptiSharingTest, SyncwatchsNvtxDomainStaysOnWhenTheGuestLeaves) {
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  EXPECT_TRUE(S.enableOurDomain(true, CUPTI_CB_DOMAIN_NVTX));  // SYNCWATCH_STEP
+  EXPECT_TRUE(S.oursOn(CUPTI_CB_DOMAIN_NVTX, 1));
+  CUpti_SubscriberHandle H = subscribeGuest();
+  S.guestEnableDomain(1, H, CUPTI_CB_DOMAIN_NVTX);
+  S.guestUnsubscribe(H);
+  EXPECT_TRUE(Fake.Enabled.count({CUPTI_CB_DOMAIN_NVTX, 1}));
 }
 
 TEST_F(CuptiSharingTest, WithSharingOffASecondSubscriberIsRefusedAsByCupti) {
