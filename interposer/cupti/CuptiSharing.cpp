@@ -37,6 +37,9 @@ const RealCupti &realCupti() {
     lookUp(T->FlushAll, "cuptiActivityFlushAll");
     lookUp(T->Finalize, "cuptiFinalize");
     lookUp(T->GetNextRecord, "cuptiActivityGetNextRecord");
+    void *Scoped = nullptr;
+    lookUp(Scoped, "cuptiActivityRegisterCallbacks_v2");
+    T->SubscriberScoped = Scoped != nullptr;
     return T;
   }();
   return *Table;
@@ -241,7 +244,7 @@ CUptiResult CuptiSharing::guestSubscribe(CUpti_SubscriberHandle *Handle, CUpti_C
                                          CUpti_SubscriberParams *Params, bool V2, const char *Who,
                                          std::uint64_t Now) {
   std::lock_guard<std::mutex> G(Lock);
-  if (!Owned.load()) {
+  if (!Owned.load() || Real.SubscriberScoped) {
     CUptiResult R = V2 && Real.SubscribeV2 ? Real.SubscribeV2(Handle, Callback, Userdata, Params)
                                            : Real.Subscribe(Handle, Callback, Userdata);
     if (R == CUPTI_SUCCESS && Who)

@@ -49,6 +49,11 @@ struct RealCupti {
   CUptiResult(CUPTIAPI *FlushAll)(uint32_t) = nullptr;
   CUptiResult(CUPTIAPI *Finalize)() = nullptr;
   CUptiResult(CUPTIAPI *GetNextRecord)(uint8_t *, size_t, CUpti_Activity **) = nullptr;
+  // CUPTI 13.2 and later scope activity to a subscriber (cuptiActivityRegisterCallbacks_v2
+  // and others take its handle) and, on r610 drivers, take several subscribers themselves.
+  // A guest there may hand CUPTI the handle it got: sharing passes such a CUPTI's subscribe
+  // through, to be taken or refused by CUPTI itself (not seen on a GPU yet: CUDA 13.0 here).
+  bool SubscriberScoped = false;
 };
 
 // libcupti's, looked up past libsyncwatch.so (dlsym RTLD_NEXT), once.
@@ -85,7 +90,8 @@ public:
   std::string holder() const;
 
   // --- the other subscriber's side (the exported entry points) ----------------------
-  // Who: the calling library, to name it; Now: CUPTI's time of the call.
+  // Who: the calling library, to name it; Now: CUPTI's time of the call. Passed through
+  // to CUPTI where CUPTI scopes activity to subscribers (RealCupti::SubscriberScoped).
   CUptiResult guestSubscribe(CUpti_SubscriberHandle *Handle, CUpti_CallbackFunc Callback, void *Userdata,
                              CUpti_SubscriberParams *Params, bool V2, const char *Who, std::uint64_t Now);
   CUptiResult guestUnsubscribe(CUpti_SubscriberHandle Handle);

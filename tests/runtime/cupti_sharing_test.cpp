@@ -270,6 +270,16 @@ TEST_F(CuptiSharingTest, SyncwatchsNvtxDomainStaysOnWhenTheGuestLeaves) {
   EXPECT_TRUE(Fake.Enabled.count({CUPTI_CB_DOMAIN_NVTX, 1}));
 }
 
+TEST_F(CuptiSharingTest, ACuptiThatScopesActivityToSubscribersDecidesItself) {
+  Real.SubscriberScoped = true;  // CUPTI 13.2+: a guest would hand CUPTI its handle
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  CUpti_SubscriberHandle H = nullptr;
+  EXPECT_EQ(S.guestSubscribe(&H, guestCallback, &G, nullptr, false, "libtorch_cuda.so", 0),
+            CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);  // the fake takes one, as driver 580
+  EXPECT_EQ(H, nullptr);
+  EXPECT_FALSE(S.guestActive());
+}
+
 TEST_F(CuptiSharingTest, WithSharingOffASecondSubscriberIsRefusedAsByCupti) {
   S.disable();  // SYNCWATCH_SHARE_CUPTI=0
   ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
