@@ -56,7 +56,6 @@ san=$(sed -n 's/^compute-sanitizer: //p' "$out/tools.txt")
 if [ -n "$san" ]; then
   one sanitizer-plain 0 -- "$san" --tool memcheck "$probe"
   mkdir -p "$out/sanitizer-reports"
-  one sanitizer 0 -- "$san" --tool memcheck --injection-path "$lib" "$probe"
   one sanitizer-preload 0 "LD_PRELOAD=$lib" "SYNCWATCH_OUT=$out/sanitizer-reports" -- "$san" --tool memcheck "$probe"
 fi
 cp "$lib" "$out/libsyncwatch-copy.so"
@@ -65,3 +64,30 @@ one twice 0 "LD_PRELOAD=$lib $out/libsyncwatch-copy.so" "SYNCWATCH_OUT=$out/twic
 one probe-sw 1 -- "$probe"
 rm -f "$out/libsyncwatch-copy.so"
 cut -c1-700 "$out/summary.tsv"
+# The verdicts: each profiler run under syncwatch saw what it sees without it, and syncwatch
+# still made its own finding (the pageable copy at profiled_loop.py's work()) and said it
+# shared CUPTI. Exit 1 on any failure.
+python3 - "$out" <<'PY'
+import glob, json, os, sys
+out, bad = sys.argv[1], 0
+def counts(name):
+    try:
+        return json.loads(open(os.path.join(out, name + ".out")).read().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+for case in ("torch-after", "torch-before", "torch-twice", "torch-teardown"):
+    plain, shared = counts(case + "-plain"), counts(case)
+    keys = ("kernels", "memcpys", "memsets", "runtimeCalls")
+    same = plain is not None and shared is not None and all(plain.get(k) == shared.get(k) for k in keys) \
+        and (plain.get("second") or {}) == (shared.get("second") or {})
+    err_file = os.path.join(out, case + ".err")
+    err = open(err_file, errors="replace").read() if os.path.exists(err_file) else ""
+    reports = glob.glob(os.path.join(out, case + "-reports", "*.json"))
+    found = any(f["location"]["line"] == 20 and f["location"]["file"].endswith("profiled_loop.py")
+                for r in reports for f in json.load(open(r)).get("findings", []))
+    ok = same and found and "CUPTI shared with" in err
+    bad += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {case}: profiler without syncwatch {plain}, with {shared}; "
+          f"syncwatch's finding at profiled_loop.py:20: {found}; says it shared CUPTI: {'CUPTI shared with' in err}")
+sys.exit(1 if bad else 0)
+PY
