@@ -110,21 +110,24 @@ void disableLaunchCallbacks() {
 
 void onApiOwn(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data);
 
+// The process's CuptiSharing, set before the subscription (so before any callback): the
+// callback's check is one load, not a call into another unit and a static's guard.
+CuptiSharing *Sharing = nullptr;
+
 void CUPTIAPI onApi(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) {
   if (InForkedChild.load(std::memory_order_relaxed))
     return;
-  CuptiSharing &Sharing = cuptiSharing();
-  if (Sharing.guestActive()) [[unlikely]] {
+  if (Sharing->guestActive()) [[unlikely]] {
     // A profiler that shares the subscription (CuptiSharing.h): its callback outside
     // syncwatch's timing of the call - before at entry, after at exit.
     bool Api = Domain == CUPTI_CB_DOMAIN_RUNTIME_API || Domain == CUPTI_CB_DOMAIN_DRIVER_API;
     bool Exit = Api && static_cast<const CUpti_CallbackData *>(Data)->callbackSite == CUPTI_API_EXIT;
     if (!Exit)
-      Sharing.toGuest(Domain, Id, Data);
-    if (Sharing.oursOn(Domain, Id))
+      Sharing->toGuest(Domain, Id, Data);
+    if (Sharing->oursOn(Domain, Id))
       onApiOwn(Domain, Id, Data);
     if (Exit)
-      Sharing.toGuest(Domain, Id, Data);
+      Sharing->toGuest(Domain, Id, Data);
     return;
   }
   onApiOwn(Domain, Id, Data);
@@ -293,9 +296,10 @@ void startOnce() {
   const char *FloorEnv = std::getenv("SYNCWATCH_FLOOR");
   bool FloorActivity = FloorEnv && std::string_view(FloorEnv) == "activity";
   bool Floor = FloorActivity || (FloorEnv && *FloorEnv == '1');
+  Sharing = &cuptiSharing();
   if (!Start->Cfg.ShareCupti)
-    cuptiSharing().disable();
-  CUptiResult R = cuptiSharing().subscribeOurs(&Start->Subscriber, Floor ? onApiFloor : onApi, cuptiNow());
+    Sharing->disable();
+  CUptiResult R = Sharing->subscribeOurs(&Start->Subscriber, Floor ? onApiFloor : onApi, cuptiNow());
   if (R != CUPTI_SUCCESS) {
     const char *Text = nullptr;
     cuptiGetResultString(R, &Text);
