@@ -8,7 +8,11 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 namespace {
 
@@ -32,38 +36,57 @@ std::uint64_t cuptiTime() {
   return T;
 }
 
+// SYNCWATCH_DEBUG_CUPTI=1: each call another tool makes to these entry points, with its
+// result, on stderr - to see what a profiler asked of CUPTI when its trace comes out wrong.
+CUptiResult traced(const char *Name, std::uint64_t Arg, CUptiResult R) {
+  static const bool On = [] {
+    const char *E = std::getenv("SYNCWATCH_DEBUG_CUPTI");
+    return E && *E && std::strcmp(E, "0") != 0;
+  }();
+  if (On) {
+    char Line[160];
+    int N = std::snprintf(Line, sizeof Line, "syncwatch: [cupti] %s(%llu) -> %d\n", Name,
+                          static_cast<unsigned long long>(Arg), static_cast<int>(R));
+    if (N > 0)
+      (void)!::write(2, Line, static_cast<std::size_t>(N) < sizeof Line ? N : sizeof Line - 1);
+  }
+  return R;
+}
+
 } // namespace
 
 #define SW_EXPORT extern "C" __attribute__((visibility("default")))
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *Subscriber, CUpti_CallbackFunc Callback,
                                               void *Userdata) {
-  return cuptiSharing().guestSubscribe(Subscriber, Callback, Userdata, nullptr, false,
-                                       callerName(__builtin_return_address(0)), cuptiTime());
+  return traced("cuptiSubscribe", 0, cuptiSharing().guestSubscribe(Subscriber, Callback, Userdata, nullptr, false,
+                                       callerName(__builtin_return_address(0)), cuptiTime()));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *Subscriber, CUpti_CallbackFunc Callback,
                                                  void *Userdata, CUpti_SubscriberParams *Params) {
-  return cuptiSharing().guestSubscribe(Subscriber, Callback, Userdata, Params, true,
-                                       callerName(__builtin_return_address(0)), cuptiTime());
+  return traced("cuptiSubscribe_v2", 0, cuptiSharing().guestSubscribe(Subscriber, Callback, Userdata, Params, true,
+                                       callerName(__builtin_return_address(0)), cuptiTime()));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle Subscriber) {
-  return cuptiSharing().guestUnsubscribe(Subscriber);
+  return traced("cuptiUnsubscribe", 0, cuptiSharing().guestUnsubscribe(Subscriber));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t Enable, CUpti_SubscriberHandle Subscriber,
                                                    CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
-  return cuptiSharing().guestEnableCallback(Enable, Subscriber, Domain, Id);
+  return traced(Enable ? "cuptiEnableCallback(on)" : "cuptiEnableCallback(off)", Domain * 10000ull + Id,
+                cuptiSharing().guestEnableCallback(Enable, Subscriber, Domain, Id));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t Enable, CUpti_SubscriberHandle Subscriber,
                                                  CUpti_CallbackDomain Domain) {
-  return cuptiSharing().guestEnableDomain(Enable, Subscriber, Domain);
+  return traced(Enable ? "cuptiEnableDomain(on)" : "cuptiEnableDomain(off)", Domain,
+                cuptiSharing().guestEnableDomain(Enable, Subscriber, Domain));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiEnableAllDomains(uint32_t Enable, CUpti_SubscriberHandle Subscriber) {
-  return cuptiSharing().guestEnableAllDomains(Enable, Subscriber);
+  return traced("cuptiEnableAllDomains", Enable, cuptiSharing().guestEnableAllDomains(Enable, Subscriber));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t *Enable, CUpti_SubscriberHandle Subscriber,
@@ -73,15 +96,20 @@ SW_EXPORT CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t *Enable, CUpti_Sub
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc Request,
                                                               CUpti_BuffersCallbackCompleteFunc Complete) {
-  return cuptiSharing().guestRegisterBuffers(Request, Complete, callerName(__builtin_return_address(0)), cuptiTime());
+  return traced("cuptiActivityRegisterCallbacks", 0,
+                cuptiSharing().guestRegisterBuffers(Request, Complete, callerName(__builtin_return_address(0)), cuptiTime()));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind Kind) {
-  return cuptiSharing().guestEnableKind(true, Kind);
+  return traced("cuptiActivityEnable", Kind, cuptiSharing().guestEnableKind(true, Kind));
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind Kind) {
-  return cuptiSharing().guestEnableKind(false, Kind);
+  return traced("cuptiActivityDisable", Kind, cuptiSharing().guestEnableKind(false, Kind));
 }
 
-SW_EXPORT CUptiResult CUPTIAPI cuptiFinalize() { return cuptiSharing().guestFinalize(); }
+SW_EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t Flag) {
+  return traced("cuptiActivityFlushAll", Flag, cuptiSharing().guestFlush(Flag));
+}
+
+SW_EXPORT CUptiResult CUPTIAPI cuptiFinalize() { return traced("cuptiFinalize", 0, cuptiSharing().guestFinalize()); }

@@ -151,11 +151,14 @@ void CuptiSharing::enableOurKind(bool On, CUpti_ActivityKind Kind) {
 
 void CuptiSharing::registerOurBuffers(CUpti_BuffersCallbackRequestFunc Request,
                                       CUpti_BuffersCallbackCompleteFunc Complete) {
-  std::lock_guard<std::mutex> G(Lock);
-  // A guest that registered before syncwatch (passed on to CUPTI then) keeps its buffers:
-  // from now on they are filled from syncwatch's.
-  if (Real.RegisterCallbacks(Request, Complete) == CUPTI_SUCCESS)
-    OurBuffers = true;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    // A guest that registered before syncwatch (passed on to CUPTI then) keeps its buffers:
+    // from now on they are filled from syncwatch's.
+    if (Real.RegisterCallbacks(Request, Complete) == CUPTI_SUCCESS)
+      OurBuffers = true;
+  }
+  stockGuestBuffer();
 }
 
 void CuptiSharing::toGuest(CUpti_CallbackDomain Domain, CUpti_CallbackId Id, const void *Data) const {
@@ -177,13 +180,15 @@ void CuptiSharing::forwardRecords(CUcontext Context, uint32_t StreamId, std::uin
   }
   if (!GuestRequest || !GuestComplete || !Buffer || !Valid)
     return;
-  std::uint8_t *Out = nullptr;
-  std::size_t OutSize = 0, OutUsed = 0;
+  GuestBuffer Out;
+  std::size_t OutUsed = 0;
+  bool Handed = false;
   auto handOver = [&] {
-    if (Out)
-      GuestComplete(Context, StreamId, Out, OutSize, OutUsed);
-    Out = nullptr;
-    OutSize = OutUsed = 0;
+    if (Out.Data)
+      GuestComplete(Context, StreamId, Out.Data, Out.Size, OutUsed);
+    Handed |= Out.Data != nullptr;
+    Out = {};
+    OutUsed = 0;
   };
   // Records lie one after the other: a record's size is the distance to the next.
   CUpti_Activity *Record = nullptr;
@@ -196,18 +201,17 @@ void CuptiSharing::forwardRecords(CUcontext Context, uint32_t StreamId, std::uin
     std::size_t Size = More ? static_cast<std::size_t>(reinterpret_cast<std::uint8_t *>(Next) - Start)
                             : static_cast<std::size_t>(Buffer + Valid - Start);
     std::uint32_t Kind = Record->kind;
-    if (Kind < kKinds && GuestKinds[Kind].load(std::memory_order_relaxed)) {
-      if (Out && OutUsed + Size > OutSize)
+    if (Kind < kKinds && (GuestKinds[Kind].load(std::memory_order_relaxed) ||
+                          GuestDraining[Kind].load(std::memory_order_relaxed))) {
+      if (Out.Data && OutUsed + Size > Out.Size)
         handOver();
-      if (!Out) {
-        std::size_t MaxRecords = 0;
-        GuestRequest(&Out, &OutSize, &MaxRecords);
-        if (Out && OutSize < Size) {  // a buffer too small for one record: given back empty
+      if (!Out.Data) {
+        Out = takeGuestBuffer(GuestRequest);
+        if (Out.Data && Out.Size < Size)  // a buffer too small for one record: given back empty
           handOver();
-        }
       }
-      if (Out) {
-        std::memcpy(Out + OutUsed, Start, Size);
+      if (Out.Data) {
+        std::memcpy(Out.Data + OutUsed, Start, Size);
         OutUsed += Size;
         RecordsForwarded.fetch_add(1, std::memory_order_relaxed);
       } else {
@@ -217,6 +221,71 @@ void CuptiSharing::forwardRecords(CUcontext Context, uint32_t StreamId, std::uin
     Record = More ? Next : nullptr;
   }
   handOver();
+  if (Handed)
+    stockGuestBuffer();  // the next records' buffer, out before the guest's next flush
+}
+
+// The stock is taken and put back under StockLock, and the guest's callbacks run outside it.
+CuptiSharing::GuestBuffer CuptiSharing::takeGuestBuffer(CUpti_BuffersCallbackRequestFunc Request) {
+  GuestBuffer B;
+  {
+    std::lock_guard<std::mutex> G(StockLock);
+    std::swap(B, Stock);
+  }
+  if (!B.Data && Request) {
+    std::size_t MaxRecords = 0;
+    Request(&B.Data, &B.Size, &MaxRecords);
+  }
+  return B;
+}
+
+void CuptiSharing::putGuestBuffer(GuestBuffer B, CUpti_BuffersCallbackCompleteFunc Complete) {
+  {
+    std::lock_guard<std::mutex> G(StockLock);
+    if (!Stock.Data)
+      std::swap(B, Stock);
+  }
+  if (B.Data && Complete)  // another thread stocked one meanwhile: this one goes back empty
+    Complete(nullptr, 0, B.Data, B.Size, 0);
+}
+
+void CuptiSharing::stockGuestBuffer() {
+  CUpti_BuffersCallbackRequestFunc Request;
+  CUpti_BuffersCallbackCompleteFunc Complete;
+  bool AnyKind = false;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (!Owned.load() || !OurBuffers)
+      return;
+    Request = GuestRequest;
+    Complete = GuestComplete;
+    for (std::uint32_t K = 0; K < kKinds && !AnyKind; ++K)
+      AnyKind = GuestKinds[K].load(std::memory_order_relaxed);
+  }
+  if (!Request || !Complete || !AnyKind)
+    return;
+  {
+    std::lock_guard<std::mutex> G(StockLock);
+    if (Stock.Data)
+      return;
+  }
+  putGuestBuffer(takeGuestBuffer(Request), Complete);
+}
+
+// The stocked buffer handed back empty, as CUPTI's finalize returns the buffers it holds.
+void CuptiSharing::returnGuestBuffer() {
+  CUpti_BuffersCallbackCompleteFunc Complete;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    Complete = GuestComplete;
+  }
+  GuestBuffer B;
+  {
+    std::lock_guard<std::mutex> G(StockLock);
+    std::swap(B, Stock);
+  }
+  if (B.Data && Complete)
+    Complete(nullptr, 0, B.Data, B.Size, 0);
 }
 
 std::string CuptiSharing::guestSummary() const {
@@ -331,17 +400,45 @@ CUptiResult CuptiSharing::guestCallbackState(uint32_t *On, CUpti_SubscriberHandl
 CUptiResult CuptiSharing::guestRegisterBuffers(CUpti_BuffersCallbackRequestFunc Request,
                                                CUpti_BuffersCallbackCompleteFunc Complete, const char *Who,
                                                std::uint64_t Now) {
-  std::lock_guard<std::mutex> G(Lock);
-  nameGuest(Who, Now);
-  GuestRequest = Request;
-  GuestComplete = Complete;
-  updateGuestHere();
-  return OurBuffers && Owned.load() ? CUPTI_SUCCESS : Real.RegisterCallbacks(Request, Complete);
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    nameGuest(Who, Now);
+    if (Request != GuestRequest || Complete != GuestComplete) {
+      std::lock_guard<std::mutex> S(StockLock);
+      Stock = {};  // (a buffer of the old callbacks' is theirs; the new ones stock their own)
+    }
+    GuestRequest = Request;
+    GuestComplete = Complete;
+    updateGuestHere();
+    if (!OurBuffers || !Owned.load())
+      return Real.RegisterCallbacks(Request, Complete);
+  }
+  stockGuestBuffer();
+  return CUPTI_SUCCESS;
 }
 
 CUptiResult CuptiSharing::guestEnableKind(bool On, CUpti_ActivityKind Kind) {
-  std::lock_guard<std::mutex> G(Lock);
-  return applyKind(GuestKinds, On, Kind);
+  CUptiResult R;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    bool Was = static_cast<std::uint32_t>(Kind) < kKinds && GuestKinds[Kind].load();
+    R = applyKind(GuestKinds, On, Kind);
+    if (R == CUPTI_SUCCESS && static_cast<std::uint32_t>(Kind) < kKinds && Owned.load())
+      GuestDraining[Kind].store(!On && (Was || GuestDraining[Kind].load()));
+  }
+  if (R == CUPTI_SUCCESS && On)
+    stockGuestBuffer();
+  return R;
+}
+
+// The guest's flush: CUPTI's, which completes syncwatch's buffers and so copies the guest's
+// records (those of kinds it turned off since its last flush too); then those kinds stop.
+CUptiResult CuptiSharing::guestFlush(uint32_t Flag) {
+  CUptiResult R = Real.FlushAll ? Real.FlushAll(Flag) : CUPTI_ERROR_NOT_INITIALIZED;
+  if (Owned.load())
+    for (auto &D : GuestDraining)
+      D.store(false, std::memory_order_relaxed);
+  return R;
 }
 
 CUptiResult CuptiSharing::guestFinalize() {
@@ -349,7 +446,8 @@ CUptiResult CuptiSharing::guestFinalize() {
     return Real.Finalize();
   // Kineto's TEARDOWN_CUPTI=1: its records first (the flush comes back through
   // forwardRecords), then all it enabled taken back; syncwatch's subscription stays.
-  Real.FlushAll(1);
+  guestFlush(1);
+  returnGuestBuffer();
   std::lock_guard<std::mutex> G(Lock);
   for (std::uint32_t K = 0; K < kKinds; ++K)
     if (GuestKinds[K].load())

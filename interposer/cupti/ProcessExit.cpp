@@ -171,7 +171,8 @@ void finishOnce(const char *Why) {
       writeStderr(Start->ConfigMessages + Start->NotActive);
     return;
   }
-  cuptiActivityFlushAll(1);
+  if (realCupti().FlushAll)  // (CUPTI's own: the exported name is the guests')
+    realCupti().FlushAll(1);
   TheRecorder->setGpu(devicesSeenByUuid());
   if (DriverVersion > 0)
     TheRecorder->setDriver("CUDA " + std::to_string(DriverVersion / 1000) + "." +

@@ -83,11 +83,11 @@ for case in ("torch-after", "torch-before", "torch-twice", "torch-teardown"):
     err_file = os.path.join(out, case + ".err")
     err = open(err_file, errors="replace").read() if os.path.exists(err_file) else ""
     reports = glob.glob(os.path.join(out, case + "-reports", "*.json"))
-    found = any(f["location"]["line"] == 20 and f["location"]["file"].endswith("profiled_loop.py")
+    found = any(f["location"]["line"] == 22 and f["location"]["file"].endswith("profiled_loop.py")
                 for r in reports for f in json.load(open(r)).get("findings", []))
     ok = same and found and "CUPTI shared with" in err
     bad += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {case}: profiler without syncwatch {plain}, with {shared}; "
-          f"syncwatch's finding at profiled_loop.py:20: {found}; says it shared CUPTI: {'CUPTI shared with' in err}")
+          f"syncwatch's finding at profiled_loop.py:22: {found}; says it shared CUPTI: {'CUPTI shared with' in err}")
 sys.exit(1 if bad else 0)
 PY

@@ -111,7 +111,7 @@ struct Guest {
   std::vector<std::tuple<int, int, const void *>> Calls;
   std::vector<std::vector<std::uint8_t>> Buffers;  // completed, valid bytes only
   std::size_t BufferSize = 64;
-  int Requests = 0;
+  int Requests = 0, Outstanding = 0;  // asked for; asked for and not yet given back
 } G;
 void CUPTIAPI guestCallback(void *Userdata, CUpti_CallbackDomain D, CUpti_CallbackId Id, const void *Data) {
   EXPECT_EQ(Userdata, &G);
@@ -119,12 +119,14 @@ void CUPTIAPI guestCallback(void *Userdata, CUpti_CallbackDomain D, CUpti_Callba
 }
 void CUPTIAPI guestRequest(uint8_t **Buffer, size_t *Size, size_t *MaxRecords) {
   ++G.Requests;
+  ++G.Outstanding;
   *Buffer = new uint8_t[G.BufferSize];
   *Size = G.BufferSize;
   *MaxRecords = 0;
 }
 void CUPTIAPI guestComplete(CUcontext, uint32_t, uint8_t *Buffer, size_t, size_t Valid) {
   G.Buffers.emplace_back(Buffer, Buffer + Valid);
+  --G.Outstanding;
   delete[] Buffer;
 }
 void CUPTIAPI oursCallback(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
@@ -251,13 +253,80 @@ TEST_F(CuptiSharingTest, TheGuestsRecordsAreCopiedIntoItsOwnBuffersInOrder) {
   std::vector<std::uint8_t> Want2(B.begin() + 80, B.end());
   EXPECT_EQ(G.Buffers[0], Want1);
   EXPECT_EQ(G.Buffers[1], Want2);
-  EXPECT_EQ(G.Requests, 2);
+  EXPECT_EQ(G.Requests, 3);  // the stocked one, a second, and the next stock
   EXPECT_NE(S.guestSummary().find("libtorch_cuda.so"), std::string::npos);
   EXPECT_NE(S.guestSummary().find("4 activity records passed on"), std::string::npos);
   // A buffer with none of the guest's kinds asks it for no buffer at all.
   auto Mine = records({{CUPTI_ACTIVITY_KIND_STREAM, 16}});
   S.forwardRecords(nullptr, 0, Mine.data(), Mine.size());
-  EXPECT_EQ(G.Requests, 2);
+  EXPECT_EQ(G.Requests, 3);
+  EXPECT_EQ(G.Buffers.size(), 2u);
+}
+
+// Kineto's stop flushes CUPTI only when it has a buffer out (CuptiActivityApi::
+// activityBuffers); CUPTI asks for one as soon as activity is on. Without a stocked buffer
+// its trace had 0 of 80 kernels under syncwatch (H100, torch 2.11).
+TEST_F(CuptiSharingTest, TheGuestHoldsABufferWhileItsActivityIsOn) {
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  S.registerOurBuffers(oursRequest, oursComplete);
+  EXPECT_EQ(S.guestRegisterBuffers(guestRequest, guestComplete, "libtorch_cpu.so", 5), CUPTI_SUCCESS);
+  EXPECT_EQ(G.Requests, 0);  // nothing on yet: nothing to hold
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_RUNTIME);
+  EXPECT_EQ(G.Requests, 1);  // one buffer out, as CUPTI would have it, and only one
+  EXPECT_TRUE(G.Buffers.empty());
+  // The guest's forced flush reaches syncwatch's buffer; its kernel fills the stocked buffer.
+  auto B = records({{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 40}});
+  S.forwardRecords(nullptr, 0, B.data(), B.size());
+  ASSERT_EQ(G.Buffers.size(), 1u);
+  EXPECT_EQ(G.Buffers[0], B);
+  EXPECT_EQ(G.Requests, 2);  // and the next one is out already
+  // cuptiFinalize (Kineto's TEARDOWN_CUPTI=1) hands the held buffer back, empty.
+  EXPECT_EQ(S.guestFinalize(), CUPTI_SUCCESS);
+  ASSERT_EQ(G.Buffers.size(), 2u);
+  EXPECT_TRUE(G.Buffers[1].empty());
+  EXPECT_EQ(G.Outstanding, 0);
+}
+
+// Kineto's stop turns its kinds off first and flushes after (CuptiActivityProfiler), and
+// CUPTI delivers what was recorded before the disable: those kinds are copied until the
+// guest's flush, and not after it.
+TEST_F(CuptiSharingTest, RecordsMadeBeforeTheGuestsDisableReachItsFlush) {
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  S.registerOurBuffers(oursRequest, oursComplete);
+  S.enableOurKind(true, CUPTI_ACTIVITY_KIND_MEMCPY);
+  S.guestRegisterBuffers(guestRequest, guestComplete, "libtorch_cpu.so", 5);
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_MEMCPY);
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  S.guestEnableKind(false, CUPTI_ACTIVITY_KIND_MEMCPY);
+  S.guestEnableKind(false, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  EXPECT_TRUE(Fake.Kinds.count(CUPTI_ACTIVITY_KIND_MEMCPY));  // syncwatch's, still on
+  EXPECT_FALSE(Fake.Kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  auto B = records({{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 32}, {CUPTI_ACTIVITY_KIND_MEMCPY, 24}});
+  EXPECT_EQ(S.guestFlush(1), CUPTI_SUCCESS);  // (the fake's flush completes nothing itself:)
+  EXPECT_EQ(Fake.Flushes, 1);
+  EXPECT_TRUE(G.Buffers.empty());
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_MEMCPY);
+  S.guestEnableKind(false, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  S.guestEnableKind(false, CUPTI_ACTIVITY_KIND_MEMCPY);
+  S.forwardRecords(nullptr, 0, B.data(), B.size());  // what the guest's flush brings
+  ASSERT_EQ(G.Buffers.size(), 1u);
+  EXPECT_EQ(G.Buffers[0], B);
+  S.guestFlush(1);
+  // After the flush: syncwatch's memcpy records are its own again.
+  S.forwardRecords(nullptr, 0, B.data(), B.size());
+  EXPECT_EQ(G.Buffers.size(), 1u);
+}
+
+// Before syncwatch's own buffers are registered, the guest's registration went to CUPTI,
+// which asks for buffers itself: nothing is stocked then.
+TEST_F(CuptiSharingTest, NoBufferIsStockedWhereCuptiFillsTheGuestsOwn) {
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  EXPECT_EQ(S.guestRegisterBuffers(guestRequest, guestComplete, "libtorch_cpu.so", 5), CUPTI_SUCCESS);
+  EXPECT_EQ(Fake.Complete, guestComplete);
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  EXPECT_EQ(G.Requests, 0);
 }
 
 TEST_F(CuptiSharingTest, SyncwatchsNvtxDomainStaysOnWhenTheGuestLeaves) {
