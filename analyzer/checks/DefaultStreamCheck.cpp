@@ -60,6 +60,8 @@ void DefaultStreamCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
     std::string Pass = !U.Library ? "pass an explicit stream"
                        : U.Library->Shape == LibraryShape::ThrustAlgorithm
                            ? "pass thrust::cuda::par_nosync.on(stream) (or par.on(stream))"
+                       : U.Library->Shape == LibraryShape::HandleStream
+                           ? "bind the handle to a stream with " + std::string(U.Library->SetStream)
                            : "pass the stream argument";
     D.Message = describe(U) + (Others ? ", which serializes it with every blocking stream; " + Pass
                                       : "; " + Pass + " before this code shares the GPU with "

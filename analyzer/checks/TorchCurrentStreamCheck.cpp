@@ -126,7 +126,9 @@ void TorchCurrentStreamCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink
     bool OffCurrent = StreamUsage::isLegacyWork(U) ||
                       (U.PerThreadDefault && (U.Stream.Kind == StreamArgKind::Omitted ||
                                               U.Stream.Kind == StreamArgKind::Null));
-    if (!OffCurrent || !isHostFunction(Facts.functionOf(U.Call)))
+    // (A handle library's call: the handle check below says which handle and what to bind.)
+    if (!OffCurrent || !isHostFunction(Facts.functionOf(U.Call)) ||
+        (U.Library && U.Library->Shape == LibraryShape::HandleStream))
       continue;
     CheckDiagnostic D;
     D.Rule = RuleId::TorchCurrentStream;

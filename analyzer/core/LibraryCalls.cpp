@@ -2,7 +2,10 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+
+#include <map>
 
 #include <vector>
 
@@ -27,17 +30,39 @@ std::string libraryName(const FunctionDecl &FD) {
   return Name;
 }
 
+namespace {
+
+// A C library's entry point: a function at namespace scope (extern "C"), named as the
+// catalogue names it - cuBLASLt's matmul and NCCL's calls by name, the handle libraries by
+// their prefix and the type of their first parameter (cublasLt's handle is not cuBLAS's).
+const LibraryApi *cLibraryEntry(const FunctionDecl &FD) {
+  StringRef N = FD.getName();
+  if (!N.starts_with("cu") && !N.starts_with("nccl"))
+    return nullptr;
+  if (!FD.getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return nullptr;
+  if (const LibraryApi *A = findLibraryApi(std::string_view(N.data(), N.size()));
+      A && A->Shape == LibraryShape::StreamParameter)
+    return A;
+  if (FD.getNumParams() == 0)
+    return nullptr;
+  std::string Type = FD.getParamDecl(0)->getType().getAsString();
+  return findHandleLibraryCall(std::string_view(N.data(), N.size()), Type);
+}
+
+} // namespace
+
 const LibraryApi *libraryEntry(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getIdentifier())
     return nullptr;
-  // Cheap first: only thrust's and cub's names can match.
+  // Cheap first: only thrust's, cub's and the C libraries' names can match.
   const DeclContext *Top = FD->getDeclContext();
   while (Top->getParent() && !Top->getParent()->isTranslationUnit())
     Top = Top->getParent();
   const auto *NS = dyn_cast<NamespaceDecl>(Top);
   if (!NS || (NS->getName() != "thrust" && NS->getName() != "cub"))
-    return nullptr;
+    return cLibraryEntry(*FD);
   return findLibraryApi(libraryName(*FD));
 }
 
@@ -50,8 +75,9 @@ AST_MATCHER(FunctionDecl, isLibraryEntryPoint) {
   while (Top->getParent() && !Top->getParent()->isTranslationUnit())
     Top = Top->getParent();
   const auto *NS = dyn_cast<NamespaceDecl>(Top);
-  return NS && (NS->getName() == "thrust" || NS->getName() == "cub") &&
-         findLibraryApi(libraryName(Node)) != nullptr;
+  if (!NS || (NS->getName() != "thrust" && NS->getName() != "cub"))
+    return cLibraryEntry(Node) != nullptr;
+  return findLibraryApi(libraryName(Node)) != nullptr;
 }
 
 const CXXRecordDecl *recordOf(QualType T) {
@@ -245,10 +271,196 @@ LibraryStream cubStream(const CallExpr &Call, ASTContext &Ctx) {
   return S;
 }
 
+// cuBLASLt's matmul and NCCL's calls: the parameter named "stream" (no default there).
+LibraryStream streamParameter(const CallExpr &Call) {
+  LibraryStream S;
+  const FunctionDecl *FD = Call.getDirectCallee();
+  for (unsigned I = 0; FD && I < FD->getNumParams() && I < Call.getNumArgs(); ++I)
+    if (FD->getParamDecl(I)->getName() == "stream") {
+      S.K = LibraryStream::Given;
+      S.Stream = Call.getArg(I);
+      S.How = "on the stream it is given";
+    }
+  return S;
+}
+
+// ---- handles and their streams (SYNCWATCH_LIBRARY_HANDLE) ----
+
+// The handle a call names: a variable or a member (h, this->handle_, ctx.blas).
+const ValueDecl *handleDeclOf(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *R = dyn_cast<DeclRefExpr>(E))
+    return R->getDecl();
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    return M->getMemberDecl();
+  return nullptr;
+}
+
+// What the unit does with each handle: where it is made, and where a stream is bound to it.
+struct HandleFacts {
+  bool Created = false, HostOnly = false;
+  struct Bind {
+    const CallExpr *Call;
+    const FunctionDecl *In;
+  };
+  std::vector<Bind> Binds;
+};
+
+struct UnitHandles : RecursiveASTVisitor<UnitHandles> {
+  std::map<const ValueDecl *, HandleFacts> Facts;
+  std::vector<const FunctionDecl *> In;
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBodies() const { return true; }
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    In.push_back(F);
+    bool R = RecursiveASTVisitor::TraverseFunctionDecl(F);
+    In.pop_back();
+    return R;
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
+    In.push_back(F);
+    bool R = RecursiveASTVisitor::TraverseCXXMethodDecl(F);
+    In.pop_back();
+    return R;
+  }
+  bool TraverseCXXConstructorDecl(CXXConstructorDecl *F) {
+    In.push_back(F);
+    bool R = RecursiveASTVisitor::TraverseCXXConstructorDecl(F);
+    In.pop_back();
+    return R;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || C->getNumArgs() == 0)
+      return true;
+    StringRef N = FD->getName();
+    if (!N.starts_with("cu"))
+      return true;
+    std::string_view Name(N.data(), N.size());
+    for (const LibraryApi &A : allLibraryApis()) {
+      if (A.Shape != LibraryShape::HandleStream || !N.starts_with(std::string_view(A.Name)))
+        continue;
+      if (namedIn(Name, A.Create, A.Name == "cufft")) {  // (cufftPlan1d/2d/3d/Many: prefixes)
+        const auto *Addr = dyn_cast<UnaryOperator>(C->getArg(0)->IgnoreParenImpCasts());
+        if (Addr && Addr->getOpcode() == UO_AddrOf)
+          if (const ValueDecl *H = handleDeclOf(Addr->getSubExpr())) {
+            Facts[H].Created = true;
+            Facts[H].HostOnly |= N.ends_with("Host");  // curandCreateGeneratorHost
+          }
+      } else if (namedIn(Name, A.SetStream) && C->getNumArgs() >= 2) {
+        if (const ValueDecl *H = handleDeclOf(C->getArg(0)))
+          Facts[H].Binds.push_back({C, In.empty() ? nullptr : In.back()});
+      }
+    }
+    return true;
+  }
+};
+
+// Built once per unit (the lint runs units one after another on a thread).
+const std::map<const ValueDecl *, HandleFacts> &unitHandles(ASTContext &Ctx) {
+  thread_local const TranslationUnitDecl *For = nullptr;
+  thread_local UnitHandles Index;
+  if (For != Ctx.getTranslationUnitDecl()) {
+    Index = UnitHandles();
+    Index.TraverseDecl(Ctx.getTranslationUnitDecl());
+    For = Ctx.getTranslationUnitDecl();
+  }
+  return Index.Facts;
+}
+
+const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  for (int Depth = 0; !Parents.empty() && Depth < 256; ++Depth) {
+    if (const auto *F = Parents[0].get<FunctionDecl>())
+      return F;
+    if (const auto *St = Parents[0].get<Stmt>())
+      Parents = Ctx.getParents(*St);
+    else if (const auto *D = Parents[0].get<Decl>())
+      Parents = Ctx.getParents(*D);
+    else
+      break;
+  }
+  return nullptr;
+}
+
+// A stream expression that means the same in any function: a global or a member, a call
+// (at::cuda::getCurrentCUDAStream()), a null or named constant (0, cudaStreamLegacy).
+bool meansTheSameEverywhere(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (isa<CallExpr>(E) || isa<MemberExpr>(E) || isa<IntegerLiteral>(E) || isa<CXXNullPtrLiteralExpr>(E) ||
+      isa<GNUNullExpr>(E))
+    return true;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
+      return !V->isLocalVarDeclOrParm();
+    return isa<EnumConstantDecl>(R->getDecl());
+  }
+  if (const auto *C = dyn_cast<CStyleCastExpr>(E))
+    return meansTheSameEverywhere(C->getSubExpr());
+  return false;
+}
+
+// The stream a handle call's work runs on: the stream last bound to its handle earlier in
+// the same function; else the one stream every binding in the unit gives it, where that
+// stream means the same in this function; else, for a handle made in this unit and never
+// bound, the legacy default stream. A handle from elsewhere, or bound to different streams
+// in other functions: unknown, and nothing is said.
+LibraryStream handleStream(const CallExpr &Call, const LibraryApi &Api, ASTContext &Ctx) {
+  LibraryStream S;
+  const ValueDecl *H = handleDeclOf(Call.getArg(0));
+  if (!H)
+    return S;
+  const auto &Facts = unitHandles(Ctx);
+  auto It = Facts.find(H);
+  if (It == Facts.end())
+    return S;
+  const HandleFacts &F = It->second;
+  if (F.HostOnly) {
+    S.K = LibraryStream::NoGpuWork;
+    return S;
+  }
+  std::string SetStream(Api.SetStream);
+  const SourceManager &SM = Ctx.getSourceManager();
+  const FunctionDecl *Here = enclosingFunction(Call, Ctx);
+  const CallExpr *Last = nullptr;
+  SourceLocation At = SM.getExpansionLoc(Call.getBeginLoc());
+  for (const HandleFacts::Bind &B : F.Binds) {
+    SourceLocation L = SM.getExpansionLoc(B.Call->getBeginLoc());
+    if (Here && B.In == Here && SM.isBeforeInTranslationUnit(L, At) &&
+        (!Last || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Last->getBeginLoc()), L)))
+      Last = B.Call;
+  }
+  if (!Last && !F.Binds.empty()) {
+    const Expr *One = F.Binds.front().Call->getArg(1);
+    for (const HandleFacts::Bind &B : F.Binds)
+      if (!meansTheSameEverywhere(B.Call->getArg(1)) ||
+          !Expr::isSameComparisonOperand(B.Call->getArg(1)->IgnoreParenImpCasts(), One->IgnoreParenImpCasts()))
+        return S;
+    Last = F.Binds.front().Call;
+  }
+  if (Last) {
+    S.K = LibraryStream::Given;
+    S.Stream = Last->getArg(1);
+    S.How = "on the stream " + SetStream + " bound to its handle";
+    return S;
+  }
+  if (!F.Created)
+    return S;
+  S.K = LibraryStream::Default;
+  S.How = "on its handle, to which no " + SetStream + " binds a stream,";
+  return S;
+}
+
 } // namespace
 
 LibraryStream libraryStreamOf(const CallExpr &Call, const LibraryApi &Api, ASTContext &Ctx) {
-  return Api.Shape == LibraryShape::ThrustAlgorithm ? thrustStream(Call) : cubStream(Call, Ctx);
+  switch (Api.Shape) {
+  case LibraryShape::ThrustAlgorithm: return thrustStream(Call);
+  case LibraryShape::CubDevice: return cubStream(Call, Ctx);
+  case LibraryShape::StreamParameter: return streamParameter(Call);
+  case LibraryShape::HandleStream: return handleStream(Call, Api, Ctx);
+  }
+  return {};
 }
 
 StatementMatcher libraryCallMatcher() {

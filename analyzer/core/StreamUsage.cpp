@@ -110,7 +110,8 @@ void StreamUsage::observeLibraryCall(const CallExpr &Call, const SourceManager &
   }
   StreamUse U{&Call, nullptr, Stream, usesPerThreadDefaultStream(Call, *Ctx), CalleeLoc,
               SourceRange(Call.getBeginLoc(), Call.getBeginLoc())};
-  if (Stream.Expr) {
+  // (A handle's stream was bound elsewhere, often in another function: the call is the place.)
+  if (Stream.Expr && Lib->Shape != LibraryShape::HandleStream) {
     U.Loc = reportLoc(Stream.Expr->getBeginLoc(), SM);
     U.Range = Stream.Expr->getSourceRange();
   } else if (const auto *Callee = Call.getCallee()) {
