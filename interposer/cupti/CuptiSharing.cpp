@@ -322,7 +322,10 @@ CUptiResult CuptiSharing::guestSubscribe(CUpti_SubscriberHandle *Handle, CUpti_C
   }
   if (!Handle)
     return CUPTI_ERROR_INVALID_PARAMETER;
-  if (GuestSubscribed)  // what CUPTI says to a third subscriber
+  // A third subscriber is refused as CUPTI refuses a second; so is another copy of
+  // libsyncwatch (two preloaded): as a guest it would write the same report again (seen on
+  // an H100), refused it says it is not active and this one reports.
+  if (GuestSubscribed || (Who && std::strncmp(Who, "libsyncwatch", 12) == 0))
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   GuestUserdata = Userdata;
   GuestCallback.store(Callback, std::memory_order_release);

@@ -89,5 +89,10 @@ for case in ("torch-after", "torch-before", "torch-twice", "torch-teardown"):
     bad += not ok
     print(f"{'ok  ' if ok else 'FAIL'} {case}: profiler without syncwatch {plain}, with {shared}; "
           f"syncwatch's finding at profiled_loop.py:22: {found}; says it shared CUPTI: {'CUPTI shared with' in err}")
+# Two copies of libsyncwatch.so preloaded: one of them reports, once.
+err = open(os.path.join(out, "twice.err"), errors="replace").read() if os.path.exists(os.path.join(out, "twice.err")) else ""
+once = err.count("report written to") == 1
+bad += not once
+print(f"{'ok  ' if once else 'FAIL'} twice: two libsyncwatch copies wrote {err.count('report written to')} report(s)")
 sys.exit(1 if bad else 0)
 PY

@@ -329,6 +329,17 @@ TEST_F(CuptiSharingTest, NoBufferIsStockedWhereCuptiFillsTheGuestsOwn) {
   EXPECT_EQ(G.Requests, 0);
 }
 
+// Two copies of libsyncwatch.so preloaded: the second is refused, so that one reports.
+TEST_F(CuptiSharingTest, AnotherSyncwatchCopyIsNotAGuest) {
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  CUpti_SubscriberHandle H = nullptr;
+  EXPECT_EQ(S.guestSubscribe(&H, guestCallback, &G, nullptr, false, "libsyncwatch-copy.so", 0),
+            CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+  EXPECT_EQ(H, nullptr);
+  EXPECT_FALSE(S.guestActive());
+  EXPECT_EQ(S.guestSummary(), "");
+}
+
 TEST_F(CuptiSharingTest, SyncwatchsNvtxDomainStaysOnWhenTheGuestLeaves) {
   ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
   EXPECT_TRUE(S.enableOurDomain(true, CUPTI_CB_DOMAIN_NVTX));  // SYNCWATCH_STEP
