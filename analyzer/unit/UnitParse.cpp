@@ -6,6 +6,7 @@
 
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,6 +17,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string_view>
 #include <memory>
 
 using namespace clang;
@@ -120,6 +123,24 @@ private:
   std::vector<Decl *> Parsed;
 };
 
+// Function bodies in system headers (CUDA's, thrust's and cub's, PyTorch's under -isystem)
+// are skipped at the parse, as clangd skips its preamble's: every check judges user code and
+// recognizes library calls by their declarations, never by what the library's own bodies
+// do, and instantiating thrust's and ATen's templates is most of a unit's parse. Sema keeps
+// the bodies it needs: constexpr functions and those with a deduced return type
+// (Sema::canSkipFunctionBody).
+class SystemBodySkipper : public MultiplexConsumer {
+public:
+  SystemBodySkipper(std::unique_ptr<ASTConsumer> Inner, const SourceManager &SM)
+      : MultiplexConsumer(std::move(Inner)), SM(SM) {}
+  bool shouldSkipFunctionBody(Decl *D) override {
+    return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
+  }
+
+private:
+  const SourceManager &SM;
+};
+
 // What the frontend action reports back to the parse: the unit's LangOptions (token lengths
 // in ranges), the AST being analyzed, and the files its parse read (for the result cache).
 struct ParseState {
@@ -150,6 +171,12 @@ void collectDeps(CompilerInstance &CI, std::vector<std::string> &Deps) {
   Deps.erase(std::unique(Deps.begin(), Deps.end()), Deps.end());
 }
 
+// SYNCWATCH_PARSE_ALL_BODIES=1: parse system headers' function bodies too (to compare).
+const bool SyncwatchParseAllBodies = [] {
+  const char *E = std::getenv("SYNCWATCH_PARSE_ALL_BODIES");
+  return E && *E && std::string_view(E) != "0";
+}();
+
 class CheckingAction : public ASTFrontendAction {
 public:
   CheckingAction(MatchFinder &Finder, ParseState &State, bool ParsedOnly, const std::atomic<bool> *Cancel)
@@ -162,9 +189,14 @@ public:
     State.LO = &CI.getLangOpts();
     State.Unit.Ctx = CI.hasASTContext() ? &CI.getASTContext() : nullptr;
     ++State.Unit.Generation;
+    std::unique_ptr<ASTConsumer> Consumer = Finder.newASTConsumer();
     if (ParsedOnly || Cancel)
-      return std::make_unique<UnitScopeConsumer>(Finder.newASTConsumer(), ParsedOnly, Cancel);
-    return Finder.newASTConsumer();
+      Consumer = std::make_unique<UnitScopeConsumer>(std::move(Consumer), ParsedOnly, Cancel);
+    if (!SyncwatchParseAllBodies) {
+      CI.getFrontendOpts().SkipFunctionBodies = true;
+      Consumer = std::make_unique<SystemBodySkipper>(std::move(Consumer), CI.getSourceManager());
+    }
+    return Consumer;
   }
   void EndSourceFileAction() override {
     State.Unit.Ctx = nullptr;
