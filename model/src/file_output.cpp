@@ -53,6 +53,20 @@ std::string errnoText(int Errno) { return std::strerror(Errno); }
 bool writeFileAtomically(const std::string &Path, std::string_view Contents, std::string &Error) {
   struct stat Old;
   bool Exists = ::stat(Path.c_str(), &Old) == 0;
+  if (Exists && (S_ISCHR(Old.st_mode) || S_ISFIFO(Old.st_mode))) {
+    // /dev/null, /dev/stdout, a named pipe read by another program: nothing to replace, so
+    // written as it is (a pipe with no reader is an error, not a wait).
+    int Fd = ::open(Path.c_str(), O_WRONLY | O_CLOEXEC | (S_ISFIFO(Old.st_mode) ? O_NONBLOCK : 0));
+    int Errno = 0;
+    bool Ok = Fd >= 0 && writeAllToFd(Fd, Contents, Errno);
+    if (Fd < 0)
+      Errno = errno;
+    if (Fd >= 0 && ::close(Fd) != 0 && Ok)
+      Ok = false, Errno = errno;
+    if (!Ok)
+      Error = Errno == ENXIO ? "it is a pipe with no reader" : errnoText(Errno);
+    return Ok;
+  }
   if (Exists && !S_ISREG(Old.st_mode)) {
     Error = S_ISDIR(Old.st_mode) ? "it is a directory" : "it is not a regular file";
     return false;

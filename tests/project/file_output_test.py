@@ -57,6 +57,27 @@ try:
                        capture_output=True, text=True, cwd=repo, timeout=300)
     check("the lint writes the probe's SARIF", p.returncode == 1, p.stderr[-300:])
 
+    # --- outputs that are not files: /dev/null and a named pipe are written as they are ----
+    rc, out, err = run(LINT, "--format=json", "--output=/dev/null", FIXABLE, *CUDA_FLAGS)
+    check("syncwatch-lint --output=/dev/null: the report goes there (exit 1: findings), nothing on stdout",
+          rc == 1 and out == "" and os.path.exists("/dev/null") and not os.path.isfile("/dev/null"), f"rc={rc} {err[-300:]}")
+    rc, out, err = run(SW, "merge", "--output", "/dev/null", rec, rec2)
+    check("syncwatch merge --output /dev/null: written (exit 0 or 1: its findings), no error",
+          rc in (0, 1) and "cannot" not in err and "error" not in err, f"rc={rc} {err[-300:]}")
+    pipe = os.path.join(work, "report.pipe")
+    os.mkfifo(pipe)
+    reader = subprocess.Popen(["cat", pipe], stdout=subprocess.PIPE, text=True)
+    rc, out, err = run(LINT, "--format=json", "--output=" + pipe, FIXABLE, *CUDA_FLAGS)
+    read, _ = reader.communicate(timeout=120)
+    check("syncwatch-lint --output=<a named pipe with a reader>: the reader gets the whole report",
+          rc == 1 and read.startswith("{") and read.rstrip().endswith("}") and '"findings"' in read,
+          f"rc={rc} {err[-300:]} read {len(read)} chars")
+    lonely = os.path.join(work, "nobody.pipe")
+    os.mkfifo(lonely)
+    rc, out, err = run(LINT, "--format=json", "--output=" + lonely, FIXABLE, *CUDA_FLAGS)
+    check("syncwatch-lint --output=<a named pipe nobody reads>: exit 2 at once, said, the report on stdout",
+          rc == 2 and "no reader" in err and out.startswith("{"), f"rc={rc} {err[-300:]}")
+
     # --- an output that is an input: refused, the input untouched --------------------------
     before = digest(rec)
     rc, out, err = run(SW, "merge", "--output", rec, rec, rec2)
