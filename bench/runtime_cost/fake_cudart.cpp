@@ -9,7 +9,18 @@
 namespace {
 using Handler = void (*)(CUpti_CallbackDomain, CUpti_CallbackId, const CUpti_CallbackData *);
 Handler Enter = nullptr, Exit = nullptr;
-std::atomic<std::uint32_t> Correlation{0};
+// Correlation ids unique per process without a counter all threads write (one shared atomic
+// here would be a cache line the 8-thread mode's threads fight over, in the harness, not in
+// syncwatch): each thread takes a block of ids at its first call.
+std::atomic<std::uint32_t> CorrelationBlocks{0};
+thread_local std::uint32_t Correlation = 0, CorrelationEnd = 0;
+std::uint32_t nextCorrelation() {
+  if (Correlation == CorrelationEnd) {
+    Correlation = CorrelationBlocks.fetch_add(1, std::memory_order_relaxed) << 24;
+    CorrelationEnd = Correlation + (1u << 24);
+  }
+  return ++Correlation;
+}
 
 // Keeps the compiler from folding the call's body away.
 template <typename Params>
@@ -19,7 +30,7 @@ __attribute__((noinline)) int apiCall(CUpti_CallbackId Id, const char *Name, con
   D.functionName = Name;
   D.functionReturnValue = &Result;
   D.functionParams = &P;
-  D.correlationId = Correlation.fetch_add(1, std::memory_order_relaxed) + 1;
+  D.correlationId = nextCorrelation();
   if (Enter) {
     D.callbackSite = CUPTI_API_ENTER;
     Enter(CUPTI_CB_DOMAIN_RUNTIME_API, Id, &D);
