@@ -311,22 +311,15 @@ struct UnitHandles : RecursiveASTVisitor<UnitHandles> {
   std::vector<const FunctionDecl *> In;
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitLambdaBodies() const { return true; }
-  bool TraverseFunctionDecl(FunctionDecl *F) {
-    In.push_back(F);
-    bool R = RecursiveASTVisitor::TraverseFunctionDecl(F);
-    In.pop_back();
-    return R;
-  }
-  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
-    In.push_back(F);
-    bool R = RecursiveASTVisitor::TraverseCXXMethodDecl(F);
-    In.pop_back();
-    return R;
-  }
-  bool TraverseCXXConstructorDecl(CXXConstructorDecl *F) {
-    In.push_back(F);
-    bool R = RecursiveASTVisitor::TraverseCXXConstructorDecl(F);
-    In.pop_back();
+  // The function each binding is in: any function definition (methods, constructors and
+  // destructors too).
+  bool TraverseDecl(Decl *D) {
+    auto *F = dyn_cast_or_null<FunctionDecl>(D);
+    if (F)
+      In.push_back(F);
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    if (F)
+      In.pop_back();
     return R;
   }
   bool VisitCallExpr(CallExpr *C) {
