@@ -6,6 +6,8 @@
 #   syncwatch  LD_PRELOAD=libsyncwatch.so (Python call sites on)
 #   nopython   syncwatch with SYNCWATCH_PYTHON=0 (no Python call sites)
 #   floor      SYNCWATCH_FLOOR=1: syncwatch's subscription, every catalogued callback doing nothing
+#   actfloor   SYNCWATCH_FLOOR=activity: the floor with syncwatch's activity kinds on, their
+#              buffers handed back unread (what CUPTI's records cost, before syncwatch reads them)
 #   syncdebug  torch.cuda.set_sync_debug_mode("warn"), no syncwatch
 #   profiler   torch.profiler around the measured steps, no syncwatch
 # Prints each run, then per mode the median step and, paired per round against plain (and
@@ -16,7 +18,7 @@ build=${1:?usage: train_loop_rounds.sh BUILD [ROUNDS] [SECONDS]}; rounds=${2:-10
 here=$(cd "$(dirname "$0")" && pwd)
 lib=$build/interposer/libsyncwatch.so
 [ -f "$lib" ] || { echo "train_loop_rounds.sh: $lib is missing: not measured"; exit 2; }
-modes=(plain syncwatch nopython floor syncdebug profiler)
+modes=(plain syncwatch nopython floor actfloor syncdebug profiler)
 log=$(mktemp)
 run() {  # run MODE -> "step_ms first last" or nothing
   local env=() arg=()
@@ -24,6 +26,7 @@ run() {  # run MODE -> "step_ms first last" or nothing
     syncwatch) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1);;
     nopython) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_PYTHON=0);;
     floor) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_FLOOR=1);;
+    actfloor) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_FLOOR=activity);;
     syncdebug) arg=(syncdebug);;
     profiler) arg=(profiler);;
   esac
@@ -52,8 +55,9 @@ def ratio(a, b):
     return f"{statistics.median(paired):.3f}x (min {min(paired):.3f}, max {max(paired):.3f}, {len(paired)} rounds)"
 for mode, by_round in runs.items():
     print(f"{mode:10s} median {statistics.median(by_round.values()):.3f} ms/step over {len(by_round)} rounds")
-for mode in ("syncwatch", "nopython", "floor", "syncdebug", "profiler"):
+for mode in ("syncwatch", "nopython", "floor", "actfloor", "syncdebug", "profiler"):
     print(f"{mode} / plain: {ratio(mode, 'plain')}")
 print(f"syncwatch / floor: {ratio('syncwatch', 'floor')}")
+print(f"syncwatch / actfloor: {ratio('syncwatch', 'actfloor')}")
 PY
 rm -f "$log"

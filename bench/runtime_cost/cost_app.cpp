@@ -86,6 +86,10 @@ double median(std::vector<double> V) {
   std::sort(V.begin(), V.end());
   return V[V.size() / 2];
 }
+// The unbound rounds' median of this thread's last swcost_own_ns: what the fake runtime and
+// the loop cost without syncwatch (the scaling mode prints it beside syncwatch's own cost, so
+// that a machine whose every thread slows down is told from a line that syncwatch shares).
+thread_local double LastOffNs = 0;
 } // namespace
 
 extern "C" {
@@ -120,8 +124,11 @@ __attribute__((visibility("default"))) double swcost_own_ns(int Kind, int Iterat
       On.push_back(Ns);
   }
   swcost_bind(nullptr, nullptr);
+  LastOffNs = median(Off);
   if (On.empty())
     return 0;
   return median(On) - median(Off);
 }
+
+__attribute__((visibility("default"))) double swcost_last_off_ns() { return LastOffNs; }
 }

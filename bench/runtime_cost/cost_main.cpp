@@ -3,6 +3,8 @@
 //   syncwatch-cost-bench cpp [ITERATIONS]      one line per kind, then "cpp mix N"
 //   syncwatch-cost-bench threads [ITERATIONS]  8 threads running the mix: "threads mix N"
 //   syncwatch-cost-bench rss [CALLS]           peak RSS growth over CALLS calls of the mix
+//   syncwatch-cost-bench scaling [ITERATIONS]  the filtered launch from 1, 2, 4 and 8 threads:
+//                                              own cost, its parts, and the loop without syncwatch
 #include "../../interposer/recorder/ApiHandler.h"
 
 #include <barrier>
@@ -19,6 +21,7 @@ extern "C" double swcost_clock_pair_ns(int N);
 extern "C" double swcost_full_stack_ns(int N);
 extern "C" void swcost_summary(char *Buf, int Len);
 extern "C" void swcost_feed_records(long Records);
+extern "C" double swcost_last_off_ns();
 
 static long peakRssKb() {
   std::FILE *F = std::fopen("/proc/self/status", "r");
@@ -69,6 +72,41 @@ int main(int Argc, char **Argv) {
     After = peakRssKb();
     std::printf("rss +%.1f MiB over %d GPU records (peak %.1f MiB after 100,000, %.1f MiB after all)\n",
                 static_cast<double>(After - Before) / 1024, Iterations, Before / 1024.0, After / 1024.0);
+  } else if (std::strcmp(Mode, "scaling") == 0) {
+    // Where a cost that grows with threads comes from: each thread's parts (filter, site key,
+    // record) on its first bound round, and the unbound loop's own ns. If the unbound loop
+    // slows down as much as syncwatch's part, the machine does (shared cores, clock); if the
+    // site key or the filter alone grows, a line written by every thread is in that part.
+    for (int Threads : {1, 2, 4, 8}) {
+      std::barrier Together(Threads);
+      std::vector<double> Own(Threads), Off(Threads);
+      std::vector<syncwatch::runtime::HandlerParts> P(Threads);
+      std::vector<std::thread> T;
+      for (int I = 0; I < Threads; ++I)
+        T.emplace_back([&, I] {
+          Own[I] = swcost_own_ns(5, Iterations, 5, &P[I], nullptr);
+          Off[I] = swcost_last_off_ns();
+          Together.arrive_and_wait();
+        });
+      for (auto &Th : T)
+        Th.join();
+      double SumOwn = 0, SumOff = 0;
+      syncwatch::runtime::HandlerParts All;
+      for (int I = 0; I < Threads; ++I) {
+        SumOwn += Own[I];
+        SumOff += Off[I];
+        All.Calls += P[I].Calls;
+        All.Filter += P[I].Filter;
+        All.Key += P[I].Key;
+        All.Record += P[I].Record;
+        All.SlowPath += P[I].SlowPath;
+        All.SlowCalls += P[I].SlowCalls;
+      }
+      std::printf("scaling threads=%d own=%.1f ns unbound-loop=%.1f ns\n", Threads, SumOwn / Threads, SumOff / Threads);
+      char Label[32];
+      std::snprintf(Label, sizeof Label, "scaling threads=%d", Threads);
+      parts(Label, All, swcost_ns_per_tick());
+    }
   } else {
     // The mix (every call recorded), then a launch on a non-blocking stream (counted at its
     // site only: the fast path with no record to drain), each from 8 threads at once.

@@ -3,7 +3,8 @@
 #   1. tests/gpu/coexistence.sh (CUPTI shared with torch.profiler, Kineto, compute-sanitizer,
 #      a second libsyncwatch) - its exit status is the verdict;
 #   2. loop readiness live (SYNCWATCH_STEP=@loop on readiness_step.py, no marks);
-#   3. bench/runtime_cost.sh (a fast call alone and from 8 threads, on this host's cores);
+#   3. bench/runtime_cost.sh (a fast call alone and from 8 threads, on this host's cores), and
+#      the filtered launch's scaling from 1 to 8 threads, part by part;
 #   4. bench/train_loop_rounds.sh with what is left of DEADLINE seconds.
 # Everything goes under $OUT as it is made (tarred), so a timeout still brings it back.
 #   tests/gpu/issue40_check.sh [DEADLINE_SECONDS] [STEPS: coexist,loop,cost,train]
@@ -28,6 +29,11 @@ if want loop; then
 fi
 if want cost; then
   timeout 120 bash bench/runtime_cost.sh $b > $w/cost.log 2>&1; echo "runtime_cost rc=$? at ${SECONDS}s"; tail -2 $w/cost.log; save
+  # The filtered launch from 1, 2, 4, 8 threads with its parts and the unbound loop: which
+  # part grows on a many-core host (docs/benchmarks.md, threads).
+  { nproc; lscpu | grep -i "thread(s) per core\|^core(s)\|model name"; } > $w/scaling.log 2>&1
+  timeout 90 $b/bench/runtime_cost/syncwatch-cost-bench scaling 200000 >> $w/scaling.log 2>&1
+  echo "scaling rc=$? at ${SECONDS}s"; cat $w/scaling.log; save
 fi
 if want train; then
   left=$((deadline - SECONDS - 40))
