@@ -28,26 +28,29 @@ inline CheckNote pendingNote(const Pending &P, const WorkCall &Call, const clang
   return {P.Work->Loc, Text, {}};
 }
 
-// The notes for work a caller left running: its call site, and the work.
+// The notes for work a caller left running: its call site, the calls further up it came
+// through (from other units' summaries, syncwatch-lint's second phase), and the work.
 inline void callerNotes(const CallFlow &F, std::vector<CheckNote> &Notes) {
-  if (!F.CallerSite && F.CallerElsewhere) {
-    // Known from another unit's summary (syncwatch-lint's second phase).
-    const ExternalCall &Site = *F.CallerElsewhere;
-    std::string What = F.CallerElsewhereWork ? F.CallerElsewhereWork->Issued.What : std::string("stream work");
-    Notes.push_back({{}, Site.Site.What + " is called here while " + What + " may still be running", {},
-                     Site.Site.File, Site.Site.Line});
-    if (F.CallerElsewhereWork)
-      Notes.push_back({{}, What + " issues stream work here", {}, F.CallerElsewhereWork->Issued.File,
-                       F.CallerElsewhereWork->Issued.Line});
+  const ExternalCall::Work *Elsewhere = F.CallerElsewhere ? F.CallerElsewhereWork : nullptr;
+  std::string What = F.CallerPending ? workName(*F.CallerPending)
+                     : Elsewhere     ? Elsewhere->Issued.What
+                                     : std::string("stream work");
+  auto CalledWhile = [&](const std::string &Callee) { return Callee + " is called here while " + What + " may still be running"; };
+  if (F.CallerSite)  // a call in this unit (of a helper whose own caller may be elsewhere)
+    Notes.push_back({F.CallerSite->Loc, CalledWhile("'" + calleeName(*F.CallerSite->Call) + "'"), {}});
+  if (F.CallerPending) {
+    Notes.push_back({F.CallerPending->Loc, What + " issues stream work here", {}});
     return;
   }
-  if (!F.CallerSite)
+  if (!F.CallerElsewhere)
     return;
-  std::string Name = "'" + calleeName(*F.CallerSite->Call) + "'";
-  std::string What = F.CallerPending ? workName(*F.CallerPending) : std::string("stream work");
-  Notes.push_back({F.CallerSite->Loc, Name + " is called here while " + What + " may still be running", {}});
-  if (F.CallerPending)
-    Notes.push_back({F.CallerPending->Loc, What + " issues stream work here", {}});
+  const ExternalCall &Site = *F.CallerElsewhere;
+  Notes.push_back({{}, CalledWhile(Site.Site.What), {}, Site.Site.File, Site.Site.Line});
+  if (!Elsewhere)
+    return;
+  for (auto Via = Elsewhere->Via.rbegin(); Via != Elsewhere->Via.rend(); ++Via)  // nearest first
+    Notes.push_back({{}, CalledWhile(Via->What), {}, Via->File, Via->Line});
+  Notes.push_back({{}, What + " issues stream work here", {}, Elsewhere->Issued.File, Elsewhere->Issued.Line});
 }
 
 // A note for each function the dataflow did not finish (it ran into the solver's limit):

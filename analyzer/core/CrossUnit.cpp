@@ -74,6 +74,18 @@ UnitSummary summarizeUnit(const UnitFacts &Facts) {
     const auto *FD = dyn_cast<FunctionDecl>(F.Function);
     if (!FD)
       continue;
+    // A function the flow skipped (it reaches no CUDA, as far as this unit knows: it calls
+    // only other units' functions) is still listed, trivial: other units' calls of it with
+    // work in flight then bring it into the next round, where that work is passed on to
+    // what it calls (a chain of files, docs/ci.md).
+    if (exported(*FD) && !Flow.summary(FD)) {
+      ExportedFunction E;
+      E.Usr = usrOf(FD);
+      E.Name = FD->getQualifiedNameAsString();
+      E.Def = placeOf(FD->getLocation(), SM, "'" + E.Name + "'");
+      if (!E.Usr.empty())
+        U.Functions.push_back(std::move(E));
+    }
     if (exported(*FD))
       if (const FunctionSummary *S = Flow.summary(FD)) {
         ExportedFunction E;
@@ -108,11 +120,21 @@ UnitSummary summarizeUnit(const UnitFacts &Facts) {
         for (const Pending &P : At->InFlight)
           C.InFlight.push_back({paramReceiving(W, Flow.queueOf(*P.Work), Flow, *Ctx),
                                 placeOf(P.Work->Loc, SM, nameOf(*P.Work))});
-        // Work this function's own callers left: passed on, as everything else's.
-        if (At->Caller == CallerWork::Known && At->CallerPending)
-          C.InFlight.push_back({-1, placeOf(At->CallerPending->Loc, SM, nameOf(*At->CallerPending))});
-        else if (At->Caller == CallerWork::Known && At->CallerElsewhereWork)
-          C.InFlight.push_back({-1, At->CallerElsewhereWork->Issued});
+        // Work this function's own callers left: passed on, with the call it came through
+        // (the callee's notes then walk the chain back to the work).
+        if (At->Caller == CallerWork::Known && At->CallerPending && At->CallerSite) {
+          ExternalCall::Work Passed{-1, placeOf(At->CallerPending->Loc, SM, nameOf(*At->CallerPending)), {}};
+          Passed.Via.push_back(placeOf(At->CallerSite->Loc, SM, "'" + calleeName(*At->CallerSite->Call) + "'"));
+          C.InFlight.push_back(std::move(Passed));
+        } else if (At->Caller == CallerWork::Known && At->CallerElsewhereWork && At->CallerElsewhere) {
+          ExternalCall::Work Passed{-1, At->CallerElsewhereWork->Issued, At->CallerElsewhereWork->Via};
+          Passed.Via.push_back(At->CallerElsewhere->Site);
+          if (At->CallerSite)  // through a helper of this unit
+            Passed.Via.push_back(placeOf(At->CallerSite->Loc, SM, "'" + calleeName(*At->CallerSite->Call) + "'"));
+          if (Passed.Via.size() > kMaxVia)  // the nearest calls are the ones worth reading
+            Passed.Via.erase(Passed.Via.begin(), Passed.Via.end() - kMaxVia);
+          C.InFlight.push_back(std::move(Passed));
+        }
       }
       U.Calls.push_back(std::move(C));
     }

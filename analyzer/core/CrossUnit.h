@@ -4,8 +4,10 @@
 // (FunctionWork, WorkTransfer) and the work other units' calls leave running when its own
 // functions start (WorkFlow's entry items). The clang-tidy plugin sees one file and has none.
 //
-// One level: a summary is computed with the other units' functions opaque, so the work that
-// a.cu's call of b.cpp's function leaves through c.cpp's is not seen (docs/ci.md).
+// Chains: a unit analyzed again passes its callers' work on, in its own calls' summaries,
+// with the calls it came through (ExternalCall::Work::Via); the rounds follow a chain through
+// a.cu -> b.cpp -> c.cu -> d.cu (docs/ci.md). A unit with no CUDA call of its own is
+// summarized too (UnitFacts::registerUnitMatcher).
 #pragma once
 
 #include "syncwatch/unit_summary.h"

@@ -18,6 +18,10 @@ void UnitFacts::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallback
   Finder.addMatcher(libraryHandleCallMatcher(), Callback);
 }
 
+void UnitFacts::registerUnitMatcher(MatchFinder &Finder, MatchFinder::MatchCallback *Callback) {
+  Finder.addMatcher(translationUnitDecl(), Callback);
+}
+
 void UnitFacts::observe(const MatchFinder::MatchResult &Result) {
   Ctx = Result.Context;
   Work.observe(Result);

@@ -35,6 +35,13 @@ public:
   // Kernel launches, catalogued CUDA calls and thrust/cub calls outside system headers.
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder,
                         clang::ast_matchers::MatchFinder::MatchCallback *Callback);
+  // The unit itself, matched once: its functions are walked even when it makes no CUDA
+  // call of its own. syncwatch-lint's summaries need that: a file whose functions only call
+  // other files' functions (train.cu -> stage() in mid.cu -> release() in ops.cu, where the
+  // cudaFree is) passes its callers' work in flight on, and its functions drain what their
+  // callees drain. The editor's single-file analysis has no summaries and skips such units.
+  void registerUnitMatcher(clang::ast_matchers::MatchFinder &Finder,
+                           clang::ast_matchers::MatchFinder::MatchCallback *Callback);
   // A match of those. The same node observed again (the clang-tidy plugin registers the
   // matchers once per enabled check) adds nothing.
   void observe(const clang::ast_matchers::MatchFinder::MatchResult &Result);
@@ -49,7 +56,8 @@ public:
   }
   const SummaryIndex *external() const { return External; }
 
-  // Null until a CUDA call was matched: a unit without one has no facts to judge.
+  // Null until a CUDA call (or, with registerUnitMatcher, the unit) was matched: a unit
+  // without one has no facts to judge.
   clang::ASTContext *context() const { return Ctx; }
   // Launches, stream-taking calls, legacy-stream work and stream creations (the unit's
   // macro state final: call after the parse).

@@ -306,6 +306,8 @@ UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &
   Judge.Facts.setExternal(External);
   MatchFinder Finder;
   Judge.Facts.registerMatchers(Finder, &Judge);
+  if (Options.Summarize)
+    Judge.Facts.registerUnitMatcher(Finder, &Judge);
 
   tooling::ClangTool Tool(DB, {File}, std::make_shared<PCHContainerOperations>(), fileSystemOf(Options));
   if (Options.Adjust)

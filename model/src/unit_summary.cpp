@@ -100,8 +100,14 @@ bool parseLeft(const std::string &S, ExportedFunction::Left &Out) {
   return false;
 }
 
+void writePlaceFields(JsonWriter &J, const SummaryPlace &P) {
+  J.field("file", P.File).field("line", P.Line).field("what", P.What);
+}
+
 void writePlace(JsonWriter &J, std::string_view Key, const SummaryPlace &P) {
-  J.key(Key).beginObject().field("file", P.File).field("line", P.Line).field("what", P.What).endObject();
+  J.key(Key).beginObject();
+  writePlaceFields(J, P);
+  J.endObject();
 }
 
 bool readPlace(const JsonValue &V, SummaryPlace &Out) {
@@ -139,6 +145,15 @@ void writeSummary(JsonWriter &J, const UnitSummary &U) {
     for (const ExternalCall::Work &W : C.InFlight) {
       J.beginObject().field("param", W.Param);
       writePlace(J, "issued", W.Issued);
+      if (!W.Via.empty()) {
+        J.key("via").beginArray();
+        for (const SummaryPlace &P : W.Via) {
+          J.beginObject();
+          writePlaceFields(J, P);
+          J.endObject();
+        }
+        J.endArray();
+      }
       J.endObject();
     }
     J.endArray().endObject();
@@ -191,6 +206,14 @@ bool readSummary(const JsonValue &V, UnitSummary &Out, std::string &Error) {
       if (!readPlace(W["issued"], Work.Issued)) {
         Error = "work in flight without the place that issued it";
         return false;
+      }
+      for (const JsonValue &P : W["via"].array()) {
+        SummaryPlace Through;
+        if (!readPlace(P, Through)) {
+          Error = "work in flight with a call it came through that is not {file, line, what}";
+          return false;
+        }
+        Work.Via.push_back(std::move(Through));
       }
       E.InFlight.push_back(std::move(Work));
     }

@@ -253,7 +253,8 @@ TEST(ReportCodec, CacheEntryRoundTripsByteForByte) {
   F.Waits = SummaryPlace{"/src/ops.cu", 16, "'cudaStreamSynchronize'"};
   E.Summary.Functions.push_back(F);
   E.Summary.Calls.push_back({"c:@F@release#*f#", {"/src/train.cu", 28, "'release'"},
-                             {{-1, {"/src/train.cu", 27, "'scale_async'"}}}});
+                             {{-1, {"/src/train.cu", 27, "'scale_async'"}, {}},
+                              {-1, {"/src/main.cu", 9, "kernel 'scale'"}, {{"/src/main.cu", 10, "'train'"}}}}});
   std::string First = cacheEntryText(E);
   CacheEntry Back;
   std::string Error;
@@ -266,7 +267,7 @@ TEST(ReportCodec, CacheEntryRoundTripsByteForByte) {
   EXPECT_EQ(cacheEntryText(Back), First);
   // Another version, or a dependency of the wrong shape, is not an entry (a miss).
   std::string Old = First;
-  Old.replace(Old.find("\"version\": 4"), 12, "\"version\": 3");
+  Old.replace(Old.find("\"version\": 5"), 12, "\"version\": 4");
   EXPECT_FALSE(readCacheEntry(Old, Back, Error));
   std::string BadDep = First;
   BadDep.replace(BadDep.find("\"0123456789abcdef\""), 18, "17");

@@ -16,7 +16,9 @@ namespace syncwatch {
 
 // 3: the findings are a JSON report (function, fingerprint and rank included).
 // 4: the unit's cross-unit summary (unit_summary.h) too.
-constexpr int kCacheEntryVersion = 4;
+// 5: the summary's work in flight keeps the calls it came through (via), and files that make
+//    no CUDA call of their own are summarized too.
+constexpr int kCacheEntryVersion = 5;
 
 struct CacheEntry {
   std::vector<std::pair<std::string, std::string>> Deps;  // file, content hash

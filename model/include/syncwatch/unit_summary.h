@@ -55,11 +55,17 @@ struct ExternalCall {
   struct Work {
     int Param = -1;      // the callee's stream parameter the work's stream goes to; -1: other
     SummaryPlace Issued; // the launch or call that issued it
+    // The calls it came through, outermost first, when a caller further up left it: main()
+    // in train.cu issues the kernel and calls stage() (Via), stage() in mid.cu calls
+    // release() (the Site). At most kMaxVia, the nearest kept.
+    std::vector<SummaryPlace> Via;
     bool operator==(const Work &O) const = default;
   };
   std::vector<Work> InFlight;  // may still be running at the call
   bool operator==(const ExternalCall &O) const = default;
 };
+
+constexpr std::size_t kMaxVia = 8;
 
 struct UnitSummary {
   std::vector<ExportedFunction> Functions;
