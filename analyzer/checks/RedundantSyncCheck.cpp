@@ -1,4 +1,6 @@
 #include "RedundantSyncCheck.h"
+
+#include "../core/ErrorPaths.h"
 #include "FlowNotes.h"
 
 #include "../core/WorkTransfer.h"
@@ -88,7 +90,8 @@ void RedundantSyncCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
     for (std::size_t I = 0; I + 1 < F.Calls.size(); ++I) {
       const WorkCall &Sync = F.Calls[I], &Copy = F.Calls[I + 1];
       if (!Sync.Api || (Sync.Loops.empty() && !Repeated) || Copy.Loops != Sync.Loops ||
-          (Sync.Api->Family != ApiFamily::DeviceSync && Sync.Api->Family != ApiFamily::StreamSync))
+          (Sync.Api->Family != ApiFamily::DeviceSync && Sync.Api->Family != ApiFamily::StreamSync) ||
+          onErrorPath(Sync.Call, *Ctx))  // an error path runs once (ErrorPaths.h)
         continue;
       // In a per-thread default stream build the copy waits for the thread's stream only.
       if (usesPerThreadDefaultStream(*Sync.Call, *Ctx) || !isBlockingReadback(Copy, *Ctx) ||

@@ -1,6 +1,8 @@
 #include "SyncInLoopCheck.h"
 #include "FlowNotes.h"
 
+#include "../core/ErrorPaths.h"
+
 #include "clang/AST/ASTContext.h"
 
 #include <algorithm>
@@ -35,6 +37,10 @@ void SyncInLoopCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
       // A function of another unit that waits (its summary, syncwatch-lint's second phase).
       const SummaryPlace *Elsewhere = C.External && C.External->Waits ? &*C.External->Waits : nullptr;
       if (!Sync && !(Helper && Helper->Waits) && !Elsewhere)
+        continue;
+      // A wait in the branch taken when a CUDA call failed (AMGX's cudaCheckError() syncs
+      // there before it throws) runs once, not every iteration.
+      if (onErrorPath(C.Call, *Ctx))
         continue;
       const CallFlow *Flow = Facts.flow().at(C);
       if (!Flow)
