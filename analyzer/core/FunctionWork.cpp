@@ -82,7 +82,12 @@ public:
     bool Loop = isLoop(S, Ctx);
     if (Loop)
       Loops.push_back(S);
+    auto *Block = dyn_cast<CompoundStmt>(S);
+    if (Block)
+      Blocks.push_back(Block);
     bool Ok = RecursiveASTVisitor::TraverseStmt(S);
+    if (Block)
+      Blocks.pop_back();
     if (Loop)
       Loops.pop_back();
     return Ok;
@@ -91,6 +96,29 @@ public:
   bool VisitCallExpr(CallExpr *C) {
     if (Function)
       Work.add(Function, C, Loops);
+    return true;
+  }
+
+  // A local object whose class has a destructor of the program's own: its destructor runs at
+  // the end of the enclosing block, as a call there.
+  bool VisitVarDecl(VarDecl *V) {
+    if (!Function || Blocks.empty() || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+        V->getType()->isDependentType() || V->getType()->isReferenceType())
+      return true;
+    if (CXXDestructorDecl *Dtor = userDestructorOf(V->getType())) {
+      SourceLocation End = Blocks.back()->getRBracLoc();
+      auto *Ref = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(), SourceLocation(), V, false, End,
+                                      V->getType(), VK_LValue);
+      Work.add(Function, destructorCall(Ref, false, Dtor, End), Loops, V);
+    }
+    return true;
+  }
+
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *E) {
+    if (!Function || E->isArrayForm() || E->getDestroyedType().isNull() || E->getDestroyedType()->isDependentType())
+      return true;
+    if (CXXDestructorDecl *Dtor = userDestructorOf(E->getDestroyedType()))
+      Work.add(Function, destructorCall(E->getArgument(), true, Dtor, E->getBeginLoc()), Loops, nullptr, E);
     return true;
   }
 
@@ -106,10 +134,25 @@ private:
     return Ok;
   }
 
+  // The destructor of T when the program wrote one (not a defaulted or trivial one).
+  static CXXDestructorDecl *userDestructorOf(QualType T) {
+    const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+    if (!RD || !RD->hasDefinition() || RD->hasTrivialDestructor())
+      return nullptr;
+    CXXDestructorDecl *Dtor = RD->getDestructor();
+    return Dtor && Dtor->isUserProvided() ? Dtor : nullptr;
+  }
+  // `object.~T()` / `pointer->~T()`, made up for the walk (allocated in the ASTContext).
+  CallExpr *destructorCall(Expr *Object, bool Arrow, CXXDestructorDecl *Dtor, SourceLocation Loc) {
+    auto *Member = MemberExpr::CreateImplicit(Ctx, Object, Arrow, Dtor, Ctx.BoundMemberTy, VK_PRValue, OK_Ordinary);
+    return CXXMemberCallExpr::Create(Ctx, Member, {}, Ctx.VoidTy, VK_PRValue, Loc, FPOptionsOverride());
+  }
+
   FunctionWork &Work;
   ASTContext &Ctx;
   const Decl *Function = nullptr;
   std::vector<const Stmt *> Loops; // outermost first
+  std::vector<const CompoundStmt *> Blocks; // innermost last
 };
 
 } // namespace
@@ -160,7 +203,8 @@ static bool inLoopCondition(const CallExpr &Call, const Stmt *Loop, const Source
                           SM.getExpansionRange(R.getEnd()).getEnd());
 }
 
-void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::vector<const Stmt *> &Loops) {
+void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::vector<const Stmt *> &Loops,
+                       const VarDecl *Destroys, const Stmt *Trigger) {
   const SourceManager &SM = Ctx->getSourceManager();
   if (isOutsideUserCode(Call->getBeginLoc(), SM) || !Seen.insert({Function, Call}).second)
     return;
@@ -209,6 +253,8 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
              Summary};
   bool Query = Api && (Api->Drains == Drain::StreamWhenPolled || Api->Drains == Drain::EventWhenPolled);
   W.Tensor = Tensor;
+  W.Destroys = Destroys;
+  W.Trigger = Trigger;
   W.PollsToCompletion = Query && !Loops.empty() && inLoopCondition(*Call, Loops.back(), SM);
   auto [It, New] = ByFunction.try_emplace(Function, FunctionCalls{Function, {}});
   if (New)

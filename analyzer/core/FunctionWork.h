@@ -49,6 +49,13 @@ struct WorkCall {
   // A PyTorch call that waits for the GPU (Tensor::item, .cpu(), nonzero...; TorchCalls.h),
   // in a unit that uses ATen. HostWaits is set: it waits for the work queued before it.
   std::optional<TensorSync> Tensor;
+  // A destructor the program runs without a call in the source (Call is then made up: the
+  // destroyed object's `~T()`, at the end of its scope): a local variable's at the end of its
+  // scope (Destroys), or `delete p`'s (Trigger: the delete expression). A Buffer class whose
+  // destructor calls cudaFree, going out of scope while its kernel runs, is a device-wide
+  // wait like any helper's.
+  const clang::VarDecl *Destroys = nullptr;
+  const clang::Stmt *Trigger = nullptr;
 
   bool isLaunch() const {
     return !Api && !Helper && !OpaqueWithStream && !Library && !ExternalCallee && !Tensor;
@@ -82,9 +89,10 @@ public:
   // The function (or lambda call operator) a recorded call is in, or nullptr.
   const clang::Decl *functionOf(const clang::CallExpr *Call);
 
-  // Used by the walk.
+  // Used by the walk. Destroys / Trigger: a made-up destructor call (WorkCall).
   void add(const clang::Decl *Function, const clang::CallExpr *Call,
-           const std::vector<const clang::Stmt *> &Loops);
+           const std::vector<const clang::Stmt *> &Loops, const clang::VarDecl *Destroys = nullptr,
+           const clang::Stmt *Trigger = nullptr);
 
 private:
   clang::ASTContext *Ctx = nullptr;

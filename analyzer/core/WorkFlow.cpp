@@ -281,19 +281,29 @@ void WorkFlow::analyze(const FunctionCalls &F) {
   const Stmt *Body = FD->getBody();
   CFG::BuildOptions Opts;
   Opts.setAllAlwaysAdd();
+  Opts.AddImplicitDtors = true;  // a local object's destructor is a call at its scope's end
   std::unique_ptr<CFG> G = CFG::buildCFG(FD, const_cast<Stmt *>(Body), &Ctx, Opts);
   if (!G)
     return;
   std::map<const Stmt *, const WorkCall *> ByCall;
-  for (const WorkCall &W : F.Calls)
-    ByCall[W.Call] = &W;
+  std::map<const VarDecl *, const WorkCall *> ByDestroyed;
+  for (const WorkCall &W : F.Calls) {
+    if (W.Destroys)
+      ByDestroyed[W.Destroys] = &W;
+    else
+      ByCall[W.Trigger ? W.Trigger : W.Call] = &W;
+  }
   WorkTransfer T(FS->Origins, FS->GenOf, Ctx, *this, NonBlockingStreams, DoneAtReturn);
   // The calls of a block, in order.
   auto CallsOf = [&](const CFGBlock &B, const std::function<void(const WorkCall &)> &Each) {
     for (const CFGElement &E : B)
-      if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
+      if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>()) {
         if (auto It = ByCall.find(CS->getStmt()); It != ByCall.end())
           Each(*It->second);
+      } else if (std::optional<CFGAutomaticObjDtor> D = E.getAs<CFGAutomaticObjDtor>()) {
+        if (auto It = ByDestroyed.find(D->getVarDecl()); It != ByDestroyed.end())
+          Each(*It->second);
+      }
   };
   WorkState Entry;
   Entry.Reached = true;
