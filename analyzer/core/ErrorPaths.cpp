@@ -78,8 +78,35 @@ bool testsForSuccess(const Expr *Condition, ASTContext &Ctx) {
   return false;
 }
 
+// A statement that leaves the function abnormally: a throw, or a call of a noreturn function
+// (abort, exit, std::terminate, the program's own fatal-error helpers declared noreturn).
+static bool exitsAbnormally(const Stmt *S) {
+  if (const auto *E = dyn_cast<Expr>(S))
+    S = E->IgnoreImplicit();
+  if (isa<CXXThrowExpr>(S))
+    return true;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = Call->getDirectCallee())
+      return FD->isNoReturn();
+  return false;
+}
+
+// Child is followed, in the block P, by a statement that leaves the function abnormally.
+static bool followedByAbnormalExit(const CompoundStmt &Block, const Stmt *Child) {
+  bool After = false;
+  for (const Stmt *Sibling : Block.body()) {
+    if (After && exitsAbnormally(Sibling))
+      return true;
+    After |= Sibling == Child;
+  }
+  return false;
+}
+
 bool onErrorPath(const Stmt *S, ASTContext &Ctx) {
   DynTypedNode Node = DynTypedNode::create(*S);
+  // Leaving a loop: a block after it that throws ends the function once the loop is done,
+  // not each iteration.
+  bool InLoop = false;
   for (int Depth = 0; Depth < 256; ++Depth) {
     DynTypedNodeList Parents = Ctx.getParents(Node);
     if (Parents.empty())
@@ -87,6 +114,13 @@ bool onErrorPath(const Stmt *S, ASTContext &Ctx) {
     const DynTypedNode &P = Parents[0];
     if (P.get<FunctionDecl>() || P.get<LambdaExpr>() || P.get<BlockDecl>())
       return false;
+    // `{ cudaDeviceSynchronize(); throw std::runtime_error(msg); }` (AMGX's FatalError, in
+    // the default of a configuration switch): the block gives up; its wait runs once.
+    if (const auto *Block = P.get<CompoundStmt>(); Block && !InLoop)
+      if (const Stmt *Child = Node.get<Stmt>(); Child && followedByAbnormalExit(*Block, Child))
+        return true;
+    if (P.get<ForStmt>() || P.get<WhileStmt>() || P.get<DoStmt>() || P.get<CXXForRangeStmt>())
+      InLoop = true;
     if (const auto *If = P.get<IfStmt>()) {
       const Stmt *Child = Node.get<Stmt>();
       if (Child && Child == If->getThen() && testsForError(If->getCond(), Ctx))

@@ -20,7 +20,8 @@ bool testsForError(const clang::Expr *Condition, clang::ASTContext &Ctx);
 bool testsForSuccess(const clang::Expr *Condition, clang::ASTContext &Ctx);
 
 // True when S lies, inside its function, in the then-branch of an if that tests for an error
-// or the else-branch of one that tests for success.
+// or the else-branch of one that tests for success, or in a block that goes on to throw or to
+// call a noreturn function (not counting blocks around a loop S is in).
 bool onErrorPath(const clang::Stmt *S, clang::ASTContext &Ctx);
 
 } // namespace syncwatch
