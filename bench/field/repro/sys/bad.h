@@ -1,0 +1,1 @@
+inline int g() { return undeclared_thing; }
