@@ -78,20 +78,12 @@ UnitSummary summarizeUnit(const UnitFacts &Facts) {
     // only other units' functions) is still listed, trivial: other units' calls of it with
     // work in flight then bring it into the next round, where that work is passed on to
     // what it calls (a chain of files, docs/ci.md).
-    if (exported(*FD) && !Flow.summary(FD)) {
+    if (exported(*FD)) {
       ExportedFunction E;
       E.Usr = usrOf(FD);
       E.Name = FD->getQualifiedNameAsString();
       E.Def = placeOf(FD->getLocation(), SM, "'" + E.Name + "'");
-      if (!E.Usr.empty())
-        U.Functions.push_back(std::move(E));
-    }
-    if (exported(*FD))
       if (const FunctionSummary *S = Flow.summary(FD)) {
-        ExportedFunction E;
-        E.Usr = usrOf(FD);
-        E.Name = FD->getQualifiedNameAsString();
-        E.Def = placeOf(FD->getLocation(), SM, "'" + E.Name + "'");
         if (S->LeavesWork) {
           E.LeftBy = placeOf(S->LeavesWork->Loc, SM, nameOf(*S->LeavesWork));
           E.LeftParam = S->LeftOnParam;
@@ -104,9 +96,10 @@ UnitSummary summarizeUnit(const UnitFacts &Facts) {
         E.DrainsParams = S->DrainsParams;
         if (S->Waits)
           E.Waits = placeOf(S->Waits->Loc, SM, nameOf(*S->Waits));
-        if (!E.Usr.empty())
-          U.Functions.push_back(std::move(E));
       }
+      if (!E.Usr.empty())
+        U.Functions.push_back(std::move(E));
+    }
     for (const WorkCall &W : F.Calls) {
       if (!W.ExternalCallee)
         continue;

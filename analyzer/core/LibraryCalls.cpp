@@ -400,16 +400,6 @@ bool meansTheSameEverywhere(const Expr *E) {
 // in other functions: unknown, and nothing is said.
 LibraryStream handleStream(const CallExpr &Call, const LibraryApi &Api, ASTContext &Ctx) {
   LibraryStream S;
-  // A size query (cusparseXcsrsort_bufferSizeExt, cusolverDnSgetrf_bufferSize,
-  // cublasLtMatmulAlgoGetHeuristic's workspace sizes) queues nothing: MAGMA's sort of a CSR
-  // matrix had its cudaMalloc noted "while stream work is still running" after one.
-  if (const FunctionDecl *FD = Call.getDirectCallee(); FD && FD->getIdentifier()) {
-    StringRef Name = FD->getName();
-    if (Name.contains_insensitive("buffersize") || Name.contains_insensitive("workspacesize")) {
-      S.K = LibraryStream::NoGpuWork;
-      return S;
-    }
-  }
   const ValueDecl *H = handleDeclOf(Call.getArg(0));
   if (!H)
     return S;

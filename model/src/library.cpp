@@ -1,5 +1,8 @@
 #include "syncwatch/library.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace syncwatch {
 
 namespace {
@@ -47,12 +50,22 @@ bool namedIn(std::string_view Name, std::string_view List, bool Prefixes) {
   return false;
 }
 
+static bool containsIgnoringCase(std::string_view Text, std::string_view Lower) {
+  auto Eq = [](char A, char B) { return std::tolower(static_cast<unsigned char>(A)) == B; };
+  return std::search(Text.begin(), Text.end(), Lower.begin(), Lower.end(), Eq) != Text.end();
+}
+
 const LibraryApi *findHandleLibraryCall(std::string_view Name, std::string_view FirstParamType) {
   for (const LibraryApi &A : Apis) {
     if (A.Shape != LibraryShape::HandleStream || FirstParamType != A.HandleType || !Name.starts_with(A.Name) ||
         Name.size() <= A.Name.size())
       continue;
     std::string_view Rest = Name.substr(A.Name.size());
+    // A size query (cusparseXcsrsort_bufferSizeExt, cusolverDnSgetrf_bufferSize) only
+    // computes a size: MAGMA's CSR sort had its cudaMalloc noted "while stream work is still
+    // running" after one (docs/field-test.md).
+    if (containsIgnoringCase(Rest, "buffersize") || containsIgnoringCase(Rest, "workspacesize"))
+      return nullptr;
     if (A.Work.empty()) {
       // Configuring, querying, making or destroying the handle issues no work.
       for (std::string_view Bookkeeping : {"Set", "Get", "Create", "Destroy"})

@@ -1,7 +1,8 @@
 // RAII device buffers: the destructor frees with cudaFree, and it runs where no call is
 // written - at the end of the block, or at `delete`. A kernel still running there makes the
-// free a device-wide wait. Reported once, at the cudaFree in the destructor, with a note at
-// the block's end (or the delete) and at the kernel.
+// free a device-wide wait. Reported at the cudaFree in the destructor, with a note at the
+// block's end and at the kernel. (One caller leaves work running: which of several callers a
+// note names is not fixed across processes - see is_pos_raii_delete.cu for the delete.)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -57,7 +58,8 @@ void step_synced(const float *x, size_t n, cudaStream_t stream) {
 void step_heap(const float *x, size_t n, cudaStream_t stream) {
   auto *scratch = new DeviceBuffer<float>(n);
   saxpy<<<(n + 255) / 256, 256, 0, stream>>>(2.0f, x, scratch->get(), n);
-  delete scratch;  // the same cudaFree (reported once, above)
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  delete scratch;  // silent: drained first (a delete while the kernel runs: is_pos_raii_delete.cu)
 }
 
 int main() {
