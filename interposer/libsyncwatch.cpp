@@ -7,6 +7,9 @@
 #include "sites/CudaPresence.h"
 #include "sites/PythonStacks.h"
 #include "sites/TorchGraphHints.h"
+#include "sites/TorchProfilerSteps.h"
+
+#include <fnmatch.h>
 
 #include <string>
 
@@ -41,4 +44,9 @@ __attribute__((constructor)) static void syncwatchOnLoad() {
   syncwatch::runtime::followTorchGraphHints([](syncwatch::runtime::TorchGraphHint Kind, std::string_view Message) {
     syncwatch::runtime::noteTorchGraphHint(Kind == syncwatch::runtime::TorchGraphHint::Skipped, Message);
   });
+  // SYNCWATCH_STEP=ProfilerStep: torch.profiler's prof.step() ends each step.
+  if (!Cfg.StepName.empty() && ::fnmatch(Cfg.StepName.c_str(), syncwatch::runtime::kProfilerStepName, 0) == 0)
+    syncwatch::runtime::followTorchProfilerSteps([](syncwatch::runtime::ProfilerStepMark Mark) {
+      syncwatch::runtime::markProfilerStep(Mark == syncwatch::runtime::ProfilerStepMark::Next);
+    });
 }

@@ -261,6 +261,7 @@ void WorkFlow::analyze(const FunctionCalls &F) {
     return;
   auto *FS = new FunctionState;
   States[F.Function] = FS;
+  InOrder.push_back(FS);
   FS->F = &F;
   FS->FD = FD;
   FS->Origins.push_back(Origin{nullptr, Queue{}, -1, true});
@@ -353,17 +354,17 @@ void WorkFlow::analyze(const FunctionCalls &F) {
 // What callers left running when each function starts: from its call sites here, or
 // unknown when they are not all here. Monotone over None < Unknown < Known.
 void WorkFlow::computeCallerWork() {
-  for (auto &[D, FS] : States)
+  for (FunctionState *FS : InOrder)
     for (const WorkCall &W : FS->F->Calls)
       if (W.Helper)
         if (auto It = States.find(W.Helper); It != States.end())
           It->second->Callers.push_back(&W);
   std::map<const WorkCall *, FunctionState *> Owner;
-  for (auto &[D, FS] : States)
+  for (FunctionState *FS : InOrder)
     for (const WorkCall &W : FS->F->Calls)
       Owner[&W] = FS;
 
-  for (auto &[D, FS] : States) {
+  for (FunctionState *FS : InOrder) {
     bool Open = !ClosedUnit && FS->FD->isExternallyVisible();
     CallerWork Base = isMain(FS->FD) ? CallerWork::None
                       : FS->Callers.empty() || Open ? CallerWork::Unknown
@@ -384,7 +385,7 @@ void WorkFlow::computeCallerWork() {
   // Calls from other units that left work running (their summaries): the entry item of
   // the stream parameter that work's stream went to, or "everything else".
   if (External)
-    for (auto &[D, FS] : States)
+    for (FunctionState *FS : InOrder)
       for (const ExternalCall &Site : External->callersOf(usrOf(FS->FD)))
         for (const ExternalCall::Work &Work : Site.InFlight) {
           unsigned Target = 0;
@@ -396,7 +397,7 @@ void WorkFlow::computeCallerWork() {
   // Raise only goes up a three-step order per entry item: the rounds end by themselves.
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (auto &[D, Callee] : States)
+    for (FunctionState *Callee : InOrder)
       for (const WorkCall *Site : Callee->Callers) {
         // A call on an error path (the cleanup after a failed allocation) runs once, when
         // something already failed: what its caller left running is no reason to warn.
@@ -427,7 +428,7 @@ void WorkFlow::computeCallerWork() {
       }
   }
 
-  for (auto &[D, FS] : States)
+  for (FunctionState *FS : InOrder)
     for (const WorkCall &W : FS->F->Calls) {
       auto B = FS->Before.find(&W);
       if (B == FS->Before.end())

@@ -117,6 +117,11 @@ private:
   std::map<const clang::Decl *, FunctionSummary> Summaries;
   std::map<const WorkCall *, CallFlow> Flows;
   std::map<const clang::Decl *, FunctionState *> States;
+  // The same states in the order they were analyzed (callees first, then the unit's
+  // order): callers' context is raised in this order, and the first caller that raises
+  // it is the one a note names - so the note is the same in every process, not in the
+  // order of the states' addresses.
+  std::vector<FunctionState *> InOrder;
   std::vector<const clang::Decl *> NonBlockingStreams;
   std::unique_ptr<CaptureRegions> Captures;
   bool ClosedUnit = false;   // the unit defines main: its call sites are all the callers

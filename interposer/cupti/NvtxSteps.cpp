@@ -1,6 +1,7 @@
 #include "NvtxSteps.h"
 
 #include "../recorder/StepTracker.h"
+#include "../sites/TorchProfilerSteps.h"
 
 #include <generated_nvtx_meta.h>
 
@@ -59,6 +60,15 @@ void followSteps(StepTracker *T, std::function<void(const StepSpan &)> OnStep, s
   StepEnded = new std::function<void(const StepSpan &)>(std::move(OnStep));
   OpenChanged = OnOpen ? new std::function<void(bool)>(std::move(OnOpen)) : nullptr;
   Tracker = T;
+}
+
+void onProfilerStep(bool Next, std::uint64_t Thread, std::uint64_t Now) {
+  static const char ProfilerDomain = 0;  // (its address is the level's domain)
+  if (!Tracker)
+    return;
+  closed(Tracker->pop(Thread, &ProfilerDomain, Now));
+  if (Next)
+    opened(Tracker->push(Thread, &ProfilerDomain, kProfilerStepName, Now));
 }
 
 void onNvtx(CUpti_CallbackId Id, const void *Data, std::uint64_t Thread, std::uint64_t Now) {

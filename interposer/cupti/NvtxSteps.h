@@ -25,6 +25,11 @@ std::string prepareNvtxInjection(const std::string &StepPattern, const void *Cup
 void followSteps(StepTracker *Tracker, std::function<void(const StepSpan &)> OnStep,
                  std::function<void(bool)> OnOpen);
 
+// A torch.profiler step boundary on Thread at Now (sites/TorchProfilerSteps.h): the thread's
+// profiler step, if one is open, ends; with Next a new one named ProfilerStep begins. A level
+// of its own, apart from the thread's NVTX ranges.
+void onProfilerStep(bool Next, std::uint64_t Thread, std::uint64_t Now);
+
 // CUPTI_CB_DOMAIN_NVTX's callback data (CUpti_NvtxData) for one NVTX call, at time Now.
 void onNvtx(CUpti_CallbackId Id, const void *Data, std::uint64_t Thread, std::uint64_t Now);
 

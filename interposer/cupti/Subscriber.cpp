@@ -380,6 +380,11 @@ Recorder &recorder() {
 
 Recorder *recorderIfMade() { return TheRecorder; }
 
+void markProfilerStep(bool Next) {
+  thread_local const std::uint64_t Tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+  onProfilerStep(Next, Tid, cuptiNow());
+}
+
 std::uint64_t cuptiNow() {
   std::uint64_t Now = 0;
   cuptiGetTimestamp(&Now);

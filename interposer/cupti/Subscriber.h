@@ -15,4 +15,9 @@ void start();
 // configuration's messages.
 void prepareSteps(const std::string &StepPattern);
 
+// torch.profiler's prof.start()/step() (Next: a step begins, ending the one before) and
+// stop() (the last step ends), on the calling thread, now (sites/TorchProfilerSteps.h).
+// Nothing before the session follows steps.
+void markProfilerStep(bool Next);
+
 } // namespace syncwatch::runtime

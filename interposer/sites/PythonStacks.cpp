@@ -359,19 +359,23 @@ bool profilerInstalled() {
   return Installed;
 }
 
-// watchPythonImports' listener: told of each audited import by module name.
-std::atomic<void (*)(const char *)> OnImport{nullptr};
+// watchPythonImports' listeners, each told of each audited import by module name (torch's
+// CUDA-graph hints and torch.profiler's steps: a fixed few, set once each at load).
+constexpr std::size_t kMaxImportListeners = 4;
+std::atomic<void (*)(const char *)> OnImport[kMaxImportListeners];
 
 void tellImport(void *Args) {
-  void (*F)(const char *) = OnImport.load(std::memory_order_relaxed);
-  if (!F || !Args || !Py.TupleGetItem || !Py.Utf8 || !Py.ErrClear)
+  if (!OnImport[0].load(std::memory_order_relaxed) || !Args || !Py.TupleGetItem || !Py.Utf8 || !Py.ErrClear)
     return;
   void *Module = Py.TupleGetItem(Args, 0);  // ("name", filename, path, meta_path, path_hooks)
   const char *Name = Module ? Py.Utf8(Module) : nullptr;
-  if (Name)
-    F(Name);
-  else
+  if (!Name) {
     Py.ErrClear();
+    return;
+  }
+  for (auto &Listener : OnImport)
+    if (void (*F)(const char *) = Listener.load(std::memory_order_relaxed))
+      F(Name);
 }
 
 int onAudit(const char *Event, void *Args, void *) {
@@ -468,8 +472,12 @@ void watchForPython(bool Stacks, void (*OnCudaLoaded)()) {
 }
 
 bool watchPythonImports(void (*Listener)(const char *Module)) {
-  OnImport.store(Listener);
-  return Hooked.load();
+  for (auto &Slot : OnImport) {
+    void (*Free)(const char *) = nullptr;
+    if (Slot.compare_exchange_strong(Free, Listener) || Free == Listener)
+      return Hooked.load();
+  }
+  return false;  // (more listeners than kMaxImportListeners: a programming error)
 }
 
 bool pythonCodeName(const void *Code, PyCodeName &Out) {

@@ -61,7 +61,7 @@ void watchForPython(bool Stacks, void (*OnCudaLoaded)() = nullptr);
 // "import" event, on the importing thread, with the GIL held: Listener may not import or run
 // Python itself - it can ask for a pending call). Rides on the audit hook that watchForPython
 // installs under LD_PRELOAD; false when there is none (loaded into a running interpreter, or
-// not Python): Listener is then never called.
+// not Python): Listener is then never called. Several listeners may watch (a few).
 bool watchPythonImports(void (*Listener)(const char *Module));
 
 struct PyCodeName {

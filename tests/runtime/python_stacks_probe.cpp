@@ -3,6 +3,7 @@
 // inside a call from Python). It reports the Python frames libsyncwatch would attach.
 #include "../../interposer/sites/PythonStacks.h"
 #include "../../interposer/sites/TorchGraphHints.h"
+#include "../../interposer/sites/TorchProfilerSteps.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,10 +43,25 @@ static void onHint(syncwatch::runtime::TorchGraphHint Kind, std::string_view Mes
   Hints += Kind == syncwatch::runtime::TorchGraphHint::Skipped ? "skip " : "other ";
   Hints += std::string(Message) + " @ " + Frames + "\n";
 }
+// torch.profiler's step marks heard (TorchProfilerSteps.h), each as "next|end @ <frames>\n".
+static std::string Marks;
+static bool MarksFollowed = false;
+extern "C" __attribute__((visibility("default"))) int syncwatch_probe_marks(char *Buf, int Len) {
+  std::snprintf(Buf, static_cast<std::size_t>(Len), "%s", Marks.c_str());
+  return MarksFollowed;
+}
+static void onMark(syncwatch::runtime::ProfilerStepMark Mark) {
+  char Frames[1024];
+  syncwatch_probe(Frames, sizeof Frames);
+  Marks += Mark == syncwatch::runtime::ProfilerStepMark::Next ? "next @ " : "end @ ";
+  Marks += std::string(Frames) + "\n";
+}
 extern "C" __attribute__((visibility("default"))) int syncwatch_cuda_started() { return CudaStartedAt; }
 __attribute__((constructor)) static void startLikeThePreloadedLibrary() {
   if (const char *P = std::getenv("SYNCWATCH_PROBE_PRELOAD"); P && *P == '1') {
     syncwatch::runtime::watchForPython(true, [] { CudaStartedAt = 1; });
     HintsFollowed = syncwatch::runtime::followTorchGraphHints(onHint);
+    if (const char *Steps = std::getenv("SYNCWATCH_PROBE_PROFILER"); Steps && *Steps == '1')
+      MarksFollowed = syncwatch::runtime::followTorchProfilerSteps(onMark);
   }
 }
