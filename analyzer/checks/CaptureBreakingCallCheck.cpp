@@ -6,6 +6,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -168,6 +169,77 @@ std::optional<Breach> breachOf(const FunctionCalls &F, const WorkCall &C, const 
   return B;
 }
 
+// A condition that reads whether a capture is under way: a variable, member or function whose
+// name speaks of captures (warp's g_captures.empty(), a pool's `capturing` flag, PyTorch's
+// currentStreamCaptureStatus()), or cudaStreamIsCapturing's status constants.
+bool readsCaptureState(const Stmt *S) {
+  if (!S)
+    return false;
+  auto Speaks = [](StringRef Name) { return Name.lower().find("captur") != std::string::npos; };
+  if (const auto *R = dyn_cast<DeclRefExpr>(S); R && Speaks(R->getDecl()->getName()))
+    return true;
+  if (const auto *M = dyn_cast<MemberExpr>(S); M && Speaks(M->getMemberDecl()->getName()))
+    return true;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const auto *F = dyn_cast_or_null<NamedDecl>(C->getCalleeDecl()); F && F->getIdentifier() && Speaks(F->getName()))
+      return true;
+  for (const Stmt *Child : S->children())
+    if (readsCaptureState(Child))
+      return true;
+  return false;
+}
+
+// A statement that leaves its block whatever happens: return, throw, break, continue, or a
+// block that ends in one.
+bool exits(const Stmt *S) {
+  if (const auto *B = dyn_cast_or_null<CompoundStmt>(S))
+    return !B->body_empty() && exits(B->body_back());
+  return isa_and_nonnull<ReturnStmt, CXXThrowExpr, BreakStmt, ContinueStmt>(S);
+}
+
+// The call at At runs only when the program found no capture under way: it is in a branch of
+// an `if` (or ?:) on the capture state, or after `if (<capture state>) return;` in a block
+// around it. A condition around the capture's own begin is no such guard (a "use graphs"
+// switch: everything after the begin is inside).
+bool guardedByCaptureState(const Stmt *At, const ActiveCapture &Cap, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Holds = [&](const Stmt *S, SourceLocation L) {
+    if (L.isInvalid())
+      return false;
+    SourceLocation B = SM.getExpansionLoc(S->getBeginLoc()), E = SM.getExpansionLoc(S->getEndLoc());
+    L = SM.getExpansionLoc(L);
+    return B == L || E == L || (SM.isBeforeInTranslationUnit(B, L) && SM.isBeforeInTranslationUnit(L, E));
+  };
+  auto Guard = [&](const Stmt *If, const Expr *Cond) {
+    return readsCaptureState(Cond) && !Holds(If, Cap.BeginLoc);
+  };
+  const Stmt *Child = At;
+  for (unsigned Depth = 0; Child && Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!Parent)
+      return false;  // the function's body (or a declaration's initializer) reached
+    if (const auto *If = dyn_cast<IfStmt>(Parent);
+        If && (Child == If->getThen() || Child == If->getElse()) && Guard(If, If->getCond()))
+      return true;
+    if (const auto *C = dyn_cast<ConditionalOperator>(Parent);
+        C && Child != C->getCond() && Guard(C, C->getCond()))
+      return true;
+    if (const auto *Block = dyn_cast<CompoundStmt>(Parent))
+      for (const Stmt *Before : Block->body()) {
+        if (Before == Child)
+          break;
+        if (const auto *If = dyn_cast<IfStmt>(Before); If && !If->getElse() && exits(If->getThen()) &&
+                                                          Guard(If, If->getCond()))
+          return true;
+      }
+    if (isa<LambdaExpr>(Parent))
+      return false;
+    Child = Parent;
+  }
+  return false;
+}
+
 std::string callName(const WorkCall &C) {
   if (C.Tensor)
     return C.Tensor->What;
@@ -264,9 +336,15 @@ void CaptureBreakingCallCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sin
       if (Active.empty())
         continue;
       std::optional<Breach> B = breachOf(F, C, Active, Facts, *Ctx);
-      if (!B || !Reported.first(C.Loc))
+      if (!B)
         continue;
       const ActiveCapture &Cap = *B->Broken.front();
+      // The program checked that no capture is under way, here or at the call that brought
+      // the capture into this function.
+      if (guardedByCaptureState(C.Call, Cap, *Ctx) || (Cap.Via && guardedByCaptureState(Cap.Via, Cap, *Ctx)))
+        continue;
+      if (!Reported.first(C.Loc))
+        continue;
       CheckDiagnostic D;
       D.Rule = RuleId::CaptureBreakingCall;
       D.Level = B->Certain ? Severity::Warning : Severity::Note;

@@ -193,6 +193,33 @@ public:
     return Out;
   }
 
+  // The begins of this function that resume a capture it paused: each follows, in the body,
+  // an end of a capture of the same stream (NVIDIA/warp's capturable allocation: end the
+  // capture, allocate outside the graph, cudaStreamBeginCaptureToGraph into the same graph).
+  // Such a helper begins nothing for its callers: a caller with no capture under way has none
+  // after its call.
+  std::set<const CallExpr *> resumes() const {
+    std::set<const CallExpr *> Out;
+    if (!Cfg)
+      return Out;
+    std::vector<std::pair<const CallExpr *, Delimiter>> Delimiters;
+    for (const CFGBlock *B : *Cfg)
+      for (const CFGElement &E : *B)
+        if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
+          if (const auto *Call = dyn_cast<CallExpr>(CS->getStmt()))
+            if (std::optional<Delimiter> D = delimiterOf(*Call, Ctx))
+              Delimiters.push_back({Call, *D});
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const auto &[Begin, D] : Delimiters)
+      if (D.Begins)
+        for (const auto &[End, E] : Delimiters)
+          if (!E.Begins && E.Torch == D.Torch && sameStream(E.Stream, D.Stream) &&
+              SM.isBeforeInTranslationUnit(SM.getExpansionLoc(End->getBeginLoc()),
+                                           SM.getExpansionLoc(Begin->getBeginLoc())))
+            Out.insert(Begin);
+    return Out;
+  }
+
 private:
   // A caller's stream as the helper Call enters names it: the parameter it is passed as; the
   // legacy, per-thread, a global or a member stream as it is; a local one not passed: unknown.
@@ -387,7 +414,10 @@ CaptureRegions::CaptureRegions(const std::vector<FunctionCalls> &Functions, NonB
     auto A = std::make_unique<FunctionCaptures>(*F, Ctx, CreatedNonBlocking, Effects);
     CaptureSet Exit = A->solve({}, nullptr);
     FunctionEffect E;
+    std::set<const CallExpr *> Resumes = A->resumes();
     for (const ActiveCapture &C : Exit) {
+      if (Resumes.count(C.Begin))
+        continue;  // it resumes the caller's capture: none when the caller had none
       E.Opens.push_back(Delimiter{true, C.Stream, C.Mode, C.Torch});
       E.OpenParams.push_back(paramIndex(F->Function, C.Stream));
     }
