@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -39,6 +40,20 @@ void CaptureReadiness::add(const ApiCall &C, Blocker B) {
   }
   Calls.push_back({C.Thread, C.Enter, C.Site, C.Api, B});
 }
+
+void CaptureReadiness::addGraphLaunch(const ApiCall &C) {
+  if (GraphLaunches.size() < kMaxCalls)
+    GraphLaunches.emplace_back(C.Thread, C.Enter);
+}
+
+namespace {
+
+std::uint64_t medianOf(std::vector<std::uint64_t> V) {
+  std::sort(V.begin(), V.end());
+  return V.size() % 2 ? V[V.size() / 2] : (V[V.size() / 2 - 1] + V[V.size() / 2]) / 2;
+}
+
+} // namespace
 
 bool CaptureReadiness::Verdict::go() const {
   return std::none_of(Lines.begin(), Lines.end(), [this](const Line &L) { return !L.OtherThread && !occasional(L); });
@@ -85,6 +100,21 @@ CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<
     --It;
     return T <= It->End ? std::optional(static_cast<std::size_t>(It - Mine.begin())) : std::nullopt;
   };
+  // Replays and eager runs of the step: does the step's thread launch a graph inside it?
+  std::vector<bool> Replays(Mine.size(), false);
+  for (const auto &[Thread, Enter] : GraphLaunches)
+    if (Thread == V.Thread)
+      if (std::optional<std::size_t> Step = stepAt(Enter))
+        Replays[*Step] = true;
+  std::vector<std::uint64_t> ReplayNs, EagerNs;
+  for (std::size_t I = 0; I < Mine.size(); ++I)
+    (Replays[I] ? ReplayNs : EagerNs).push_back(Mine[I].End - Mine[I].Start);
+  if (ReplayNs.size() >= Verdict::kMinEach && EagerNs.size() >= Verdict::kMinEach) {
+    V.ReplaySteps = ReplayNs.size();
+    V.EagerSteps = EagerNs.size();
+    V.ReplayMedianNs = medianOf(ReplayNs);
+    V.EagerMedianNs = medianOf(EagerNs);
+  }
   std::vector<Kept> Sorted = Calls;
   std::stable_sort(Sorted.begin(), Sorted.end(), [](const Kept &A, const Kept &B) { return A.Enter < B.Enter; });
   std::map<std::tuple<bool, std::uint32_t, std::string_view>, std::pair<Line, std::size_t>> ByLine;  // line, last step
@@ -163,6 +193,19 @@ readinessFigures(const CaptureReadiness::Verdict &V, const std::function<std::st
     Out.emplace_back("readiness.occasional", Occasional);
   if (V.Partial)
     Out.emplace_back("readiness.partial", "true");
+  if (V.ReplaySteps) {
+    auto Us = [](double Ns) {
+      char Buf[32];
+      std::snprintf(Buf, sizeof Buf, "%.1f", Ns / 1000.0);
+      return std::string(Buf);
+    };
+    Out.emplace_back("readiness.replayedSteps", std::to_string(V.ReplaySteps));
+    Out.emplace_back("readiness.replayStepUs", Us(static_cast<double>(V.ReplayMedianNs)));
+    Out.emplace_back("readiness.eagerSteps", std::to_string(V.EagerSteps));
+    Out.emplace_back("readiness.eagerStepUs", Us(static_cast<double>(V.EagerMedianNs)));
+    Out.emplace_back("readiness.launchTimeSavedUs",
+                     Us(static_cast<double>(V.EagerMedianNs) - static_cast<double>(V.ReplayMedianNs)));
+  }
   return Out;
 }
 
@@ -182,6 +225,19 @@ std::string readinessText(const std::vector<std::pair<std::string, std::string>>
             F["readiness.occasional"];
   if (F.count("readiness.otherThreads"))
     Text += "; while they ran, other threads made calls that break a global-mode capture: " + F["readiness.otherThreads"];
+  if (F.count("readiness.replayedSteps")) {
+    double Saved = std::strtod(F["readiness.launchTimeSavedUs"].c_str(), nullptr);
+    double Eager = std::strtod(F["readiness.eagerStepUs"].c_str(), nullptr);
+    double Replay = std::strtod(F["readiness.replayStepUs"].c_str(), nullptr);
+    char Ratio[32] = "";
+    if (Replay > 0)
+      std::snprintf(Ratio, sizeof Ratio, ", %.1fx", Eager / Replay);
+    Text += "; " + F["readiness.replayedSteps"] + " of the steps replayed a CUDA graph: " + F["readiness.replayStepUs"] +
+            " us a step (median) against " + F["readiness.eagerStepUs"] + " us for the " + F["readiness.eagerSteps"] +
+            " that ran the step uncaptured - " +
+            (Saved >= 0 ? F["readiness.launchTimeSavedUs"] + " us saved a step" + Ratio
+                        : F["readiness.launchTimeSavedUs"].substr(1) + " us lost a step" + Ratio);
+  }
   if (F.count("readiness.partial"))
     Text += " (partial: more calls than syncwatch keeps)";
   return Text + "\n";

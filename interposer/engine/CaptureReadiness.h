@@ -37,6 +37,8 @@ public:
   static constexpr std::size_t kMaxCalls = 1 << 18;
 
   void add(const ApiCall &C, Blocker B);
+  // A cudaGraphLaunch / cuGraphLaunch: a step that makes one replays a CUDA graph.
+  void addGraphLaunch(const ApiCall &C);
 
   // One (site, API) that stops the steps' capture.
   struct Line {
@@ -60,6 +62,13 @@ public:
     // may well run between graph replays. Listed apart; it does not make the verdict no-go.
     bool Detected = false;
     bool occasional(const Line &L) const { return Detected && !L.OtherThread && L.StepsWith * 10 <= Steps; }
+    // The same steps run both ways: those that launched a CUDA graph (replays) and those that
+    // did not (eager), each with its median host time from mark to mark - what capturing the
+    // step saved in launches, measured against the same work uncaptured. Both at least
+    // kMinEach steps, else none.
+    static constexpr std::size_t kMinEach = 3;
+    std::size_t ReplaySteps = 0, EagerSteps = 0;
+    std::uint64_t ReplayMedianNs = 0, EagerMedianNs = 0;
     bool go() const;
   };
   // The steps of the most frequent (name, thread), judged; none without steps. The first
@@ -79,11 +88,13 @@ private:
     Blocker Kind;
   };
   std::vector<Kept> Calls;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> GraphLaunches;  // (thread, enter)
   bool Partial = false;
 };
 
 // readiness.step, .steps, .thread, .verdict (go / no-go), .blockersPerStep, .blockers (the
-// lines, own thread's), .otherThreads, .partial. SiteText and Label name sites and threads.
+// lines, own thread's), .otherThreads, .partial; with replays and eager steps both,
+// .replayedSteps, .replayStepUs, .eagerSteps, .eagerStepUs, .launchTimeSavedUs (a step). SiteText and Label name sites and threads.
 std::vector<std::pair<std::string, std::string>>
 readinessFigures(const CaptureReadiness::Verdict &V, const std::function<std::string(std::uint32_t)> &SiteText,
                  const std::function<std::string(std::uint64_t)> &Label);

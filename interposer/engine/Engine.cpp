@@ -87,6 +87,8 @@ void Engine::consume(const EventLog &Window, std::size_t InScope) {
       auto S = Own == Index.FirstOwn.end() ? Streams.end() : Streams.find(Own->second->Stream);
       if (std::optional<Blocker> B = blockerOf(C, S != Streams.end() && S->second.Flag == StreamFlag::Legacy))
         Readiness.add(C, *B);
+      if (const ApiInfo *Info = findApi(C.Api); Info && Info->Family == ApiFamily::GraphLaunch)
+        Readiness.addGraphLaunch(C);
     }
     if (C.CaptureNumber) [[unlikely]] {
       const CaptureNote *N = C.capture();

@@ -222,3 +222,47 @@ TEST(LoopSteps, NoLoopNoVerdict) {
   auto F = loopFigures(Marked);
   EXPECT_EQ(F["readiness.loopCallsPerStep"], "5");
 }
+
+// The same step run uncaptured, then captured and replayed under the same mark: the launch time
+// capturing saved a step, from the steps' own host times (medians), and the replays' graph
+// launches are no blockers. With fewer than three of either kind, nothing is said.
+TEST(CaptureReadiness, ReplayedStepsAgainstTheSameStepUncaptured) {
+  Recorded R;
+  std::uint64_t T = 1000;
+  for (int S = 0; S < 6; ++S, T += 1000) {  // eager: 8 launches, 400 us of host time
+    R.step(T, T + 400);
+    for (int K = 0; K < 8; ++K)
+      R.kernelOn(13, R.call("cudaLaunchKernel", T + 10 + 40 * K, 4), T + 10 + 40 * K);
+  }
+  R.call("cudaStreamBeginCapture", T, 4);
+  R.call("cudaStreamEndCapture", T + 300, 4);
+  R.call("cudaGraphInstantiate", T + 400, 4);
+  T += 1000;
+  for (int S = 0; S < 5; ++S, T += 1000) {  // replays: one graph launch, 30 us
+    R.step(T, T + 30);
+    R.call("cudaGraphLaunch", T + 5, 4);
+  }
+  auto F = R.figures();
+  EXPECT_EQ(F["readiness.steps"], "10");  // 11 marked, the first is warm-up
+  EXPECT_EQ(F["readiness.verdict"], "go");
+  EXPECT_EQ(F["readiness.replayedSteps"], "5");
+  EXPECT_EQ(F["readiness.eagerSteps"], "5");
+  EXPECT_EQ(F["readiness.replayStepUs"], "30.0");
+  EXPECT_EQ(F["readiness.eagerStepUs"], "400.0");
+  EXPECT_EQ(F["readiness.launchTimeSavedUs"], "370.0");
+  std::string Text = readinessText(Figures(F.begin(), F.end()));
+  EXPECT_NE(Text.find("5 of the steps replayed a CUDA graph: 30.0 us a step (median) against 400.0 us for the 5 that "
+                      "ran the step uncaptured - 370.0 us saved a step, 13.3x"),
+            std::string::npos)
+      << Text;
+
+  Recorded Few;  // two replays only: no comparison
+  T = 1000;
+  for (int S = 0; S < 6; ++S, T += 1000) {
+    Few.step(T, T + (S < 4 ? 400 : 30));
+    Few.call(S < 4 ? "cudaLaunchKernel" : "cudaGraphLaunch", T + 5, 4);
+  }
+  auto G = Few.figures();
+  EXPECT_EQ(G["readiness.steps"], "5");
+  EXPECT_EQ(G.count("readiness.replayedSteps"), 0u);
+}
