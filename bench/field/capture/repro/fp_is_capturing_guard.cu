@@ -1,3 +1,4 @@
+// After eaa156d: the current syncwatch-lint is SILENT on this file (the cudaStreamCaptureStatusNone guard is read); the "reported" remarks below describe the first field run.
 // FP class 1, variant (not among the field findings; found while checking them): a call guarded
 // by cudaStreamIsCapturing on the captured stream is reported as well, as is a guard on a
 // program-side counter. warp.cu:2926 has this shape

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Issue 38's second GPU session in one script: torch.profiler's prof.step() as syncwatch's steps
+# (tests/gpu/profiler_steps.py, plain and under SYNCWATCH_STEP=ProfilerStep), and the launch time
+# a CUDA graph saved against the same marked step uncaptured (readiness_step.py replayed).
+#   tests/gpu/issue38_steps.sh OUTDIR
+# OUTDIR/prof/*.swrec, OUTDIR/replayed/*.swrec (recordings), *.out / *.err, replay-*.txt.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=$1
+mkdir -p "$out"
+build=$root/build-gpu
+if [ ! -f /usr/include/gelf.h ] && [ -f "$root/.gpu-include/gelf.h" ]; then
+  export CMAKE_INCLUDE_PATH=$root/.gpu-include${CMAKE_INCLUDE_PATH:+:$CMAKE_INCLUDE_PATH}
+fi
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF \
+  -DSYNCWATCH_BUILD_TESTS=OFF -DSYNCWATCH_BUILD_INTERPOSER=ON >/dev/null && ninja -C "$build" >/dev/null || exit 1
+sw=$build/interposer/syncwatch
+fail=0
+timeout 120 python3 "$here/profiler_steps.py" 60 > "$out/prof-plain.out" 2> "$out/prof-plain.err" || fail=1
+SYNCWATCH_STEP=ProfilerStep SYNCWATCH_MEASURE=steps timeout 180 "$sw" run --out "$out/prof" --record -- \
+  python3 "$here/profiler_steps.py" 60 > "$out/prof-sw.out" 2> "$out/prof-sw.err" || fail=1
+SYNCWATCH_STEP=train_step SYNCWATCH_MEASURE=steps timeout 180 "$sw" run --out "$out/replayed" --record -- \
+  python3 "$here/readiness_step.py" replayed 200 > "$out/replayed.out" 2> "$out/replayed.err" || fail=1
+for d in prof replayed; do
+  for r in "$out/$d"/*.swrec; do
+    [ -f "$r" ] && "$sw" replay "$r" > "$out/replay-$d.txt" 2>&1
+  done
+done
+grep -h "readiness" "$out"/replay-*.txt "$out"/*.err | cut -c1-1500
+cat "$out/prof-plain.out" "$out/prof-sw.out" "$out/replayed.out"
+exit $fail
