@@ -5,6 +5,7 @@
 // preloaded library only: syncwatch's own code calls CUPTI through realCupti() or
 // CuptiSharing, never through these names.
 #include "CuptiSharing.h"
+#include "GuestClock.h"
 
 #include <dlfcn.h>
 
@@ -113,3 +114,22 @@ SW_EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t Flag) {
 }
 
 SW_EXPORT CUptiResult CUPTIAPI cuptiFinalize() { return traced("cuptiFinalize", 0, cuptiSharing().guestFinalize()); }
+
+// A profiler's own clock for CUPTI's times (Kineto's, when torch.profiler starts tracing):
+// CUPTI takes it, so that the profiler's trace lines up with its CPU events; syncwatch reads
+// the two clocks together first and keeps its own (GuestClock.h).
+SW_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc Source) {
+  static const auto Real = reinterpret_cast<CUptiResult(CUPTIAPI *)(CUpti_TimestampCallbackFunc)>(
+      ::dlsym(RTLD_NEXT, "cuptiActivityRegisterTimestampCallback"));
+  if (!Real)
+    return traced("cuptiActivityRegisterTimestampCallback", 0, CUPTI_ERROR_NOT_INITIALIZED);
+  if (!Source)
+    return traced("cuptiActivityRegisterTimestampCallback", 0, Real(Source));
+  // Own first, then the guest's: each clock read once, back to back (tens of ns apart).
+  std::uint64_t Own = syncwatch::runtime::guestClock().ownNow(cuptiTime());
+  std::uint64_t Guest = Source();
+  CUptiResult R = Real(Source);
+  if (R == CUPTI_SUCCESS)
+    syncwatch::runtime::guestClock().switched(Own, Guest);
+  return traced("cuptiActivityRegisterTimestampCallback", 0, R);
+}

@@ -1,6 +1,7 @@
 // CUPTI's activity records, turned into what the engine reads: GPU work (copies, memsets,
 // kernels) and streams, handed to the recorder a buffer at a time.
 #include "CuptiSharing.h"
+#include "GuestClock.h"
 #include "Session.h"
 
 #include "../recorder/Recorder.h"
@@ -49,14 +50,18 @@ StreamFlag flagOf(CUpti_ActivityStreamFlag F) {
   }
 }
 
+// syncwatch's clock when the buffer being read was handed over (its records' times are put
+// into that clock when a profiler's own source replaced CUPTI's: GuestClock.h).
+std::uint64_t BufferNow = 0;
+
 // The fields every GPU record has, and its device noted.
 template <typename Record> GpuWork workOf(GpuKind Kind, const Record &R, std::uint32_t Correlation) {
   GpuWork W;
   W.Kind = Kind;
   W.Correlation = Correlation;
   W.Stream = R.streamId;
-  W.Start = R.start;
-  W.End = R.end;
+  W.Start = guestClock().ownRecordTime(R.start, BufferNow);
+  W.End = guestClock().ownRecordTime(R.end, BufferNow);
   noteDevice(R.deviceId);
   return W;
 }
@@ -76,6 +81,8 @@ std::size_t convertActivityRecords(std::uint8_t *Buffer, std::size_t Valid) {
   // syncwatch traces them, runtime records...): read only syncwatch's own.
   const CuptiSharing &Sharing = cuptiSharing();
   bool Shared = Sharing.guestActive();
+  if (guestClock().active())
+    BufferNow = cuptiNow();
   while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS) {
     ++Records;
     if (Shared && !Sharing.ourKind(Record->kind))

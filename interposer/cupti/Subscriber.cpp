@@ -7,6 +7,7 @@
 
 #include "CallDecoding.h"
 #include "CuptiSharing.h"
+#include "GuestClock.h"
 #include "NvtxSteps.h"
 #include "Session.h"
 
@@ -73,8 +74,7 @@ void traceKernels() {
   cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (selfStatsOn())
     countToggle(Toggle::KernelsOn);
-  std::uint64_t Now = 0;
-  cuptiGetTimestamp(&Now);
+  std::uint64_t Now = cuptiNow();
   KernelsOnSince.store(Now);
   recorder().kernelsTracedFrom(Now);
 }
@@ -388,7 +388,7 @@ void markProfilerStep(bool Next) {
 std::uint64_t cuptiNow() {
   std::uint64_t Now = 0;
   cuptiGetTimestamp(&Now);
-  return Now;
+  return guestClock().ownNow(Now);  // (a profiler's own clock, if one set it: GuestClock.h)
 }
 
 void start() { startOnce(); }
