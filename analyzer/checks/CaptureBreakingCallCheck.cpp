@@ -217,6 +217,12 @@ bool guardedByCaptureState(const Stmt *At, const ActiveCapture &Cap, ASTContext 
   for (unsigned Depth = 0; Child && Depth < 64; ++Depth) {
     DynTypedNodeList Parents = Ctx.getParents(*Child);
     const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    // `cudaError_t e = cudaFree(p);`: the initializer's parent is the variable, whose
+    // statement is the DeclStmt.
+    if (const auto *Var = Parents.empty() ? nullptr : Parents[0].get<VarDecl>(); Var && Var->isLocalVarDecl()) {
+      DynTypedNodeList Up = Ctx.getParents(*Var);
+      Parent = Up.empty() ? nullptr : Up[0].get<DeclStmt>();
+    }
     if (!Parent)
       return false;  // the function's body (or a declaration's initializer) reached
     if (const auto *If = dyn_cast<IfStmt>(Parent);
@@ -235,6 +241,35 @@ bool guardedByCaptureState(const Stmt *At, const ActiveCapture &Cap, ASTContext 
       }
     if (isa<LambdaExpr>(Parent))
       return false;
+    Child = Parent;
+  }
+  return false;
+}
+
+// The capture is begun under a condition that does not also hold Site (the call of the helper
+// the capture reached this call through): the helper runs with and without the capture, and
+// the program may keep this call out of the captured runs - ggml begins its capture only
+// `if (use_cuda_graph ...)` and turns graphs off for the ops whose helpers sync.
+bool begunUnderCondition(const ActiveCapture &Cap, const Stmt *Site, ASTContext &Ctx) {
+  if (!Cap.Begin || !Site)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation At = SM.getExpansionLoc(Site->getBeginLoc());
+  const Stmt *Child = Cap.Begin;
+  for (unsigned Depth = 0; Child && Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (const auto *Var = Parents.empty() ? nullptr : Parents[0].get<VarDecl>(); Var && Var->isLocalVarDecl()) {
+      DynTypedNodeList Up = Ctx.getParents(*Var);
+      Parent = Up.empty() ? nullptr : Up[0].get<DeclStmt>();
+    }
+    if (!Parent || isa<LambdaExpr>(Parent))
+      return false;
+    if (const auto *If = dyn_cast<IfStmt>(Parent); If && (Child == If->getThen() || Child == If->getElse())) {
+      SourceLocation B = SM.getExpansionLoc(If->getBeginLoc()), E = SM.getExpansionLoc(If->getEndLoc());
+      if (!(SM.isBeforeInTranslationUnit(B, At) && SM.isBeforeInTranslationUnit(At, E)))
+        return true;
+    }
     Child = Parent;
   }
   return false;
@@ -335,22 +370,44 @@ void CaptureBreakingCallCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sin
       const std::vector<ActiveCapture> &Active = Facts.captures().at(C);
       if (Active.empty())
         continue;
-      std::optional<Breach> B = breachOf(F, C, Active, Facts, *Ctx);
-      if (!B)
+      // Each capture active here on its own: the one named is the strongest case - a certain
+      // breach of a capture begun whatever happens, before one begun under a condition.
+      std::optional<Breach> B;
+      const ActiveCapture *Named = nullptr;
+      bool Conditional = false;
+      const CallExpr *Entry = nullptr;
+      for (const ActiveCapture &Each : Active) {
+        std::vector<ActiveCapture> One{Each};
+        std::optional<Breach> Mine = breachOf(F, C, One, Facts, *Ctx);
+        if (!Mine)
+          continue;
+        // The program checked that no capture is under way, here or at the call that brought
+        // the capture into this function.
+        if (guardedByCaptureState(C.Call, Each, *Ctx) || (Each.Via && guardedByCaptureState(Each.Via, Each, *Ctx)))
+          continue;
+        const CallExpr *MyEntry = Each.FirstVia ? Each.FirstVia : Each.Via;
+        bool MyConditional = MyEntry && begunUnderCondition(Each, MyEntry, *Ctx);
+        auto Rank = [](bool Certain, bool Cond) { return (Certain ? 2 : 0) + (Cond ? 0 : 1); };
+        if (Named && Rank(Mine->Certain, MyConditional) <= Rank(B->Certain, Conditional))
+          continue;
+        B = Mine;
+        B->Broken = {&Each};
+        Named = &Each;
+        Conditional = MyConditional;
+        Entry = MyEntry;
+      }
+      if (!B || !Reported.first(C.Loc))
         continue;
-      const ActiveCapture &Cap = *B->Broken.front();
-      // The program checked that no capture is under way, here or at the call that brought
-      // the capture into this function.
-      if (guardedByCaptureState(C.Call, Cap, *Ctx) || (Cap.Via && guardedByCaptureState(Cap.Via, Cap, *Ctx)))
-        continue;
-      if (!Reported.first(C.Loc))
-        continue;
+      const ActiveCapture &Cap = *Named;
       CheckDiagnostic D;
       D.Rule = RuleId::CaptureBreakingCall;
-      D.Level = B->Certain ? Severity::Warning : Severity::Note;
+      D.Level = B->Certain && !Conditional ? Severity::Warning : Severity::Note;
       D.Loc = C.Loc;
       D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
       D.Message = messageOf(C, *B);
+      if (Conditional)
+        D.Message += " (a note: the capture is begun only under a condition, and " + viaName(*Entry) +
+                     " also runs without it - keep this call out of the captured runs)";
       if (B->K == Breach::LegacyStream)
         if (std::optional<FixItHint> Fix = launchFix(C, Cap, *Ctx))
           D.Fixes.push_back(*Fix);

@@ -185,6 +185,8 @@ public:
   CaptureSet carriedInto(const WorkCall &Call, const CaptureSet &Before) const {
     CaptureSet Out;
     for (ActiveCapture C : Before) {
+      if (!C.Via)
+        C.FirstVia = Call.Call;
       C.Via = Call.Call;
       C.ViaLoc = Call.Loc;
       C.Stream = streamInCallee(Call, C.Stream);
@@ -194,7 +196,7 @@ public:
   }
 
   // The begins of this function that resume a capture it paused: each follows, in the body,
-  // an end of a capture of the same stream (NVIDIA/warp's capturable allocation: end the
+  // an end of a capture of the same stream (or a helper's end, a helper's begin) (NVIDIA/warp's capturable allocation: end the
   // capture, allocate outside the graph, cudaStreamBeginCaptureToGraph into the same graph).
   // Such a helper begins nothing for its callers: a caller with no capture under way has none
   // after its call.
@@ -206,9 +208,22 @@ public:
     for (const CFGBlock *B : *Cfg)
       for (const CFGElement &E : *B)
         if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
-          if (const auto *Call = dyn_cast<CallExpr>(CS->getStmt()))
-            if (std::optional<Delimiter> D = delimiterOf(*Call, Ctx))
+          if (const auto *Call = dyn_cast<CallExpr>(CS->getStmt())) {
+            if (std::optional<Delimiter> D = delimiterOf(*Call, Ctx)) {
               Delimiters.push_back({Call, *D});
+              continue;
+            }
+            // A helper that ends a capture (a pause()) or opens one (a resume()): warp pauses
+            // and resumes in two helpers of its own.
+            auto W = ByCall.find(Call);
+            auto E = W == ByCall.end() || !W->second->Helper ? Effects.end() : Effects.find(W->second->Helper);
+            if (E == Effects.end())
+              continue;
+            if (E->second.Ends)
+              Delimiters.push_back({Call, Delimiter{false, Queue{Queue::Unknown, nullptr, {}}, CaptureMode::Global, false}});
+            if (!E->second.Opens.empty())
+              Delimiters.push_back({Call, Delimiter{true, Queue{Queue::Unknown, nullptr, {}}, CaptureMode::Global, false}});
+          }
     const SourceManager &SM = Ctx.getSourceManager();
     for (const auto &[Begin, D] : Delimiters)
       if (D.Begins)

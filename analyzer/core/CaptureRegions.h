@@ -44,6 +44,9 @@ struct ActiveCapture {
   // it began in this function).
   const clang::CallExpr *Via = nullptr;
   clang::SourceLocation ViaLoc;
+  // The first of those calls: the one in the function that began the capture (Via itself
+  // after one hop). Not part of the capture's identity.
+  const clang::CallExpr *FirstVia = nullptr;
 
   bool operator<(const ActiveCapture &O) const {
     return Begin != O.Begin ? Begin < O.Begin : Via < O.Via;

@@ -7,9 +7,6 @@ fixed and captured: what docs/capture-readiness.md shows syncwatch's readiness r
   fixed     the same model, the blockers moved out: the loss is summed on the GPU and read
             every 50 steps, outside the step
   captured  the fixed step captured once with torch.cuda.graph and replayed
-  replayed  the fixed step run uncaptured for the first half of the steps, then captured and
-            replayed for the second half, each under the same mark: syncwatch compares the two
-            (the launch time capturing saved a step)
 
 Each step is an NVTX range "train_step" (SYNCWATCH_STEP=train_step). Prints one JSON line:
 the mode, the steps and the median step time in microseconds (wall clock of 50-step blocks,
@@ -96,27 +93,6 @@ def main():
             torch.cuda.nvtx.range_push("train_step")
             graph.replay()
             torch.cuda.nvtx.range_pop()
-    elif mode == "replayed":
-        state = {"graph": None, "ran": 0}
-
-        def run():
-            if state["graph"] is None and state["ran"] >= 20 + steps // 2:
-                side = torch.cuda.Stream()
-                side.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(side):
-                    step_fixed(model, opt, x, y, total)
-                torch.cuda.current_stream().wait_stream(side)
-                state["graph"] = torch.cuda.CUDAGraph()
-                opt.zero_grad(set_to_none=False)
-                with torch.cuda.graph(state["graph"]):
-                    step_fixed(model, opt, x, y, total)
-            torch.cuda.nvtx.range_push("train_step")
-            if state["graph"] is None:
-                step_fixed(model, opt, x, y, total)
-            else:
-                state["graph"].replay()
-            torch.cuda.nvtx.range_pop()
-            state["ran"] += 1
     else:
         sys.exit(f"unknown mode {mode}")
     for _ in range(20):  # warm-up: the allocator's cache, cuBLAS's handles
@@ -135,5 +111,46 @@ def main():
                       "stepUsMin": round(min(blocks), 1), "stepUsMax": round(max(blocks), 1)}))
 
 
+def replayed_main():
+    """The fixed step run uncaptured for the first half of the steps, then captured and replayed
+    for the second half, each under the same "train_step" mark: syncwatch's readiness compares
+    the two (the launch time capturing saved a step). Usage: readiness_step.py replayed [STEPS]"""
+    steps = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    model, opt = make_model()
+    x = torch.randn(BATCH, WIDTH, device="cuda")
+    y = torch.randint(0, CLASSES, (BATCH,), device="cuda")
+    total = torch.zeros((), device="cuda")
+    graph = None
+    blocks = []
+    for start in range(0, 20 + steps, 50):
+        t0 = time.perf_counter()
+        n = min(50, 20 + steps - start)
+        for i in range(start, start + n):
+            if graph is None and i >= 20 + steps // 2:
+                side = torch.cuda.Stream()
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(side):
+                    step_fixed(model, opt, x, y, total)
+                torch.cuda.current_stream().wait_stream(side)
+                graph = torch.cuda.CUDAGraph()
+                opt.zero_grad(set_to_none=False)
+                with torch.cuda.graph(graph):
+                    step_fixed(model, opt, x, y, total)
+            torch.cuda.nvtx.range_push("train_step")
+            if graph is None:
+                step_fixed(model, opt, x, y, total)
+            else:
+                graph.replay()
+            torch.cuda.nvtx.range_pop()
+        float(total)
+        torch.cuda.synchronize()
+        blocks.append((time.perf_counter() - t0) / n * 1e6)
+    print(json.dumps({"mode": "replayed", "steps": steps, "stepUsFirstBlocks": round(statistics.median(blocks[:2]), 1),
+                      "stepUsLastBlocks": round(statistics.median(blocks[-2:]), 1)}))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["replayed"]:
+        replayed_main()  # (after main, so that the recordings' lines above stay where they are)
+    else:
+        main()
