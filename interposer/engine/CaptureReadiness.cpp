@@ -69,7 +69,8 @@ std::vector<std::uint32_t> CaptureReadiness::sites() const {
 }
 
 std::optional<CaptureReadiness::Verdict>
-CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<bool(std::uint32_t, std::uint64_t)> &CurrentStreamWork) const {
+CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<bool(std::uint32_t, std::uint64_t)> &CurrentStreamWork,
+                        const std::function<std::uint32_t(std::uint32_t)> &SameLine) const {
   // The steps of the most frequent (name, thread): the loop a capture would replace.
   std::map<std::pair<std::string, std::uint64_t>, std::size_t> Groups;
   for (const StepSpan &S : Steps)
@@ -123,10 +124,11 @@ CaptureReadiness::judge(const std::vector<StepSpan> &Steps, const std::function<
     if (!Step || (K.Kind == Blocker::LegacyStream && CurrentStreamWork && CurrentStreamWork(K.Site, K.Thread)))
       continue;
     bool Other = K.Thread != V.Thread;
-    auto [It, New] = ByLine.try_emplace({Other, K.Site, K.Api});
+    std::uint32_t Site = SameLine ? SameLine(K.Site) : K.Site;
+    auto [It, New] = ByLine.try_emplace({Other, Site, K.Api});
     Line &L = It->second.first;
     if (New) {
-      L = {K.Site, K.Api, K.Kind, 0, 0, Other};
+      L = {Site, K.Api, K.Kind, 0, 0, Other};
       It->second.second = SIZE_MAX;
     }
     ++L.Calls;

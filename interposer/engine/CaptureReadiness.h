@@ -76,8 +76,12 @@ public:
   // allocator and cuBLAS allocate in it) and is not judged. CurrentStreamWork, if given:
   // legacy-stream work from this site went to PyTorch's current stream, which
   // torch.cuda.graph replaces by its capture stream - not a blocker there.
+  // SameLine, if given: the site that stands for every site shown as the same line (one line
+  // reached by two call stacks - PyTorch's profiler adds frames of its own in the steps it
+  // records - is one blocker, not two).
   std::optional<Verdict> judge(const std::vector<StepSpan> &Steps,
-                               const std::function<bool(std::uint32_t Site, std::uint64_t Thread)> &CurrentStreamWork = {}) const;
+                               const std::function<bool(std::uint32_t Site, std::uint64_t Thread)> &CurrentStreamWork = {},
+                               const std::function<std::uint32_t(std::uint32_t Site)> &SameLine = {}) const;
   std::vector<std::uint32_t> sites() const;  // of the calls kept (to symbolize)
 
 private:

@@ -189,7 +189,16 @@ std::vector<std::pair<std::string, std::string>> Engine::readinessFigures() cons
   std::optional<LoopSteps::Loop> Loop;
   if (DetectLoops && (Loop = findLoop()))  // (asked for: the loop, even where steps are marked)
     Spans = Loop->Steps;
-  std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans, CurrentStreamWork);
+  // The sites kept, each to the first site that reads the same (the same line, two stacks).
+  std::map<std::string, std::uint32_t> FirstOfText;
+  std::map<std::uint32_t, std::uint32_t> Canonical;
+  for (std::uint32_t Site : Readiness.sites())
+    Canonical[Site] = FirstOfText.try_emplace(siteText(Site), Site).first->second;
+  auto SameLine = [&Canonical](std::uint32_t Site) {
+    auto It = Canonical.find(Site);
+    return It == Canonical.end() ? Site : It->second;
+  };
+  std::optional<CaptureReadiness::Verdict> V = Readiness.judge(Spans, CurrentStreamWork, SameLine);
   if (!V)
     return {};
   V->Detected = Loop.has_value();
