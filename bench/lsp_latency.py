@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lsp"))
 from lsp_client import Client  # noqa: E402
 
 build, ggml = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
