@@ -93,6 +93,13 @@ void *mark(void *, void *Arg) {
 MethodDef MarkDef{"_syncwatch_mark", mark, kMethO, "syncwatch: a torch.profiler step began or ended"};
 
 // 0 not imported yet, 1 pending, 2 wrapped, 3 try again at the next import.
+// The import's audit event comes before the module runs, and the pending call runs at the
+// interpreter's next check - mostly inside the module's body, before `class profile` is
+// bound: the wrapping then waits for the next import, which torch makes at once
+// (torch/profiler/__init__.py imports torch.profiler.itt right after; an H100 run with torch
+// 2.11 had its steps). A pending call that added itself again would not wait: CPython runs
+// the calls added while it runs the queue before any bytecode (tried: a million looks, none
+// with the class bound).
 std::atomic<int> State{0};
 
 int wrapProfile(void *) {
