@@ -197,32 +197,39 @@ bool exits(const Stmt *S) {
   return isa_and_nonnull<ReturnStmt, CXXThrowExpr, BreakStmt, ContinueStmt>(S);
 }
 
+// The statement around S in its function: its parent, or for a local variable's initializer
+// (`cudaError_t e = cudaFree(p);`) the variable's DeclStmt; none at the body's top.
+const Stmt *enclosingStmt(const Stmt &S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  if (Parents.empty())
+    return nullptr;
+  if (const auto *Var = Parents[0].get<VarDecl>(); Var && Var->isLocalVarDecl()) {
+    DynTypedNodeList Up = Ctx.getParents(*Var);
+    return Up.empty() ? nullptr : Up[0].get<DeclStmt>();
+  }
+  return Parents[0].get<Stmt>();
+}
+
+// L lies within S's source (expansion locations: a macro's use counts where it is written).
+bool holds(const Stmt &S, SourceLocation L, const SourceManager &SM) {
+  if (L.isInvalid())
+    return false;
+  SourceLocation B = SM.getExpansionLoc(S.getBeginLoc()), E = SM.getExpansionLoc(S.getEndLoc());
+  L = SM.getExpansionLoc(L);
+  return B == L || E == L || (SM.isBeforeInTranslationUnit(B, L) && SM.isBeforeInTranslationUnit(L, E));
+}
+
 // The call at At runs only when the program found no capture under way: it is in a branch of
 // an `if` (or ?:) on the capture state, or after `if (<capture state>) return;` in a block
 // around it. A condition around the capture's own begin is no such guard (a "use graphs"
 // switch: everything after the begin is inside).
 bool guardedByCaptureState(const Stmt *At, const ActiveCapture &Cap, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Holds = [&](const Stmt *S, SourceLocation L) {
-    if (L.isInvalid())
-      return false;
-    SourceLocation B = SM.getExpansionLoc(S->getBeginLoc()), E = SM.getExpansionLoc(S->getEndLoc());
-    L = SM.getExpansionLoc(L);
-    return B == L || E == L || (SM.isBeforeInTranslationUnit(B, L) && SM.isBeforeInTranslationUnit(L, E));
-  };
   auto Guard = [&](const Stmt *If, const Expr *Cond) {
-    return readsCaptureState(Cond) && !Holds(If, Cap.BeginLoc);
+    return readsCaptureState(Cond) && !holds(*If, Cap.BeginLoc, Ctx.getSourceManager());
   };
   const Stmt *Child = At;
   for (unsigned Depth = 0; Child && Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Ctx.getParents(*Child);
-    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-    // `cudaError_t e = cudaFree(p);`: the initializer's parent is the variable, whose
-    // statement is the DeclStmt.
-    if (const auto *Var = Parents.empty() ? nullptr : Parents[0].get<VarDecl>(); Var && Var->isLocalVarDecl()) {
-      DynTypedNodeList Up = Ctx.getParents(*Var);
-      Parent = Up.empty() ? nullptr : Up[0].get<DeclStmt>();
-    }
+    const Stmt *Parent = enclosingStmt(*Child, Ctx);
     if (!Parent)
       return false;  // the function's body (or a declaration's initializer) reached
     if (const auto *If = dyn_cast<IfStmt>(Parent);
@@ -253,23 +260,14 @@ bool guardedByCaptureState(const Stmt *At, const ActiveCapture &Cap, ASTContext 
 bool begunUnderCondition(const ActiveCapture &Cap, const Stmt *Site, ASTContext &Ctx) {
   if (!Cap.Begin || !Site)
     return false;
-  const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation At = SM.getExpansionLoc(Site->getBeginLoc());
   const Stmt *Child = Cap.Begin;
   for (unsigned Depth = 0; Child && Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Ctx.getParents(*Child);
-    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-    if (const auto *Var = Parents.empty() ? nullptr : Parents[0].get<VarDecl>(); Var && Var->isLocalVarDecl()) {
-      DynTypedNodeList Up = Ctx.getParents(*Var);
-      Parent = Up.empty() ? nullptr : Up[0].get<DeclStmt>();
-    }
+    const Stmt *Parent = enclosingStmt(*Child, Ctx);
     if (!Parent || isa<LambdaExpr>(Parent))
       return false;
-    if (const auto *If = dyn_cast<IfStmt>(Parent); If && (Child == If->getThen() || Child == If->getElse())) {
-      SourceLocation B = SM.getExpansionLoc(If->getBeginLoc()), E = SM.getExpansionLoc(If->getEndLoc());
-      if (!(SM.isBeforeInTranslationUnit(B, At) && SM.isBeforeInTranslationUnit(At, E)))
-        return true;
-    }
+    if (const auto *If = dyn_cast<IfStmt>(Parent);
+        If && (Child == If->getThen() || Child == If->getElse()) && !holds(*If, Site->getBeginLoc(), Ctx.getSourceManager()))
+      return true;
     Child = Parent;
   }
   return false;
