@@ -15,7 +15,8 @@ namespace {
 // Records reach the engine only when CUPTI hands a buffer back, and the engine can pair a
 // record with its call only while that call is still in its window (EventWindow carries
 // the newest quarter of it). Small buffers and a periodic flush keep that delay to a few
-// thousand records or FlushPeriodMs, far inside SYNCWATCH_WINDOW's default 65536 events.
+// thousand records or FlushPeriodMs: the window starts at 16,384 events and grows only if
+// records come later than it holds (EventWindow.h).
 constexpr std::size_t BufferSize = 1 << 20;
 constexpr std::uint32_t FlushPeriodMs = 100;
 

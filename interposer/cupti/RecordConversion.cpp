@@ -31,13 +31,13 @@ std::string demangle(const char *Name) {
 // CUPTI shares one name string among all records of the same kernel, so a kernel is
 // demangled once, not once per launch. Never destroyed: the exit-time flush (an atexit
 // handler registered before this first use) runs after function-local statics are gone.
-const std::string &kernelName(const char *Mangled) {
+std::string_view kernelName(const char *Mangled) {
   static auto *M = new std::mutex;
-  static auto *Names = new std::unordered_map<const char *, std::string>;
+  static auto *Names = new std::unordered_map<const char *, std::string_view>;
   std::lock_guard<std::mutex> L(*M);
   auto It = Names->find(Mangled);
   if (It == Names->end())
-    It = Names->emplace(Mangled, demangle(Mangled)).first;
+    It = Names->emplace(Mangled, internKernelName(demangle(Mangled))).first;
   return It->second;
 }
 

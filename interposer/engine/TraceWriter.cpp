@@ -58,7 +58,7 @@ namespace {
 // Kineto's names: "Memcpy DtoH (Device -> Pageable)", "Memset (Device)".
 std::string workName(const GpuWork &W) {
   if (W.Kind == GpuKind::Kernel)
-    return W.Name.empty() ? "kernel" : W.Name;
+    return W.Name.empty() ? "kernel" : std::string(W.Name);
   if (W.Kind == GpuKind::Memset)
     return "Memset (Device)";
   std::string_view K = copyKindName(W.CopyKind);

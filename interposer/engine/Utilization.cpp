@@ -14,6 +14,8 @@ void Utilization::add(const GpuWork &W) {
   std::uint64_t Start = std::max(W.Start, Folded);
   if (W.End <= Start)
     return;
+  if (Buffer.capacity() == 0)
+    Buffer.reserve(Capacity + 1);  // grown by doubling, it touched twice the pages
   Buffer.push_back({Start, W.End, W.Stream, W.Kind == GpuKind::Kernel});
   if (Buffer.size() > Capacity) {
     std::nth_element(Buffer.begin(), Buffer.begin() + Buffer.size() / 2, Buffer.end(),
@@ -24,14 +26,12 @@ void Utilization::add(const GpuWork &W) {
 
 void Utilization::fold(std::uint64_t Cut) {
   // Sweep line over the parts before Cut: +1 at a start, -1 at an end.
-  struct Edge {
-    std::uint64_t T;
-    int Delta;
-    std::uint32_t Stream;
-    bool Compute;
-  };
-  std::vector<Edge> Edges;
-  std::vector<Interval> Rest;
+  // Scratch kept between folds (Edges, Rest): a fold every half buffer that allocated its
+  // own fragmented the heap of a long run.
+  std::vector<Edge> &Edges = EdgeScratch;
+  std::vector<Interval> &Rest = RestScratch;
+  Edges.clear();
+  Rest.clear();
   for (const Interval &I : Buffer) {
     if (I.Start < Cut) {
       std::uint64_t End = std::min(I.End, Cut);
@@ -64,7 +64,7 @@ void Utilization::fold(std::uint64_t Cut) {
     (E.Compute ? Compute : Copy) += E.Delta;
     Active[E.Stream] += E.Delta;
   }
-  Buffer = std::move(Rest);
+  Buffer.assign(Rest.begin(), Rest.end());  // into its own reserved buffer
   Folded = std::max(Folded, Cut);
 }
 

@@ -34,7 +34,9 @@ struct UtilizationFigures {
 
 class Utilization {
 public:
-  explicit Utilization(std::size_t Capacity = 65536) : Capacity(Capacity < 64 ? 64 : Capacity) {}
+  // 16,384 intervals (384 KiB): a fold cuts at the median start, so a record counts whole
+  // unless 8,192 records that started after it were delivered before it.
+  explicit Utilization(std::size_t Capacity = 16384) : Capacity(Capacity < 64 ? 64 : Capacity) {}
   void add(const GpuWork &W);
   UtilizationFigures figures();  // folds everything buffered
 
@@ -44,9 +46,16 @@ private:
     std::uint32_t Stream;
     bool Compute;
   };
+  struct Edge {
+    std::uint64_t T;
+    int Delta;
+    std::uint32_t Stream;
+    bool Compute;
+  };
   void fold(std::uint64_t Cut);  // sweeps [.., Cut) of the buffer into the totals
   std::size_t Capacity;
-  std::vector<Interval> Buffer;
+  std::vector<Interval> Buffer, RestScratch;
+  std::vector<Edge> EdgeScratch;
   std::uint64_t Folded = 0;       // time before which everything is folded
   UtilizationFigures Totals;
   std::uint64_t First = UINT64_MAX, Last = 0;

@@ -19,4 +19,16 @@ std::string_view internApiName(std::string_view Name) {
   return *Names->emplace(Name).first;
 }
 
+std::string_view internKernelName(std::string_view Name) {
+  if (Name.empty())
+    return {};
+  static auto *M = new std::mutex;  // never destroyed, as above
+  static auto *Names = new std::set<std::string, std::less<>>;
+  std::lock_guard<std::mutex> L(*M);
+  auto It = Names->find(Name);
+  if (It == Names->end())
+    It = Names->emplace(Name).first;
+  return *It;
+}
+
 } // namespace syncwatch::runtime

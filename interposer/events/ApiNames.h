@@ -1,4 +1,4 @@
-// API names as events keep them: a string_view that outlives every record.
+// API and kernel names as events keep them: a string_view that outlives every record.
 #pragma once
 
 #include <string_view>
@@ -7,5 +7,9 @@ namespace syncwatch::runtime {
 
 // A stable view of an API name: the catalogue's own string, or an interned copy.
 std::string_view internApiName(std::string_view Name);
+
+// A stable view of a kernel's name: one copy per distinct name, never freed (a program has
+// a bounded set of kernels; its records, millions, each hold a view).
+std::string_view internKernelName(std::string_view Name);
 
 } // namespace syncwatch::runtime

@@ -37,7 +37,7 @@ static std::string humanBytes(std::uint64_t B) {
 
 std::string GpuWork::describe() const {
   switch (Kind) {
-  case GpuKind::Kernel: return "kernel '" + Name + "'";
+  case GpuKind::Kernel: return "kernel '" + std::string(Name) + "'";
   case GpuKind::Memset: return "memset of " + humanBytes(Bytes);
   case GpuKind::Memcpy:
     return "memcpy " + std::string(copyKindName(CopyKind)) + " of " + humanBytes(Bytes);
@@ -271,7 +271,7 @@ std::string readGpuWorkRecord(const std::vector<std::string> &F, EventLog &Log) 
       !X.num(4, "end_ns", W.End))
     return X.Why;
   if (T == "K")
-    W.Name = unfield(F[5]);
+    W.Name = internKernelName(unfield(F[5]));
   else if (!X.num(5, "bytes", W.Bytes))
     return X.Why;
   if (T == "M") {

@@ -89,17 +89,20 @@ enum class GpuKind : std::uint8_t { Kernel, Memcpy, Memset };
 enum class MemoryKind : std::uint8_t { Unknown = 0, Pageable = 1, Pinned = 2, Device = 3 };
 
 struct GpuWork {
-  GpuKind Kind = GpuKind::Kernel;
   std::uint32_t Correlation = 0;
   std::uint32_t Stream = 0;
   std::uint64_t Start = 0, End = 0;
-  std::string Name;           // kernel name
+  // The kernel's name, static storage (internKernelName): a window holds tens of thousands
+  // of records, and a mangled name copied into each was a heap block per kernel.
+  std::string_view Name;
   std::uint64_t Bytes = 0;
+  GpuKind Kind = GpuKind::Kernel;
   std::uint8_t CopyKind = 0;  // CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, ...
   MemoryKind Src = MemoryKind::Unknown, Dst = MemoryKind::Unknown;
   bool Async = false;
   std::string describe() const;  // "kernel 'spin'", "memcpy DtoH 64 MB"
 };
+static_assert(sizeof(GpuWork) <= 56, "a window holds tens of thousands of GpuWork records");
 
 // Calls of one API at one site that the fast path counted without recording them.
 struct CountedCalls {

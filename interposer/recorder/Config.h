@@ -10,6 +10,9 @@ namespace syncwatch::runtime {
 // SYNCWATCH_KERNELS: when kernel activity records are collected (see cupti/Subscriber.cpp).
 enum class KernelTrace { Off, Auto, Always };
 
+// 16,384 events: 1 MiB of calls, 0.9 MiB of GPU work at most (issue 40's memory bound).
+inline constexpr std::size_t kFirstWindowEvents = 16384;
+
 struct Config {
   bool Disable = false;               // SYNCWATCH_DISABLE=1: do nothing (the library stays loaded)
   std::string OutDir;                 // SYNCWATCH_OUT: where JSON/SARIF (and recordings) go,
@@ -18,7 +21,9 @@ struct Config {
   std::uint64_t ThresholdNs = 1'000'000;  // SYNCWATCH_THRESHOLD_MS (default 1)
   bool Record = false;                // SYNCWATCH_RECORD=1: also write the raw event stream
   KernelTrace Kernels = KernelTrace::Auto;  // SYNCWATCH_KERNELS=auto|1|0
-  std::size_t WindowEvents = 65536;  // SYNCWATCH_WINDOW: events kept before analysis
+  // SYNCWATCH_WINDOW: the most events kept before analysis. The window starts at
+  // kFirstWindowEvents and grows only when GPU records come later than it holds (EventWindow.h).
+  std::size_t WindowEvents = 65536;
   bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
   bool Python = true;                 // SYNCWATCH_PYTHON=0: no Python call sites
   std::uint64_t IdleLaunches = 10'000;  // SYNCWATCH_IDLE_LAUNCHES (CallFilter.h)

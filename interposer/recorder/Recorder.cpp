@@ -27,7 +27,7 @@
 namespace syncwatch::runtime {
 
 Recorder::Recorder(const Config &C)
-    : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, C.WindowEvents, EngineConfig{C.ThresholdNs}) {
+    : Cfg(C), Analysis(EngineConfig{C.ThresholdNs}), Window(Analysis, std::min<std::size_t>(C.WindowEvents, kFirstWindowEvents), EngineConfig{C.ThresholdNs}, C.WindowEvents) {
   // Read at start-up, so a bad file is said before the program's own output, once.
   std::string Error;
   if (!Cfg.ProfilePath.empty() && !readCalibrationProfile(Cfg.ProfilePath, Profile, Error))
@@ -297,6 +297,29 @@ void Recorder::writeSummary(std::ostream &Err, const Report &R, const Utilizatio
   }
 }
 
+// The report's figures: the GPU's overlap, coverage, steps, captures, readiness, the
+// window's own, and the calibration profile's.
+void Recorder::addFigures(Report &R, const UtilizationFigures &Figures) {
+  R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
+  for (auto &F : Analysis.coverageFigures())
+    R.Figures.push_back(F);
+  for (auto &F : Analysis.stepFigures())
+    R.Figures.push_back(F);
+  for (auto &F : Analysis.captureFigures())
+    R.Figures.push_back(F);
+  for (auto &F : Analysis.readinessFigures())
+    R.Figures.push_back(F);
+  // How large the event window grew, and the GPU records that came after their call was
+  // judged without them (each a call whose pageable copy or serialization may be missed).
+  R.Figures.push_back({"window.events", std::to_string(Window.capacity())});
+  R.Figures.push_back({"window.lateRecords", std::to_string(Window.lateRecords())});
+  if (!Profile.Path.empty()) {
+    annotateWithCalibration(R.Findings, Profile);
+    for (auto &F : calibrationFigures(Profile))
+      R.Figures.push_back(F);
+  }
+}
+
 void Recorder::finish(const char *Why) {
   std::lock_guard<std::mutex> L(M);
   if (Finished)
@@ -357,20 +380,7 @@ void Recorder::finish(const char *Why) {
   R.Artifacts = sourceArtifacts(R);  // what confirm compares with the lint's checkout
   setFingerprints(R);
   UtilizationFigures Figures = Use.figures();
-  R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
-  for (auto &F : Analysis.coverageFigures())
-    R.Figures.push_back(F);
-  for (auto &F : Analysis.stepFigures())
-    R.Figures.push_back(F);
-  for (auto &F : Analysis.captureFigures())
-    R.Figures.push_back(F);
-  for (auto &F : Analysis.readinessFigures())
-    R.Figures.push_back(F);
-  if (!Profile.Path.empty()) {
-    annotateWithCalibration(R.Findings, Profile);
-    for (auto &F : calibrationFigures(Profile))
-      R.Figures.push_back(F);
-  }
+  addFigures(R, Figures);
   R.FilesAnalyzed = 0;
 
   // Composed in memory and written with write(2): see Stderr.h.

@@ -66,6 +66,7 @@ private:
   void drainLocked();
   std::string Gpu, Driver, CuptiSharedWith;
   std::vector<CallRecord> Batch;  // drainLocked's scratch, kept between drains
+  void addFigures(Report &R, const UtilizationFigures &Figures);
   void writeSummary(std::ostream &Err, const Report &R, const UtilizationFigures &Figures, const char *Why);
   void writeTrace(const std::string &Dir, const std::string &BaseName, std::ostream &Err);
   Config Cfg;

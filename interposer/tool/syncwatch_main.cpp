@@ -4,7 +4,7 @@
 //       report went
 //   syncwatch calibrate [--out profile.json] [--spin-ms N]
 //       measures which calls block on this GPU and driver (syncwatch-calibrate); writes a profile
-//   syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]
+//   syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--window-max M] [--lag-ms L]]
 //                    [--trace OUT.json] FILE.swrec
 //       runs the engine on a recorded event stream, offline (no GPU needed); with --window,
 //       feeds it the way libsyncwatch.so does - through a bounded window, GPU records
@@ -60,7 +60,7 @@ const char *const RunUsage =
     "  runs cmd with libsyncwatch.so preloaded; keeps cmd's exit code; says where the reports went\n"
     "  (no --out and no SYNCWATCH_OUT: the findings are on stderr only, no file is written)\n";
 const char *const ReplayUsage =
-    "usage: syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--lag-ms L]]\n"
+    "usage: syncwatch replay [--format text|json|sarif] [--threshold-ms N] [--window N [--window-max M] [--lag-ms L]]\n"
     "                        [--trace OUT.json] [--profile FILE] [--source-root DIR] [--path-map OLD=NEW]...\n"
     "                        [--steps marked|loop] FILE.swrec\n"
     "  runs the engine on a recorded event stream, offline (no GPU needed); --steps loop: capture\n"
@@ -158,9 +158,9 @@ std::string ownFile(const char *Name, const char *FromBin) {
 
 // Feeds a recording in the order libsyncwatch.so would have seen it: a call when it
 // returned, a GPU record LagNs after its work ended.
-void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, std::uint64_t LagNs,
-                         const EngineConfig &Cfg) {
-  EventWindow W(E, Capacity, Cfg);
+void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, std::size_t Largest,
+                         std::uint64_t LagNs, const EngineConfig &Cfg) {
+  EventWindow W(E, Capacity, Cfg, Largest);
   if (Log.KernelsTracedFrom)
     W.setKernelsTracedFrom(*Log.KernelsTracedFrom);
   for (const StreamInfo &S : Log.Streams)
@@ -188,6 +188,9 @@ void replayThroughWindow(const EventLog &Log, Engine &E, std::size_t Capacity, s
   Sites.Process = Log.Process;  // the pid: which thread is the main one
   W.flush();
   E.consume(Sites);
+  if (W.lateRecords())
+    std::cerr << "syncwatch replay: " << W.lateRecords() << " GPU record(s) came after their call was judged; the window grew to "
+              << W.capacity() << " events\n";
 }
 
 // The recording parsed, or exit 2 (said). A FIFO is refused, not waited on for a writer
@@ -263,7 +266,7 @@ int writeReplayTrace(TraceBuilder &Trace, Engine &E, const std::string &TraceFil
 // sliding window as the library does), then writes the trace and the report.
 int replay(const std::vector<std::string> &Args) {
   ParsedArgs P0 = parseArgs(Args, {{"format", true}, {"threshold-ms", true}, {"window", true}, {"trace", true},
-                                   {"lag-ms", true}, {"profile", true}, {"source-root", true},
+                                   {"lag-ms", true}, {"window-max", true}, {"profile", true}, {"source-root", true},
                                    {"path-map", true}, {"steps", true}});
   if (P0.Help) {
     std::cout << ReplayUsage;
@@ -278,10 +281,10 @@ int replay(const std::vector<std::string> &Args) {
     return badArguments("replay", P0.Positional.empty() ? "no recording given" : "one recording at a time");
   std::string File = P0.Positional.front();
   EngineConfig Cfg;
-  double ThresholdMs = Cfg.HostWaitThresholdNs / 1e6, WindowEvents = 0, LagMs = 0;
+  double ThresholdMs = Cfg.HostWaitThresholdNs / 1e6, WindowEvents = 0, WindowMax = 0, LagMs = 0;
   std::string Error;
   if (!numberOption(P0, "threshold-ms", ThresholdMs, Error) || !numberOption(P0, "window", WindowEvents, Error) ||
-      !numberOption(P0, "lag-ms", LagMs, Error))
+      !numberOption(P0, "window-max", WindowMax, Error) || !numberOption(P0, "lag-ms", LagMs, Error))
     return badArguments("replay", Error);
   PathMaps Maps;
   if (!pathMapOption(P0, Maps, Error))
@@ -323,7 +326,7 @@ int replay(const std::vector<std::string> &Args) {
   for (const GpuWork &W : P.Log.Work)
     Use.add(W);
   if (Window)
-    replayThroughWindow(P.Log, E, Window, LagNs, Cfg);
+    replayThroughWindow(P.Log, E, Window, static_cast<std::size_t>(WindowMax), LagNs, Cfg);
   else
     E.consume(P.Log);
   UtilizationFigures Figures;

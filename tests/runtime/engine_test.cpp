@@ -285,6 +285,73 @@ TEST(EventWindow, LateRecordsArePairedAndEachCallIsJudgedOnce) {
   EXPECT_NE(F[0].Message.find("10000 times"), std::string::npos) << F[0].Message;
 }
 
+TEST(EventWindow, AWindowTooSmallForHowLateRecordsComeGrowsToWhatTheyNeed) {
+  // Pageable copies whose records come back 400 calls late, through a window that starts
+  // at 64 events (it holds a record's call for 16 calls) and may grow to 4096. The first
+  // copies are judged without their records; the records that then arrive for them say the
+  // window is too small, and it doubles until records meet their calls again: every copy
+  // after that is a pageable copy, and the window stops growing at what the lag needs.
+  Engine E;
+  EventWindow W(E, /*Capacity=*/64, EngineConfig(), /*Largest=*/4096);
+  W.addStream({14, StreamFlag::NonBlocking, 0});
+  std::vector<GpuWork> Late;
+  for (std::uint32_t I = 1; I <= 20'000; ++I) {
+    std::uint64_t T = I * 100 * us;
+    W.addCall({I, 0, 1, "cudaMemcpyAsync", T, T + 2 * us, 1});
+    Late.push_back(pageableCopyRecord(I, 14, T + us, T + 2 * us, 1));
+    if (Late.size() == 400) {
+      for (const GpuWork &G : Late)
+        W.addWork(G);
+      Late.clear();
+    }
+  }
+  for (const GpuWork &G : Late)
+    W.addWork(G);
+  W.flush();
+  EXPECT_GT(W.lateRecords(), 0u);
+  EXPECT_LT(W.lateRecords(), 2'000u);  // lost while it grew, not for the whole run
+  EXPECT_GE(W.capacity(), 1024u);       // four times the 400-call lag and a buffer of records
+  EXPECT_LE(W.capacity(), 4096u);
+  auto F = E.findings();
+  ASSERT_EQ(F.size(), 1u);
+  std::size_t Times = F[0].Message.find(" times");
+  ASSERT_NE(Times, std::string::npos) << F[0].Message;
+  std::size_t From = F[0].Message.rfind(' ', Times - 1) + 1;
+  EXPECT_GT(std::stoul(F[0].Message.substr(From, Times - From)), 18'000u) << F[0].Message;
+}
+
+TEST(EventWindow, RecordsThatComeInTimeNeverGrowIt) {
+  Engine E;
+  EventWindow W(E, /*Capacity=*/64, EngineConfig(), /*Largest=*/4096);
+  W.addStream({14, StreamFlag::NonBlocking, 0});
+  for (std::uint32_t I = 1; I <= 10'000; ++I) {
+    std::uint64_t T = I * 100 * us;
+    W.addCall({I, 0, 1, "cudaMemcpyAsync", T, T + 2 * us, 1});
+    W.addWork(pageableCopyRecord(I, 14, T + us, T + 2 * us, 1));
+  }
+  W.flush();
+  EXPECT_EQ(W.lateRecords(), 0u);
+  EXPECT_EQ(W.capacity(), 64u);
+}
+
+TEST(JudgedWithoutRecords, RemembersTheNewestQuarterMillionCorrelations) {
+  JudgedWithoutRecords J;
+  EXPECT_FALSE(J.contains(1));
+  J.mark(5);
+  J.mark(3);  // out of order, as waiting calls are judged later
+  EXPECT_TRUE(J.contains(5));
+  EXPECT_TRUE(J.contains(3));
+  EXPECT_FALSE(J.contains(4));
+  EXPECT_FALSE(J.contains(6));
+  J.mark(5 + (1u << 18) - 1);  // the slot of 4 is reused, 5's still remembered
+  EXPECT_TRUE(J.contains(5));
+  EXPECT_FALSE(J.contains(3));   // slid out
+  J.mark(3'000'000);             // far ahead: everything older forgotten
+  EXPECT_FALSE(J.contains(5));
+  EXPECT_TRUE(J.contains(3'000'000));
+  EXPECT_FALSE(J.contains(3'000'000 - (1u << 18)));  // same slot, older correlation
+}
+
 TEST(EventWindow, AWaitThatSpansWindowsStillNamesWhatItWaitedFor) {
   // A 30 ms cudaDeviceSynchronize while 200 kernels run on non-blocking streams: the
   // kernel that ended last is kept as context although the window filled many times.
