@@ -7,6 +7,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <mutex>
 
 namespace syncwatch::runtime {
@@ -17,8 +18,12 @@ namespace {
 // the newest quarter of it). Small buffers and a periodic flush keep that delay to a few
 // thousand records or FlushPeriodMs: the window starts at 16,384 events and grows only if
 // records come later than it holds (EventWindow.h).
-constexpr std::size_t BufferSize = 1 << 20;
+// SYNCWATCH_ACTIVITY_BUFFER_KB (1 MiB by default), set once before CUPTI asks for a buffer.
+std::size_t BufferSize = 1 << 20;
 constexpr std::uint32_t FlushPeriodMs = 100;
+// Records CUPTI dropped (a full device buffer, no host buffer in time): counted at each
+// completed buffer, as CUPTI's documentation does, and said by SYNCWATCH_STATS.
+std::atomic<std::uint64_t> DroppedRecords{0};
 
 // Activity buffers come from a small pool of mmap'ed 1 MiB blocks. malloc'ed ones, freed
 // by the hundred over a copy-heavy run, stayed in the heap (glibc raises its mmap threshold
@@ -60,6 +65,9 @@ void CUPTIAPI bufferCompleted(CUcontext Context, uint32_t StreamId, uint8_t *Buf
     cuptiSharing().forwardRecords(Context, StreamId, Buffer, Valid);
   std::size_t Records = convertActivityRecords(Buffer, Valid);
   releaseBuffer(Buffer);
+  std::size_t Dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(Context, StreamId, &Dropped) == CUPTI_SUCCESS && Dropped)
+    DroppedRecords.fetch_add(Dropped, std::memory_order_relaxed);
   if (selfStatsOn())
     countActivityBuffer(Records, hostTicks() - T0);
 }
@@ -73,9 +81,16 @@ void CUPTIAPI bufferDropped(CUcontext Context, uint32_t StreamId, uint8_t *Buffe
 
 } // namespace
 
-void registerActivityBuffers(bool DropRecords) {
+void registerActivityBuffers(bool DropRecords, std::size_t HostBufferKb, std::size_t DeviceBufferKb) {
+  BufferSize = HostBufferKb * 1024;
+  if (DeviceBufferKb) {
+    std::size_t Bytes = DeviceBufferKb * 1024, Size = sizeof Bytes;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &Size, &Bytes);
+  }
   cuptiSharing().registerOurBuffers(bufferRequested, DropRecords ? bufferDropped : bufferCompleted);
   cuptiActivityFlushPeriod(FlushPeriodMs);
 }
+
+std::uint64_t activityRecordsDropped() { return DroppedRecords.load(std::memory_order_relaxed); }
 
 } // namespace syncwatch::runtime

@@ -183,6 +183,12 @@ void finishOnce(const char *Why) {
     writeStderr("syncwatch: CUPTI shared with " + Shared + "\n");
   }
   TheRecorder->finish(Why);
+  // A loss nothing else would show: a pageable copy or a serialized launch whose record
+  // CUPTI dropped is not judged.
+  if (std::uint64_t Dropped = activityRecordsDropped())
+    writeStderr("syncwatch: CUPTI dropped " + std::to_string(Dropped) +
+                " activity record(s) (its device buffer was full): calls judged by their records may be missing; "
+                "raise SYNCWATCH_CUPTI_DEVICE_BUFFER_KB\n");
   if (selfStatsOn())
     writeStderr(selfStatsText(callbackName));
 }

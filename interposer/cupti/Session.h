@@ -55,7 +55,9 @@ Recorder *recorderIfMade();  // null until then
 std::uint64_t cuptiNow();
 
 // ActivityBuffers.cpp: CUPTI's buffers, records read (or, DropRecords, handed back unread).
-void registerActivityBuffers(bool DropRecords);
+void registerActivityBuffers(bool DropRecords, std::size_t HostBufferKb, std::size_t DeviceBufferKb);
+// Records CUPTI reported dropped so far (cuptiActivityGetNumDroppedRecords).
+std::uint64_t activityRecordsDropped();
 
 // RecordConversion.cpp: a completed buffer's records, handed to the recorder as GPU work
 // and streams; returns how many records it held.

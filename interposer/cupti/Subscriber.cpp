@@ -201,7 +201,7 @@ void CUPTIAPI onApiFloor(void *, CUpti_CallbackDomain, CUpti_CallbackId, const v
 // loads on machines without a driver.
 void startActivity(bool Floor = false) {
   bindDriver(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));
-  registerActivityBuffers(Floor);
+  registerActivityBuffers(Floor, Start->Cfg.ActivityBufferKb, Start->Cfg.CuptiDeviceBufferKb);
   cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_MEMSET);
   cuptiSharing().enableOurKind(true, CUPTI_ACTIVITY_KIND_STREAM);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "Config.h"
 
 #include <climits>
@@ -134,6 +135,9 @@ Config readConfig(std::string &Messages) {
   C.Trace = parseBool("SYNCWATCH_TRACE", C.Trace, Messages);
   C.TraceEvents = parsePositive("SYNCWATCH_TRACE_EVENTS", C.TraceEvents, 1, Messages);
   C.WindowEvents = parsePositive("SYNCWATCH_WINDOW", C.WindowEvents, 1, Messages);
+  // (at least 64 KiB: CUPTI's largest record must fit, with room for many)
+  C.ActivityBufferKb = std::max<std::size_t>(64, parsePositive("SYNCWATCH_ACTIVITY_BUFFER_KB", C.ActivityBufferKb, 1, Messages));
+  C.CuptiDeviceBufferKb = parsePositive("SYNCWATCH_CUPTI_DEVICE_BUFFER_KB", C.CuptiDeviceBufferKb, 1, Messages);
   if (const char *P = std::getenv("SYNCWATCH_PROFILE"))
     C.ProfilePath = P;
   if (const char *R = env("SYNCWATCH_SOURCE_ROOT"))

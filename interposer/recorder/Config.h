@@ -24,6 +24,12 @@ struct Config {
   // SYNCWATCH_WINDOW: the most events kept before analysis. The window starts at
   // kFirstWindowEvents and grows only when GPU records come later than it holds (EventWindow.h).
   std::size_t WindowEvents = 65536;
+  // SYNCWATCH_ACTIVITY_BUFFER_KB: the host buffers syncwatch gives CUPTI for its records
+  // (ActivityBuffers.cpp); SYNCWATCH_CUPTI_DEVICE_BUFFER_KB: CUPTI's own device buffer
+  // (CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE; 0: CUPTI's default). Sized by measurement
+  // (docs/benchmarks.md, issue 40).
+  std::size_t ActivityBufferKb = 1024;
+  std::size_t CuptiDeviceBufferKb = 0;
   bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
   bool Python = true;                 // SYNCWATCH_PYTHON=0: no Python call sites
   std::uint64_t IdleLaunches = 10'000;  // SYNCWATCH_IDLE_LAUNCHES (CallFilter.h)
