@@ -171,7 +171,11 @@ void finishOnce(const char *Why) {
       writeStderr(Start->ConfigMessages + Start->NotActive);
     return;
   }
-  if (realCupti().FlushAll)  // (CUPTI's own: the exported name is the guests')
+  if (!Start->WithoutCupti.empty())  // said once, with what was still seen
+    writeStderr("syncwatch: " + Start->WithoutCupti +
+                "; host waits were timed at the CUDA runtime's and driver's entry points instead (no GPU records: "
+                "what a wait waited for, pageable copies and serialized streams are not seen)\n");
+  else if (realCupti().FlushAll)  // (CUPTI's own: the exported name is the guests')
     realCupti().FlushAll(1);
   TheRecorder->setGpu(devicesSeenByUuid());
   if (DriverVersion > 0)

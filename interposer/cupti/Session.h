@@ -35,6 +35,9 @@ struct Startup {
   Config Cfg;
   std::string ConfigMessages;   // bad SYNCWATCH_* values: said at the first CUDA call
   std::string NotActive;        // why CUPTI could not be used ("" when it could)
+  // Another tool holds CUPTI: why, when syncwatch times the blocking entry points itself
+  // instead (entrypoints/HostWaitEntryPoints.cpp); "" otherwise.
+  std::string WithoutCupti;
   CUpti_SubscriberHandle Subscriber = nullptr;
   // What syncwatch knows of each callback id; empty names for ids it does not enable.
   std::vector<CallbackInfo> RuntimeIds, DriverIds;

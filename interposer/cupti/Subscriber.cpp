@@ -10,6 +10,7 @@
 #include "GuestClock.h"
 #include "NvtxSteps.h"
 #include "Session.h"
+#include "../entrypoints/EntryPointTiming.h"
 
 #include "../recorder/ApiHandler.h"
 #include "../recorder/HostClock.h"
@@ -29,6 +30,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <ctime>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -66,6 +68,7 @@ std::atomic<bool> KernelsOn{false};
 std::atomic<std::uint64_t> KernelsOnSince{UINT64_MAX};  // CUPTI time; 0: from the start
 
 std::atomic<bool> LaunchCallbacksOn{false};  // the deferrable launch callbacks (enableLaunchCallbacks)
+std::atomic<bool> TimingEntryPoints{false};  // startWithoutCupti
 
 
 void traceKernels() {
@@ -272,6 +275,35 @@ std::string heldBy() {
   return "another profiler (Nsight Systems, compute-sanitizer, a CUPTI tool injected at start) already holds CUPTI";
 }
 
+// Another tool holds CUPTI (drivers before r610 take one subscriber): the blocking entry
+// points are timed by syncwatch's own definitions of them, through the same handlers, on
+// the monotonic clock. No GPU record comes: what a wait waited for, copies' memory and
+// serialization are not seen, and the report says so (Recorder::setWithoutCupti).
+void noAction() {}
+std::uint64_t monotonicNs() {
+  timespec T;
+  ::clock_gettime(CLOCK_MONOTONIC, &T);
+  return static_cast<std::uint64_t>(T.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(T.tv_nsec);
+}
+
+void startWithoutCupti(std::string HeldBy) {
+  Start->WithoutCupti = std::move(HeldBy);
+  // Said at exit when no timed entry point was called (a program with cudart linked in
+  // statically never reaches them).
+  Start->NotActive = "syncwatch: not active: " + Start->WithoutCupti +
+                     "; no call reached the CUDA entry points syncwatch times without CUPTI (a program with the "
+                     "CUDA runtime linked in statically, nvcc's default, is not seen); the program ran without it\n";
+  Start->Cfg.Kernels = KernelMode = KernelTrace::Off;
+  startHostClock(monotonicNs);
+  HandlerHooks Hooks;
+  Hooks.TheRecorder = recorder;
+  Hooks.EnableLaunches = Hooks.DisableLaunches = Hooks.TraceKernels = noAction;
+  Hooks.AutoKernels = false;
+  Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
+  setHandlerHooks(Hooks);
+  TimingEntryPoints.store(true);
+}
+
 void startOnce() {
   if (Started.exchange(true))
     return;
@@ -303,6 +335,10 @@ void startOnce() {
   if (R != CUPTI_SUCCESS) {
     const char *Text = nullptr;
     cuptiGetResultString(R, &Text);
+    if (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && !Floor && heldBy().find("libsyncwatch") == std::string::npos) {
+      startWithoutCupti(heldBy());
+      return;
+    }
     Start->NotActive = std::string("syncwatch: not active: ") +
                        (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? heldBy()
                             : std::string("CUPTI is unavailable (") + (Text ? Text : "unknown error") +
@@ -368,6 +404,8 @@ Recorder &recorder() {
   std::call_once(RecorderOnce, [] {
     writeStderr(Start->ConfigMessages);
     TheRecorder = new Recorder(Start->Cfg);
+    if (!Start->WithoutCupti.empty())
+      TheRecorder->setWithoutCupti(Start->WithoutCupti);
     TheRecorder->startDrainer();
     TheRecorder->kernelsTracedFrom(KernelsOnSince.load());
     if (!LaunchCallbacksOn.load())  // deferred at start (a Python process): not counted from 0
@@ -379,6 +417,8 @@ Recorder &recorder() {
 }
 
 Recorder *recorderIfMade() { return TheRecorder; }
+
+bool entryPointsTimed() { return TimingEntryPoints.load(std::memory_order_relaxed); }
 
 void markProfilerStep(bool Next) {
   thread_local const std::uint64_t Tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));

@@ -40,6 +40,8 @@ struct Occurrence {
 class Engine final : private FindingSink {
 public:
   explicit Engine(EngineConfig Config = {}) : Config(Config) {}
+  // Calls were timed at their entry points without CUPTI (EngineConfig::SeenWithoutCupti).
+  void seenWithoutCupti() { Config.SeenWithoutCupti = true; }
 
   // Analyzes a window of events. Only the first InScope calls are judged (and the GPU
   // work they issued); the rest of the window is context that will be judged with the

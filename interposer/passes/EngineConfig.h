@@ -22,6 +22,9 @@ struct EngineConfig {
   // (flushed every 100 ms, buffers of 1 MiB): a windowed call whose records are not in yet
   // is kept waiting for them this long (EventWindow).
   std::uint64_t RecordLagNs = 1'000'000'000;
+  // Another tool held CUPTI: calls were timed at their entry points, and no GPU record can
+  // say what a wait waited for (Recorder::setWithoutCupti).
+  bool SeenWithoutCupti = false;
 };
 
 } // namespace syncwatch::runtime

@@ -85,7 +85,13 @@ void HostWaitPass::run(const PassContext &Ctx, FindingSink &Sink) const {
     if (!Last || Last->End < C.Enter || Last->End + Config.WaitSlackNs < C.Exit) {
       // Before kernel tracing began, a wait has no kernel record to show. A call that
       // waits by design or is a device-wide implicit sync is still reported, saying so.
-      if (C.Enter < Ctx.KernelsTracedFrom && (isExplicitSync(*Api) || isDeviceWide(*Api)))
+      // Seen without CUPTI, no wait has a record: every call that can wait is reported on
+      // its time alone, saying so.
+      if (Config.SeenWithoutCupti)
+        Sink.recordHostWait(Api->Rule, C,
+               "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) + " (" + causeOf(*Api) +
+                   "; timed at its entry point without CUPTI, which another tool held: what it waited for is not known)");
+      else if (C.Enter < Ctx.KernelsTracedFrom && (isExplicitSync(*Api) || isDeviceWide(*Api)))
         Sink.recordHostWait(Api->Rule, C,
                "'" + std::string(C.Api) + "' blocked the host " + formatDuration(C.duration()) + " (" + causeOf(*Api) +
                    "; the kernels it waited for were not traced yet - SYNCWATCH_KERNELS=1 traces them from the start)");

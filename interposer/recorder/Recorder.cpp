@@ -261,6 +261,12 @@ void Recorder::setCuptiSharedWith(std::string Who) {
   CuptiSharedWith = std::move(Who);
 }
 
+void Recorder::setWithoutCupti(std::string HeldBy) {
+  std::lock_guard<std::mutex> L(M);
+  WithoutCupti = std::move(HeldBy);
+  Analysis.seenWithoutCupti();
+}
+
 void Recorder::setDriver(std::string D) {
   std::lock_guard<std::mutex> L(M);
   Driver = std::move(D);
@@ -311,6 +317,9 @@ void Recorder::addFigures(Report &R, const UtilizationFigures &Figures) {
     R.Figures.push_back(F);
   // How large the event window grew, and the GPU records that came after their call was
   // judged without them (each a call whose pageable copy or serialization may be missed).
+  if (!WithoutCupti.empty())
+    R.Figures.push_back({"cupti", "held by another tool (" + WithoutCupti +
+                                      "): host waits timed at the CUDA runtime's and driver's entry points; no GPU records"});
   R.Figures.push_back({"window.events", std::to_string(Window.capacity())});
   R.Figures.push_back({"window.lateRecords", std::to_string(Window.lateRecords())});
   if (!Profile.Path.empty()) {

@@ -51,6 +51,9 @@ public:
   void setGpu(std::string Gpu);
   void setDriver(std::string Driver);
   void setCuptiSharedWith(std::string Who);  // (ProcessIdentity::CuptiSharedWith)
+  // Another tool held CUPTI (HeldBy says which): calls were timed at their entry points, no
+  // GPU record came. The engine judges waits by their time, and the report says so.
+  void setWithoutCupti(std::string HeldBy);
   // Runs the engine on what is buffered, writes the reports; once.
   void finish(const char *Why);
   const Config &config() const { return Cfg; }
@@ -64,7 +67,7 @@ private:
   struct Drainer;
   Drainer *TheDrainer = nullptr;  // never destroyed (the thread may outlive exit handlers)
   void drainLocked();
-  std::string Gpu, Driver, CuptiSharedWith;
+  std::string Gpu, Driver, CuptiSharedWith, WithoutCupti;
   std::vector<CallRecord> Batch;  // drainLocked's scratch, kept between drains
   void addFigures(Report &R, const UtilizationFigures &Figures);
   void writeSummary(std::ostream &Err, const Report &R, const UtilizationFigures &Figures, const char *Why);
