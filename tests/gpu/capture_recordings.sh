@@ -18,11 +18,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "capture recordings skipped: no NVIDIA GPU on this machine"; exit 77
 fi
 build=$root/build-gpu
-if [ ! -f /usr/include/gelf.h ] && [ -f "$root/.gpu-include/gelf.h" ]; then
-  export CMAKE_INCLUDE_PATH=$root/.gpu-include${CMAKE_INCLUDE_PATH:+:$CMAKE_INCLUDE_PATH}
-fi
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF \
-  -DSYNCWATCH_BUILD_TESTS=OFF -DSYNCWATCH_BUILD_INTERPOSER=ON >/dev/null && ninja -C "$build" >/dev/null || exit 1
+bash "$root/tests/gpu/build_runtime.sh" "$build" || exit 1
 sw=$build/interposer/syncwatch
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader
   python3 -c "import torch; print('torch', torch.__version__, torch.version.cuda)"; } > "$out/gpu.txt" 2>&1

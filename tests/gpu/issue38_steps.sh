@@ -10,11 +10,7 @@ root=$(cd "$here/../.." && pwd)
 out=$1
 mkdir -p "$out"
 build=$root/build-gpu
-if [ ! -f /usr/include/gelf.h ] && [ -f "$root/.gpu-include/gelf.h" ]; then
-  export CMAKE_INCLUDE_PATH=$root/.gpu-include${CMAKE_INCLUDE_PATH:+:$CMAKE_INCLUDE_PATH}
-fi
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF \
-  -DSYNCWATCH_BUILD_TESTS=OFF -DSYNCWATCH_BUILD_INTERPOSER=ON >/dev/null && ninja -C "$build" >/dev/null || exit 1
+bash "$root/tests/gpu/build_runtime.sh" "$build" || exit 1
 sw=$build/interposer/syncwatch
 fail=0
 timeout 120 python3 "$here/profiler_steps.py" 60 > "$out/prof-plain.out" 2> "$out/prof-plain.err" || fail=1

@@ -11,12 +11,10 @@
 set -u
 deadline=${1:-560}; steps=${2:-coexist,loop,cost,train}
 root=$PWD; b=$root/build-gpu; w=/tmp/w; mkdir -p $w
-export CMAKE_INCLUDE_PATH=$root/.gpu-include
 want() { case ",$steps," in *",$1,"*) return 0;; esac; return 1; }
 save() { tar czf $OUT/w.tgz -C $w . 2>/dev/null; }
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; nproc; } > $w/gpu.txt 2>&1
-( cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DSYNCWATCH_BUILD_ANALYZER=OFF -DSYNCWATCH_BUILD_TESTS=OFF >/dev/null \
-  && timeout 240 ninja -C $b && nvcc -g -O2 -arch=sm_90 -o $b/capture_failures tests/gpu/capture_failures.cu ) > $w/build.log 2>&1
+( timeout 240 bash tests/gpu/build_runtime.sh $b && nvcc -g -O2 -arch=sm_90 -o $b/capture_failures tests/gpu/capture_failures.cu ) > $w/build.log 2>&1
 echo "build rc=$? at ${SECONDS}s"; tail -3 $w/build.log; save
 if want coexist; then
   timeout 300 bash tests/gpu/coexistence.sh $b $w/co > $w/co.log 2>&1; echo "coexistence rc=$? at ${SECONDS}s"
