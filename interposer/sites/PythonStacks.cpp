@@ -2,6 +2,7 @@
 
 #include "CudaPresence.h"
 #include "LearnedTable.h"
+#include "PythonApi.h"
 
 #include <dlfcn.h>
 
@@ -53,60 +54,12 @@ bool layoutFor(int Minor, Layout &L) {
   }
 }
 
-// The stable C API looked up at run time (no build dependency on a Python version).
-struct CPython {
-  int (*IsInitialized)() = nullptr;
-  int (*AddPendingCall)(int (*)(void *), void *) = nullptr;
-  void *(*ThisThreadState)() = nullptr;  // PyGILState_GetThisThreadState: no GIL needed
-  int (*Addr2Line)(void *, int) = nullptr;
-  int (*AddAuditHook)(int (*)(const char *, void *, void *), void *) = nullptr;
-  const char *(*GetVersion)() = nullptr;
-  const unsigned long *Version = nullptr;  // Py_Version (3.11+)
-  const void *CodeType = nullptr;          // &PyCode_Type
-  // Only for the watch for CUDA (until it is loaded), with the GIL held:
-  using TraceFn = int (*)(void *, void *, int, void *);
-  void (*SetProfileAllThreads)(TraceFn, void *) = nullptr;  // 3.12+
-  void (*SetProfile)(TraceFn, void *) = nullptr;
-  void *(*ImportModule)(const char *) = nullptr;
-  void *(*GetAttrString)(void *, const char *) = nullptr;
-  void *(*CallNoArgs)(void *) = nullptr;
-  void (*DecRef)(void *) = nullptr;
-  void (*ErrClear)() = nullptr;
-  void *None = nullptr;
-  // Only for the import watch (watchPythonImports), with the GIL held:
-  void *(*TupleGetItem)(void *, long) = nullptr;  // borrowed
-  const char *(*Utf8)(void *) = nullptr;          // PyUnicode_AsUTF8 (3.10+ stable ABI)
-  bool Loaded = false;
-
-  bool load() {
-    if (Loaded)
-      return true;
-    auto Get = [](const char *Name) { return dlsym(RTLD_DEFAULT, Name); };
-#define SW_PY(Field, Name) Field = reinterpret_cast<decltype(Field)>(Get(Name))
-    SW_PY(IsInitialized, "Py_IsInitialized");
-    SW_PY(AddPendingCall, "Py_AddPendingCall");
-    SW_PY(ThisThreadState, "PyGILState_GetThisThreadState");
-    SW_PY(Addr2Line, "PyCode_Addr2Line");
-    SW_PY(AddAuditHook, "PySys_AddAuditHook");
-    SW_PY(GetVersion, "Py_GetVersion");
-    SW_PY(Version, "Py_Version");
-    SW_PY(SetProfileAllThreads, "PyEval_SetProfileAllThreads");
-    SW_PY(SetProfile, "PyEval_SetProfile");
-    SW_PY(ImportModule, "PyImport_ImportModule");
-    SW_PY(GetAttrString, "PyObject_GetAttrString");
-    SW_PY(CallNoArgs, "PyObject_CallNoArgs");
-    SW_PY(DecRef, "Py_DecRef");
-    SW_PY(ErrClear, "PyErr_Clear");
-    SW_PY(TupleGetItem, "PyTuple_GetItem");
-    SW_PY(Utf8, "PyUnicode_AsUTF8");
-    None = Get("_Py_NoneStruct");
-#undef SW_PY
-    CodeType = Get("PyCode_Type");
-    Loaded = IsInitialized && ThisThreadState && Addr2Line && GetVersion && CodeType;
-    return Loaded;
-  }
-};
-CPython Py;
+// What the call sites' Python frames need of the C API (PythonApi.h); the watches check
+// their own entries where they use them.
+bool haveWhatStacksNeed() {
+  const PythonApi &P = Python;
+  return P.IsInitialized && P.ThisThreadState && P.Addr2Line && P.GetVersion && P.CodeType;
+}
 Layout L;
 
 enum class State : int { Unknown, Off, Ready };
@@ -122,9 +75,9 @@ bool unusualBuild() {
 }
 
 int runningMinor() {
-  if (Py.Version)
-    return (*Py.Version >> 24) == 3 ? static_cast<int>((*Py.Version >> 16) & 0xff) : 0;
-  const char *V = Py.GetVersion();  // "3.10.13 (main, ...)"
+  if (Python.Version)
+    return (*Python.Version >> 24) == 3 ? static_cast<int>((*Python.Version >> 16) & 0xff) : 0;
+  const char *V = Python.GetVersion();  // "3.10.13 (main, ...)"
   int Major = 0, Minor = 0;
   return V && std::sscanf(V, "%d.%d", &Major, &Minor) == 2 && Major == 3 ? Minor : 0;
 }
@@ -138,7 +91,7 @@ bool detect() {
   if (Status.load() != State::Unknown)
     return Status.load() == State::Ready;
   State Result = State::Off;
-  if (!Disabled.load() && Py.load()) {
+  if (!Disabled.load() && (loadPythonApi() && haveWhatStacksNeed())) {
     int Minor = runningMinor();
     if (unusualBuild())
       std::snprintf(Unavailable, sizeof Unavailable, "a debug or free-threaded CPython build");
@@ -159,7 +112,7 @@ template <typename T> T field(const void *Base, int Offset) {
 
 // This thread's innermost frame (3.10: a PyFrameObject; 3.11+: a _PyInterpreterFrame).
 const void *innermostFrame() {
-  void *T = Py.ThisThreadState();
+  void *T = Python.ThisThreadState();
   if (!T)
     return nullptr;
   const void *F = field<const void *>(T, L.ThreadFrame);
@@ -174,7 +127,7 @@ const void *codeOf(const void *Frame) {
   if (L.FrameOwner >= 0 && field<char>(Frame, L.FrameOwner) == kOwnedByCStack)
     return nullptr;
   const void *Code = field<const void *>(Frame, L.FrameCode);
-  if (!Code || field<const void *>(Code, 8) != Py.CodeType)  // ob_type
+  if (!Code || field<const void *>(Code, 8) != Python.CodeType)  // ob_type
     return nullptr;
   return Code;
 }
@@ -295,7 +248,7 @@ bool isCompiledFunctionFrame(const void *Code, int Position, bool InnerIsMachine
   if (!InnerIsMachinery)
     return false;
   void *C = const_cast<void *>(Code);
-  return Position >= 0 && Py.Addr2Line(C, Position * 2) == Py.Addr2Line(C, -1);
+  return Position >= 0 && Python.Addr2Line(C, Position * 2) == Python.Addr2Line(C, -1);
 }
 
 // How far out a call looks for user frames (torch's own Python layers, nn.Module's
@@ -321,10 +274,10 @@ std::atomic<bool> Hooked{false};  // the audit hook is on (it cannot be taken of
 void removeWatch() {
   if (Watch.exchange(2) != 1)
     return;
-  if (Py.SetProfileAllThreads)
-    Py.SetProfileAllThreads(nullptr, nullptr);
-  else if (Py.SetProfile)
-    Py.SetProfile(nullptr, nullptr);
+  if (Python.SetProfileAllThreads)
+    Python.SetProfileAllThreads(nullptr, nullptr);
+  else if (Python.SetProfile)
+    Python.SetProfile(nullptr, nullptr);
 }
 
 int onPythonCall(void *, void *, int What, void *) {
@@ -339,23 +292,23 @@ int onPythonCall(void *, void *, int What, void *) {
 // sys.getprofile(): a profiler the user installed (cProfile, torch's Python tracer) is never
 // replaced; CUDA is then noticed at audited events only.
 bool profilerInstalled() {
-  if (!Py.ImportModule || !Py.GetAttrString || !Py.CallNoArgs || !Py.DecRef || !Py.ErrClear || !Py.None)
+  if (!Python.ImportModule || !Python.GetAttrString || !Python.CallNoArgs || !Python.DecRef || !Python.ErrClear || !Python.None)
     return true;
-  void *Sys = Py.ImportModule("sys");
+  void *Sys = Python.ImportModule("sys");
   if (!Sys) {
-    Py.ErrClear();
+    Python.ErrClear();
     return true;
   }
-  void *Get = Py.GetAttrString(Sys, "getprofile");
-  void *Current = Get ? Py.CallNoArgs(Get) : nullptr;
-  bool Installed = !Current || Current != Py.None;
+  void *Get = Python.GetAttrString(Sys, "getprofile");
+  void *Current = Get ? Python.CallNoArgs(Get) : nullptr;
+  bool Installed = !Current || Current != Python.None;
   if (!Current)
-    Py.ErrClear();
+    Python.ErrClear();
   if (Current)
-    Py.DecRef(Current);
+    Python.DecRef(Current);
   if (Get)
-    Py.DecRef(Get);
-  Py.DecRef(Sys);
+    Python.DecRef(Get);
+  Python.DecRef(Sys);
   return Installed;
 }
 
@@ -365,12 +318,12 @@ constexpr std::size_t kMaxImportListeners = 4;
 std::atomic<void (*)(const char *)> OnImport[kMaxImportListeners];
 
 void tellImport(void *Args) {
-  if (!OnImport[0].load(std::memory_order_relaxed) || !Args || !Py.TupleGetItem || !Py.Utf8 || !Py.ErrClear)
+  if (!OnImport[0].load(std::memory_order_relaxed) || !Args || !Python.TupleGetItem || !Python.Utf8 || !Python.ErrClear)
     return;
-  void *Module = Py.TupleGetItem(Args, 0);  // ("name", filename, path, meta_path, path_hooks)
-  const char *Name = Module ? Py.Utf8(Module) : nullptr;
+  void *Module = Python.TupleGetItem(Args, 0);  // ("name", filename, path, meta_path, path_hooks)
+  const char *Name = Module ? Python.Utf8(Module) : nullptr;
   if (!Name) {
-    Py.ErrClear();
+    Python.ErrClear();
     return;
   }
   for (auto &Listener : OnImport)
@@ -390,13 +343,13 @@ int onAudit(const char *Event, void *Args, void *) {
   }
   // The first audited event once the interpreter is up (this thread holds the GIL).
   int Expected = 0;
-  if (Py.IsInitialized() && Watch.compare_exchange_strong(Expected, 3)) {
+  if (Python.IsInitialized() && Watch.compare_exchange_strong(Expected, 3)) {
     // (installing a profile function raises "sys.setprofile": 3 keeps us from recursing)
-    if (!profilerInstalled() && (Py.SetProfileAllThreads || Py.SetProfile)) {
-      if (Py.SetProfileAllThreads)
-        Py.SetProfileAllThreads(onPythonCall, nullptr);
+    if (!profilerInstalled() && (Python.SetProfileAllThreads || Python.SetProfile)) {
+      if (Python.SetProfileAllThreads)
+        Python.SetProfileAllThreads(onPythonCall, nullptr);
       else
-        Py.SetProfile(onPythonCall, nullptr);
+        Python.SetProfile(onPythonCall, nullptr);
       Watch.store(1);
     } else {
       Watch.store(2);
@@ -451,14 +404,14 @@ int capturePythonFrames(PyFrameRef (&Out)[kMaxPyFrames]) {
       continue;  // (its caller is the line; the frame stays out of the stack too)
     // PyCode_Addr2Line only decodes the code's line table (no allocation, no GIL needed);
     // a frame that has not started gives its first line.
-    Out[N++] = {Code, Py.Addr2Line(const_cast<void *>(Code), Position < 0 ? -1 : Position * 2)};
+    Out[N++] = {Code, Python.Addr2Line(const_cast<void *>(Code), Position < 0 ? -1 : Position * 2)};
   }
   return N;
 }
 
 void watchForPython(bool Stacks, void (*OnCudaLoaded)()) {
   static std::atomic<bool> Watching{false};
-  if (Watching.exchange(true) || !Py.load())
+  if (Watching.exchange(true) || !(loadPythonApi() && haveWhatStacksNeed()))
     return;
   if (!Stacks)
     Disabled.store(true);
@@ -467,8 +420,8 @@ void watchForPython(bool Stacks, void (*OnCudaLoaded)()) {
   // (PySys_AddAuditHook is documented safe before Py_Initialize) is told of every import
   // and open, and so of the one that loaded CUDA. Loaded into a running interpreter
   // (CUDA_INJECTION64_PATH at cuInit), CUDA is there already.
-  if (OnCudaLoaded && !Py.IsInitialized() && Py.AddAuditHook)
-    Hooked.store(Py.AddAuditHook(onAudit, nullptr) == 0);
+  if (OnCudaLoaded && !Python.IsInitialized() && Python.AddAuditHook)
+    Hooked.store(Python.AddAuditHook(onAudit, nullptr) == 0);
 }
 
 bool watchPythonImports(void (*Listener)(const char *Module)) {

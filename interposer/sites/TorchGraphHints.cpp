@@ -1,8 +1,7 @@
 #include "TorchGraphHints.h"
 
+#include "PythonApi.h"
 #include "PythonStacks.h"
-
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstring>
@@ -17,34 +16,12 @@ TorchGraphHint torchGraphHintKind(std::string_view Message) {
 
 namespace {
 
-// The few C API functions the filter needs, looked up at run time (no build dependency on a
-// Python version; every one is in the stable ABI of 3.10 to 3.13).
-struct CApi {
-  int (*AddPendingCall)(int (*)(void *), void *) = nullptr;
-  void *(*ImportModule)(const char *) = nullptr;
-  void *(*CallMethod)(void *, const char *, const char *, ...) = nullptr;
-  void *(*NewFunction)(void *Def, void *Self, void *Module) = nullptr;  // PyCFunction_NewEx
-  const char *(*Utf8AndSize)(void *, long *) = nullptr;
-  void *(*Bool)(long) = nullptr;
-  void (*DecRef)(void *) = nullptr;
-  void (*ErrClear)() = nullptr;
-
-  bool load() {
-    auto Get = [](const char *Name) { return dlsym(RTLD_DEFAULT, Name); };
-#define SW_PY(Field, Name) Field = reinterpret_cast<decltype(Field)>(Get(Name))
-    SW_PY(AddPendingCall, "Py_AddPendingCall");
-    SW_PY(ImportModule, "PyImport_ImportModule");
-    SW_PY(CallMethod, "PyObject_CallMethod");
-    SW_PY(NewFunction, "PyCFunction_NewEx");
-    SW_PY(Utf8AndSize, "PyUnicode_AsUTF8AndSize");
-    SW_PY(Bool, "PyBool_FromLong");
-    SW_PY(DecRef, "Py_DecRef");
-    SW_PY(ErrClear, "PyErr_Clear");
-#undef SW_PY
-    return AddPendingCall && ImportModule && CallMethod && NewFunction && Utf8AndSize && Bool && DecRef && ErrClear;
-  }
-};
-CApi Py;
+// The few C API functions the filter needs (PythonApi.h).
+bool haveWhatTheFilterNeeds() {
+  const PythonApi &P = Python;
+  return P.AddPendingCall && P.ImportModule && P.CallMethod && P.NewFunction && P.Utf8AndSize && P.Bool &&
+         P.DecRef && P.ErrClear;
+}
 
 std::atomic<void (*)(TorchGraphHint, std::string_view)> OnHint{nullptr};
 
@@ -63,30 +40,22 @@ Watched Loggers[] = {
     {"torch._inductor.cudagraph_trees", "torch._inductor.cudagraph_trees.__perf_hints"},
 };
 
-// PyMethodDef's layout (Include/methodobject.h), METH_O: the function gets the record itself.
-struct MethodDef {
-  const char *Name;
-  void *(*Function)(void *Self, void *Record);
-  int Flags;
-  const char *Doc;
-};
-constexpr int kMethO = 0x0008;
 
 // logging calls it as filter(record) before any handler: tell the hint, keep the record.
 void *filterRecord(void *, void *Record) {
-  if (void *Message = Py.CallMethod(Record, "getMessage", nullptr)) {
+  if (void *Message = Python.CallMethod(Record, "getMessage", nullptr)) {
     long Size = 0;
-    if (const char *Text = Py.Utf8AndSize(Message, &Size)) {
+    if (const char *Text = Python.Utf8AndSize(Message, &Size)) {
       std::string_view M(Text, static_cast<std::size_t>(Size));
       if (auto *F = OnHint.load(std::memory_order_relaxed))
         F(torchGraphHintKind(M), M);
     }
-    Py.DecRef(Message);
+    Python.DecRef(Message);
   }
-  Py.ErrClear();  // never an exception out of a filter: torch's own log call would raise it
-  return Py.Bool(1);
+  Python.ErrClear();  // never an exception out of a filter: torch's own log call would raise it
+  return Python.Bool(1);
 }
-MethodDef FilterDef{"syncwatch_cudagraph_hints", filterRecord, kMethO,
+PythonMethodDef FilterDef{"syncwatch_cudagraph_hints", filterRecord, kPythonMethO,
                     "syncwatch: notes inductor's CUDA-graph perf hints; keeps every record"};
 
 // A pending call (the main thread, between two bytecodes, with the GIL): a clean place to run
@@ -95,14 +64,14 @@ int addFilter(void *Which) {
   Watched &W = Loggers[reinterpret_cast<std::uintptr_t>(Which)];
   static void *Filter = nullptr;  // one function object for both loggers, never freed
   if (!Filter)
-    Filter = Py.NewFunction(&FilterDef, nullptr, nullptr);
-  void *Logging = Filter ? Py.ImportModule("logging") : nullptr;
-  void *Logger = Logging ? Py.CallMethod(Logging, "getLogger", "s", W.Logger) : nullptr;
-  void *Done = Logger ? Py.CallMethod(Logger, "addFilter", "O", Filter) : nullptr;
+    Filter = Python.NewFunction(&FilterDef, nullptr, nullptr);
+  void *Logging = Filter ? Python.ImportModule("logging") : nullptr;
+  void *Logger = Logging ? Python.CallMethod(Logging, "getLogger", "s", W.Logger) : nullptr;
+  void *Done = Logger ? Python.CallMethod(Logger, "addFilter", "O", Filter) : nullptr;
   for (void *Ref : {Done, Logger, Logging})
     if (Ref)
-      Py.DecRef(Ref);
-  Py.ErrClear();
+      Python.DecRef(Ref);
+  Python.ErrClear();
   W.State.store(Done ? 2 : 0);
   return 0;
 }
@@ -115,7 +84,7 @@ void onImport(const char *Module) {
     if (!Retry && std::strcmp(Module, W.Module) != 0)
       continue;
     int From = Retry ? 3 : 0;
-    if (W.State.compare_exchange_strong(From, 1) && Py.AddPendingCall(addFilter, reinterpret_cast<void *>(I)) != 0)
+    if (W.State.compare_exchange_strong(From, 1) && Python.AddPendingCall(addFilter, reinterpret_cast<void *>(I)) != 0)
       W.State.store(3);
   }
 }
@@ -123,7 +92,7 @@ void onImport(const char *Module) {
 } // namespace
 
 bool followTorchGraphHints(void (*Listener)(TorchGraphHint, std::string_view)) {
-  if (!Py.load())
+  if (!loadPythonApi() || !haveWhatTheFilterNeeds())
     return false;
   OnHint.store(Listener);
   return watchPythonImports(onImport);

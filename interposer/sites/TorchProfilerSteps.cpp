@@ -1,8 +1,7 @@
 #include "TorchProfilerSteps.h"
 
+#include "PythonApi.h"
 #include "PythonStacks.h"
-
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstring>
@@ -11,37 +10,12 @@ namespace syncwatch::runtime {
 
 namespace {
 
-// The C API functions the wrapping needs, looked up at run time (no build dependency on a
-// Python version; all exported by 3.10 to 3.13).
-struct CApi {
-  int (*AddPendingCall)(int (*)(void *), void *) = nullptr;
-  void *(*NewFunction)(void *Def, void *Self, void *Module) = nullptr;  // PyCFunction_NewEx
-  void *(*DictNew)() = nullptr;
-  int (*DictSetItemString)(void *, const char *, void *) = nullptr;
-  void *(*RunString)(const char *, int, void *, void *) = nullptr;
-  long (*AsLong)(void *) = nullptr;
-  void *(*BuildValue)(const char *, ...) = nullptr;  // BuildValue("") is a new reference to None
-  void (*DecRef)(void *) = nullptr;
-  void (*ErrClear)() = nullptr;
-
-  bool load() {
-    auto Get = [](const char *Name) { return dlsym(RTLD_DEFAULT, Name); };
-#define SW_PY(Field, Name) Field = reinterpret_cast<decltype(Field)>(Get(Name))
-    SW_PY(AddPendingCall, "Py_AddPendingCall");
-    SW_PY(NewFunction, "PyCFunction_NewEx");
-    SW_PY(DictNew, "PyDict_New");
-    SW_PY(DictSetItemString, "PyDict_SetItemString");
-    SW_PY(RunString, "PyRun_String");
-    SW_PY(AsLong, "PyLong_AsLong");
-    SW_PY(DecRef, "Py_DecRef");
-    SW_PY(ErrClear, "PyErr_Clear");
-    SW_PY(BuildValue, "Py_BuildValue");
-#undef SW_PY
-    return AddPendingCall && NewFunction && DictNew && DictSetItemString && RunString && AsLong && BuildValue &&
-           DecRef && ErrClear;
-  }
-};
-CApi Py;
+// The C API functions the wrapping needs (PythonApi.h).
+bool haveWhatTheWrappingNeeds() {
+  const PythonApi &P = Python;
+  return P.AddPendingCall && P.NewFunction && P.DictNew && P.DictSetItemString && P.RunString && P.AsLong &&
+         P.BuildValue && P.DecRef && P.ErrClear;
+}
 
 std::atomic<void (*)(ProfilerStepMark)> OnMark{nullptr};
 
@@ -73,24 +47,16 @@ _cls.step = _wrap(_cls.step, None, 0)
 _cls.stop = _wrap(_cls.stop, 1, None)
 )PY";
 
-// PyMethodDef's layout (Include/methodobject.h), METH_O: the function gets its argument.
-struct MethodDef {
-  const char *Name;
-  void *(*Function)(void *Self, void *Arg);
-  int Flags;
-  const char *Doc;
-};
-constexpr int kMethO = 0x0008;
 constexpr int kFileInput = 257;  // Py_file_input
 
 void *mark(void *, void *Arg) {
-  long Kind = Py.AsLong(Arg);
-  Py.ErrClear();
+  long Kind = Python.AsLong(Arg);
+  Python.ErrClear();
   if (auto *F = OnMark.load(std::memory_order_relaxed); F && (Kind == 0 || Kind == 1))
     F(Kind == 0 ? ProfilerStepMark::Next : ProfilerStepMark::End);
-  return Py.BuildValue("");
+  return Python.BuildValue("");
 }
-MethodDef MarkDef{"_syncwatch_mark", mark, kMethO, "syncwatch: a torch.profiler step began or ended"};
+PythonMethodDef MarkDef{"_syncwatch_mark", mark, kPythonMethO, "syncwatch: a torch.profiler step began or ended"};
 
 // 0 not imported yet, 1 pending, 2 wrapped, 3 try again at the next import.
 // The import's audit event comes before the module runs, and the pending call runs at the
@@ -103,15 +69,15 @@ MethodDef MarkDef{"_syncwatch_mark", mark, kMethO, "syncwatch: a torch.profiler 
 std::atomic<int> State{0};
 
 int wrapProfile(void *) {
-  void *Globals = Py.DictNew();
-  void *Mark = Globals ? Py.NewFunction(&MarkDef, nullptr, nullptr) : nullptr;
+  void *Globals = Python.DictNew();
+  void *Mark = Globals ? Python.NewFunction(&MarkDef, nullptr, nullptr) : nullptr;
   void *Done = nullptr;
-  if (Mark && Py.DictSetItemString(Globals, "_syncwatch_mark", Mark) == 0)
-    Done = Py.RunString(kWrap, kFileInput, Globals, Globals);
+  if (Mark && Python.DictSetItemString(Globals, "_syncwatch_mark", Mark) == 0)
+    Done = Python.RunString(kWrap, kFileInput, Globals, Globals);
   for (void *Ref : {Done, Mark, Globals})
     if (Ref)
-      Py.DecRef(Ref);
-  Py.ErrClear();  // never an exception into the program's bytecode
+      Python.DecRef(Ref);
+  Python.ErrClear();  // never an exception into the program's bytecode
   State.store(Done ? 2 : 3);
   return 0;
 }
@@ -120,14 +86,14 @@ void onImport(const char *Module) {
   int From = State.load(std::memory_order_relaxed);
   if (From == 2 || From == 1 || (From == 0 && std::strcmp(Module, "torch.profiler.profiler") != 0))
     return;
-  if (State.compare_exchange_strong(From, 1) && Py.AddPendingCall(wrapProfile, nullptr) != 0)
+  if (State.compare_exchange_strong(From, 1) && Python.AddPendingCall(wrapProfile, nullptr) != 0)
     State.store(3);
 }
 
 } // namespace
 
 bool followTorchProfilerSteps(void (*Listener)(ProfilerStepMark)) {
-  if (!Py.load())
+  if (!loadPythonApi() || !haveWhatTheWrappingNeeds())
     return false;
   OnMark.store(Listener);
   return watchPythonImports(onImport);
