@@ -3,6 +3,11 @@
 #include <cstdio>
 #include <cstring>
 
+#ifdef SW_PER_THREAD_DEFAULT_STREAM
+// What cuda_runtime_api.h does under nvcc --default-stream per-thread.
+#define cudaStreamSynchronize cudaStreamSynchronize_ptsz
+#define cudaMemcpy cudaMemcpy_ptds
+#endif
 extern "C" int cudaStreamSynchronize(void *);
 extern "C" int cudaDeviceSynchronize();
 extern "C" int cudaMemcpy(void *, const void *, size_t, int);
