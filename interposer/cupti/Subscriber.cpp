@@ -68,7 +68,6 @@ std::atomic<bool> KernelsOn{false};
 std::atomic<std::uint64_t> KernelsOnSince{UINT64_MAX};  // CUPTI time; 0: from the start
 
 std::atomic<bool> LaunchCallbacksOn{false};  // the deferrable launch callbacks (enableLaunchCallbacks)
-std::atomic<bool> TimingEntryPoints{false};  // startWithoutCupti
 
 
 void traceKernels() {
@@ -301,7 +300,7 @@ void startWithoutCupti(std::string HeldBy) {
   Hooks.AutoKernels = false;
   Hooks.ThresholdNs = Start->Cfg.ThresholdNs;
   setHandlerHooks(Hooks);
-  TimingEntryPoints.store(true);
+  EntryPointsTimed.store(true);
 }
 
 void startOnce() {
@@ -335,12 +334,13 @@ void startOnce() {
   if (R != CUPTI_SUCCESS) {
     const char *Text = nullptr;
     cuptiGetResultString(R, &Text);
-    if (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && !Floor && heldBy().find("libsyncwatch") == std::string::npos) {
-      startWithoutCupti(heldBy());
+    std::string Holder = R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? heldBy() : std::string();
+    if (!Holder.empty() && !Floor && Holder.find("libsyncwatch") == std::string::npos) {
+      startWithoutCupti(Holder);
       return;
     }
     Start->NotActive = std::string("syncwatch: not active: ") +
-                       (R == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? heldBy()
+                       (!Holder.empty() ? Holder
                             : std::string("CUPTI is unavailable (") + (Text ? Text : "unknown error") +
                                   "; no GPU or no CUDA driver?)") +
                        "; the program ran without it\n";
@@ -418,7 +418,7 @@ Recorder &recorder() {
 
 Recorder *recorderIfMade() { return TheRecorder; }
 
-bool entryPointsTimed() { return TimingEntryPoints.load(std::memory_order_relaxed); }
+std::atomic<bool> EntryPointsTimed{false};  // (EntryPointTiming.h)
 
 void markProfilerStep(bool Next) {
   thread_local const std::uint64_t Tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));

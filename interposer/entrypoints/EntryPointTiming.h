@@ -4,8 +4,13 @@
 // headers, whose declarations of the same names differ in their types.
 #pragma once
 
+#include <atomic>
+
 namespace syncwatch::runtime {
 
-bool entryPointsTimed();
+// Set once, before any timed call (cupti/Subscriber.cpp's startWithoutCupti). Read inline:
+// every forwarded blocking call reads it, and a call into another file was a frame more.
+extern std::atomic<bool> EntryPointsTimed;
+inline bool entryPointsTimed() { return EntryPointsTimed.load(std::memory_order_relaxed); }
 
 } // namespace syncwatch::runtime
