@@ -13,6 +13,8 @@
 # Prints each run, then per mode the median step and, paired per round against plain (and
 # syncwatch against floor), the median ratio and its spread (min, max). A benchmark, not a test.
 #   bench/train_loop_rounds.sh BUILD [ROUNDS] [SECONDS]   (stops starting rounds after SECONDS)
+# PIN=4-7 runs every process on those CPUs (taskset): on a shared 16-core host the same plain
+# loop varied by 20% from one process to the next, which hides a 3% cost.
 set -u
 build=${1:?usage: train_loop_rounds.sh BUILD [ROUNDS] [SECONDS]}; rounds=${2:-10}; budget=${3:-100000}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +33,9 @@ run() {  # run MODE -> "step_ms first last" or nothing
     syncdebug) arg=(syncdebug);;
     profiler) arg=(profiler);;
   esac
-  env "${env[@]}" timeout 60 python3 "$here/train_loop.py" "${arg[@]}" 2>/dev/null | sed -n 's/^step_ms //p'
+  local pin=()
+  [ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
+  env "${env[@]}" timeout 60 "${pin[@]}" python3 "$here/train_loop.py" "${arg[@]}" 2>/dev/null | sed -n 's/^step_ms //p'
 }
 t0=$SECONDS
 for ((r = 1; r <= rounds; r++)); do

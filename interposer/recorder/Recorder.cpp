@@ -272,7 +272,23 @@ void Recorder::setDriver(std::string D) {
   Driver = std::move(D);
 }
 
+// SYNCWATCH_OUT=reports/run1 names a directory the user expects to find afterwards, as
+// `syncwatch run --out` makes it: a missing one is created with its parents (mkdir -p), at
+// exit, when there is something to write. A path that exists but is no directory, or is
+// not writable, still gets the one "cannot write" line.
+static void makeDirectories(const std::string &Dir) {
+  for (std::size_t Slash = Dir.find('/', 1);; Slash = Dir.find('/', Slash + 1)) {
+    std::string Prefix = Dir.substr(0, Slash);
+    if (!Prefix.empty())
+      ::mkdir(Prefix.c_str(), 0755);  // EEXIST and the like: judged by writable() after
+    if (Slash == std::string::npos)
+      return;
+  }
+}
+
 static bool writable(const std::string &Dir) {
+  if (!Dir.empty())
+    makeDirectories(Dir);
   struct stat St;
   return !Dir.empty() && ::stat(Dir.c_str(), &St) == 0 && S_ISDIR(St.st_mode) && ::access(Dir.c_str(), W_OK) == 0;
 }

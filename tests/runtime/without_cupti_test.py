@@ -38,6 +38,8 @@ for build, name in (("default stream", "without_cupti_app"), ("per-thread defaul
     app = os.path.join(wc, name)
     plain = run(app, [], False)
     out = tempfile.mkdtemp(prefix="syncwatch-without-cupti-")
+    if name.endswith("_ptds"):  # SYNCWATCH_OUT not made yet: made at exit with its parents
+        out = os.path.join(out, "reports", "ptds")
     sw = run(app, [], True, out)
     check(f"{build}: the program runs as without syncwatch: same output, exit status 3",
           sw.returncode == plain.returncode == 3 and sw.stdout == plain.stdout, f"{plain}\n{sw}")
@@ -46,7 +48,8 @@ for build, name in (("default stream", "without_cupti_app"), ("per-thread defaul
           len(said) == 1 and "holds CUPTI" in said[0] and "pageable copies and serialized streams are not seen" in said[0],
           sw.stderr)
     reports = glob.glob(os.path.join(out, "*.json"))
-    check(f"{build}: a report was written", len(reports) == 1, sw.stderr)
+    check(f"{build}: a report was written" + (" (SYNCWATCH_OUT made with its parents)" if name.endswith("_ptds") else ""),
+          len(reports) == 1, sw.stderr)
     if reports:
         r = json.load(open(reports[0]))
         by_line = {f["location"]["line"]: f for f in r.get("findings", [])}
@@ -69,4 +72,11 @@ check("a program that makes no timed call: one 'not active' line saying what is 
       untimed.returncode == 3 and [l for l in untimed.stderr.splitlines() if l.startswith("syncwatch:")] ==
       [l for l in untimed.stderr.splitlines() if "not active" in l and "linked in statically" in l] and
       len(untimed.stderr.splitlines()) == 1, untimed.stderr)
+# A SYNCWATCH_OUT that cannot be made (under a regular file): said once, the findings on stderr.
+blocker = os.path.join(tempfile.mkdtemp(prefix="syncwatch-without-cupti-"), "a-file")
+open(blocker, "w").close()
+blocked = run(os.path.join(wc, "without_cupti_app"), [], True, os.path.join(blocker, "reports"))
+check("a SYNCWATCH_OUT that cannot be made: one 'cannot write' line, the findings still on stderr, exit status 3",
+      blocked.returncode == 3 and blocked.stderr.count("cannot write to SYNCWATCH_OUT") == 1
+      and "[syncwatch-sync-in-loop]" in blocked.stderr, blocked.stderr)
 finish()
