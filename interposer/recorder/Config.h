@@ -28,7 +28,7 @@ struct Config {
   // (ActivityBuffers.cpp); SYNCWATCH_CUPTI_DEVICE_BUFFER_KB: CUPTI's own device buffer
   // (CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE; 0: CUPTI's default). Sized by measurement
   // (docs/benchmarks.md, issue 40).
-  std::size_t ActivityBufferKb = 1024;
+  std::size_t ActivityBufferKb = 256;  // measured: docs/benchmarks.md, "Activity buffer sizes"
   std::size_t CuptiDeviceBufferKb = 0;
   bool Quiet = false;                 // SYNCWATCH_QUIET=1: no summary on stderr
   bool Python = true;                 // SYNCWATCH_PYTHON=0: no Python call sites
