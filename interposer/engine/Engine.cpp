@@ -1,5 +1,7 @@
 #include "Engine.h"
 
+#include "Utilization.h"
+
 #include "../passes/PassRegistry.h"
 
 #include "syncwatch/catalogue.h"
@@ -153,6 +155,14 @@ std::vector<std::pair<std::string, std::string>> Engine::coverageFigures() const
     }
     Out.emplace_back("coverage.launchesUnwatchedMs", evidenceNumber(Ns / 1e6));
   }
+  return Out;
+}
+
+std::vector<std::pair<std::string, std::string>> Engine::reportFigures(const UtilizationFigures &Use) const {
+  std::vector<std::pair<std::string, std::string>> Out = utilizationProperties(Use, hostTimeLostNs(), kernelsTracedFrom());
+  for (auto Part : {&Engine::coverageFigures, &Engine::stepFigures, &Engine::captureFigures, &Engine::readinessFigures})
+    for (auto &F : (this->*Part)())
+      Out.push_back(std::move(F));
   return Out;
 }
 

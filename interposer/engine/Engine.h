@@ -27,6 +27,8 @@
 
 namespace syncwatch::runtime {
 
+struct UtilizationFigures;  // Utilization.h
+
 // One judged occurrence (before aggregation), for the trace: the call, the GPU work it
 // waited for or was held by (if known), and what it cost.
 struct Occurrence {
@@ -82,6 +84,9 @@ public:
   LaunchCoverage launchCoverage() const;
   // The run-wide figures that say it: "coverage.launches", "coverage.launchesUnwatchedMs".
   std::vector<std::pair<std::string, std::string>> coverageFigures() const;
+  // Every figure of a report, in one order for the library, `replay` and the join: the
+  // utilization (from Use), then coverage, steps, captures and readiness.
+  std::vector<std::pair<std::string, std::string>> reportFigures(const UtilizationFigures &Use) const;
   // The graph captures that ended: "captures.ended", "captures.failed", "captures.graphNodes"
   // (the nodes of the graphs made); none when no capture ended.
   std::vector<std::pair<std::string, std::string>> captureFigures() const;

@@ -79,17 +79,9 @@ bool loadRecording(RankInput &In, const std::string &Text, std::string &Error) {
   In.R.ToolName = "syncwatch replay";
   In.R.ToolVersion = SYNCWATCH_VERSION;
   In.R.Findings = In.Analysis->findings();
-  In.R.Figures = utilizationProperties(Use.figures(), In.Analysis->hostTimeLostNs(), In.Analysis->kernelsTracedFrom());
+  In.R.Figures = In.Analysis->reportFigures(Use.figures());
   In.R.Process = In.Process.pairs();
   In.R.Coverage = In.Analysis->coverage();
-  for (auto &F : In.Analysis->coverageFigures())
-    In.R.Figures.push_back(F);
-  for (auto &F : In.Analysis->stepFigures())
-    In.R.Figures.push_back(F);
-  for (auto &F : In.Analysis->captureFigures())
-    In.R.Figures.push_back(F);
-  for (auto &F : In.Analysis->readinessFigures())
-    In.R.Figures.push_back(F);
   In.Recording = true;
   return true;
 }

@@ -322,15 +322,7 @@ void Recorder::writeSummary(std::ostream &Err, const Report &R, const Utilizatio
 // The report's figures: the GPU's overlap, coverage, steps, captures, readiness, the
 // window's own, and the calibration profile's.
 void Recorder::addFigures(Report &R, const UtilizationFigures &Figures) {
-  R.Figures = utilizationProperties(Figures, Analysis.hostTimeLostNs(), Analysis.kernelsTracedFrom());
-  for (auto &F : Analysis.coverageFigures())
-    R.Figures.push_back(F);
-  for (auto &F : Analysis.stepFigures())
-    R.Figures.push_back(F);
-  for (auto &F : Analysis.captureFigures())
-    R.Figures.push_back(F);
-  for (auto &F : Analysis.readinessFigures())
-    R.Figures.push_back(F);
+  R.Figures = Analysis.reportFigures(Figures);
   // How large the event window grew, and the GPU records that came after their call was
   // judged without them (each a call whose pageable copy or serialization may be missed).
   if (!WithoutCupti.empty())

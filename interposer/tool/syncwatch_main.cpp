@@ -232,13 +232,7 @@ Report replayReport(Engine &E, const EventLog &Log, Utilization &Use, const Path
   R.Artifacts = sourceArtifacts(R);  // the sources as they are here, for confirm to compare
   LostNs = E.hostTimeLostNs();
   Figures = Use.figures();
-  R.Figures = utilizationProperties(Figures, LostNs, E.kernelsTracedFrom());
-  for (auto &F : E.stepFigures())
-    R.Figures.push_back(F);
-  for (auto &F : E.captureFigures())
-    R.Figures.push_back(F);
-  for (auto &F : E.readinessFigures())
-    R.Figures.push_back(F);
+  R.Figures = E.reportFigures(Figures);  // (coverage's too, as the library's report has them)
   setFingerprints(R);
   if (!Profile.Path.empty()) {
     annotateWithCalibration(R.Findings, Profile);

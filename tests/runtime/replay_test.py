@@ -81,6 +81,11 @@ for rec in recs:
         check(f"{rec}: same findings through the library's window (16,384 events, may grow), records 100 ms late",
               grown.returncode in (0, 1) and summary(json.loads(grown.stdout)["findings"]) == summary(findings)
               and "came after their call" not in grown.stderr, grown.stderr)
+        # The report's figures as the library's report has them (Engine::reportFigures): the
+        # utilization's, then coverage's.
+        figures = json.loads(grown.stdout).get("figures", {}) if grown.returncode in (0, 1) else {}
+        check(f"{rec}: the replay's figures hold the utilization and the coverage figures",
+              "gpuSpanMs" in figures and "cudaSpanMs" in figures and "coverage.launches" in figures, str(figures))
     except RuntimeError as e:
         fail(rec, e)
         continue
