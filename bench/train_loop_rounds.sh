@@ -8,6 +8,8 @@
 #   floor      SYNCWATCH_FLOOR=1: syncwatch's subscription, every catalogued callback doing nothing
 #   actfloor   SYNCWATCH_FLOOR=activity: the floor with syncwatch's activity kinds on, their
 #              buffers handed back unread (what CUPTI's records cost, before syncwatch reads them)
+#   cbfloor    SYNCWATCH_FLOOR=callbacks: syncwatch's subscription without activity records
+#              (actfloor against it: what the records alone cost)
 #   syncdebug  torch.cuda.set_sync_debug_mode("warn"), no syncwatch
 #   profiler   torch.profiler around the measured steps, no syncwatch
 # Prints each run, then per mode the median step and, paired per round against plain (and
@@ -30,6 +32,7 @@ run() {  # run MODE -> "step_ms first last" or nothing
     nopython) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_PYTHON=0);;
     floor) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_FLOOR=1);;
     actfloor) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_FLOOR=activity);;
+    cbfloor) env=(LD_PRELOAD=$lib SYNCWATCH_QUIET=1 SYNCWATCH_FLOOR=callbacks);;
     syncdebug) arg=(syncdebug);;
     profiler) arg=(profiler);;
   esac
@@ -60,9 +63,10 @@ def ratio(a, b):
     return f"{statistics.median(paired):.3f}x (min {min(paired):.3f}, max {max(paired):.3f}, {len(paired)} rounds)"
 for mode, by_round in runs.items():
     print(f"{mode:10s} median {statistics.median(by_round.values()):.3f} ms/step over {len(by_round)} rounds")
-for mode in ("syncwatch", "nopython", "floor", "actfloor", "syncdebug", "profiler"):
+for mode in ("syncwatch", "nopython", "floor", "actfloor", "cbfloor", "syncdebug", "profiler"):
     print(f"{mode} / plain: {ratio(mode, 'plain')}")
 print(f"syncwatch / floor: {ratio('syncwatch', 'floor')}")
 print(f"syncwatch / actfloor: {ratio('syncwatch', 'actfloor')}")
+print(f"actfloor / cbfloor (the activity records): {ratio('actfloor', 'cbfloor')}")
 PY
 rm -f "$log"
