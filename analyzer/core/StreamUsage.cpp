@@ -17,6 +17,7 @@ void StreamUsage::registerMatchers(MatchFinder &Finder, MatchFinder::MatchCallba
 void StreamUsage::reset() {
   Ctx = nullptr;
   DefineTooLate = false;
+  Defaulted = DefaultedStreamParams();
   Uses.clear();
   SyncLegacyCalls.clear();
   Creations.clear();
@@ -123,8 +124,12 @@ void StreamUsage::observeLibraryCall(const CallExpr &Call, const SourceManager &
 }
 
 void StreamUsage::finish() {
-  if (Ctx)
-    DefineTooLate = perThreadMacroDefinedTooLate(*Ctx);
+  if (!Ctx)
+    return;
+  DefineTooLate = perThreadMacroDefinedTooLate(*Ctx);
+  for (StreamUse &U : Uses)
+    if (U.Stream.Kind == StreamArgKind::Explicit && !U.Library)
+      U.OnDefaultedParam = Defaulted.onlyDefaulted(U.Stream.Expr, *Ctx);
 }
 
 bool StreamUsage::isLegacyWork(const StreamUse &U) {
@@ -177,7 +182,7 @@ bool StreamUsage::usesOtherStreams() const {
   if (!Creations.empty())
     return true;
   for (const StreamUse &U : Uses)
-    if (U.Stream.Kind == StreamArgKind::Explicit || U.Stream.Kind == StreamArgKind::PerThread ||
+    if ((U.Stream.Kind == StreamArgKind::Explicit && !U.OnDefaultedParam) || U.Stream.Kind == StreamArgKind::PerThread ||
         (U.PerThreadDefault && U.Stream.Kind != StreamArgKind::Legacy))
       return true;
   return false;

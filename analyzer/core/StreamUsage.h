@@ -6,6 +6,7 @@
 #pragma once
 
 #include "CudaCalls.h"
+#include "DefaultedStreamParams.h"
 #include "LibraryCalls.h"
 #include "ThrustContainers.h"
 
@@ -26,6 +27,9 @@ struct StreamUse {
   clang::SourceRange Range;
   const LibraryApi *Library = nullptr;  // a thrust / cub entry point (library_api.def)
   std::string LibraryHow;               // "without an execution policy", ...
+  // Given a `cudaStream_t stream = nullptr` parameter that no call in the unit sets
+  // (DefaultedStreamParams.h): no sign of other streams. Set by finish().
+  bool OnDefaultedParam = false;
 };
 
 struct StreamCreation {
@@ -72,6 +76,7 @@ private:
 
   clang::ASTContext *Ctx = nullptr;
   bool DefineTooLate = false;
+  DefaultedStreamParams Defaulted;
   std::vector<StreamUse> Uses;
   std::vector<const clang::CallExpr *> SyncLegacyCalls;  // cudaMemcpy, cudaMemset, ...
   std::vector<StreamCreation> Creations;
