@@ -1,5 +1,6 @@
 #include "CaptureRegions.h"
 #include "CudaCalls.h"
+#include "ErrorPaths.h"
 #include "TorchCalls.h"
 #include "WorkTransfer.h"
 
@@ -109,6 +110,31 @@ private:
   ASTContext &Ctx;
 };
 
+// The begin of a capture whose status Cond tests: `cudaStreamBeginCapture(...) != cudaSuccess`,
+// or a variable it initialized (`cudaError_t rc = cudaStreamBeginCapture(...); if (rc) ...`).
+const CallExpr *testedBegin(const Expr *Cond, ASTContext &Ctx) {
+  const CallExpr *Found = nullptr;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || Found)
+      return;
+    const Expr *E = dyn_cast<Expr>(S);
+    if (E)
+      E = E->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()); Var && Var->getInit())
+        E = Var->getInit()->IgnoreParenImpCasts();
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(E))
+      if (std::optional<Delimiter> D = delimiterOf(*Call, Ctx); D && D->Begins && !D->Torch) {
+        Found = Call;
+        return;
+      }
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Cond);
+  return Found;
+}
+
 const Stmt *bodyOf(const Decl *D) {
   const auto *F = dyn_cast_or_null<FunctionDecl>(D);
   return F && F->hasBody() ? F->getBody() : nullptr;
@@ -160,12 +186,18 @@ public:
       Work.pop_back();
       CaptureSet S = In[B->getBlockID()];
       transferBlock(*B, S, nullptr);
+      unsigned Branch = 0;
       for (const CFGBlock::AdjacentBlock &Succ : B->succs()) {
         const CFGBlock *Next = Succ.getReachableBlock();
+        bool Failed = failedBeginBranch(*B, Branch++);
         if (!Next)
           continue;
         unsigned Id = Next->getBlockID();
-        bool Changed = joinInto(In[Id], S) || !Reached[Id];
+        CaptureSet Out = S;
+        if (Failed)  // the begin returned an error on this branch: nothing began
+          Out.erase(std::remove_if(Out.begin(), Out.end(), [&](const ActiveCapture &C) { return C.Begin == FailedBegin; }),
+                    Out.end());
+        bool Changed = joinInto(In[Id], Out) || !Reached[Id];
         Reached[Id] = true;
         if (Changed && std::find(Work.begin(), Work.end(), Next) == Work.end())
           Work.push_back(Next);
@@ -236,6 +268,17 @@ public:
   }
 
 private:
+  // Whether successor Branch of B is taken when a capture begin's status, tested by B's
+  // condition, is an error (the then-branch of `if (cudaStreamBeginCapture(...) !=
+  // cudaSuccess)`, the else-branch of `== cudaSuccess`); FailedBegin is that begin.
+  bool failedBeginBranch(const CFGBlock &B, unsigned Branch) {
+    const Expr *Cond = B.getTerminatorCondition() ? dyn_cast<Expr>(B.getTerminatorCondition()) : nullptr;
+    if (!Cond || Branch > 1 || !(FailedBegin = testedBegin(Cond, Ctx)))
+      return false;
+    return Branch == 0 ? testsForError(Cond, Ctx) : testsForSuccess(Cond, Ctx);
+  }
+  const CallExpr *FailedBegin = nullptr;
+
   // A caller's stream as the helper Call enters names it: the parameter it is passed as; the
   // legacy, per-thread, a global or a member stream as it is; a local one not passed: unknown.
   Queue streamInCallee(const WorkCall &Call, const Queue &Stream) const {
