@@ -28,20 +28,61 @@ bool isNullStream(const Expr *E, ASTContext &Ctx) {
 const ParmVarDecl *nullDefaultedParam(const Expr *E, ASTContext &Ctx) {
   const auto *Ref = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
   const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
-  if (!Param || !Param->hasDefaultArg() || Param->hasUnparsedDefaultArg() || Param->hasUninstantiatedDefaultArg() ||
-      !isa<FunctionDecl>(Param->getDeclContext()) || !isNullStream(Param->getDefaultArg(), Ctx))
+  if (!Param || !Param->hasDefaultArg() || Param->hasUnparsedDefaultArg() || !isa<FunctionDecl>(Param->getDeclContext()))
     return nullptr;
-  return Param;
+  // (a class template's member keeps its default uninstantiated until a call uses it)
+  const Expr *Default =
+      Param->hasUninstantiatedDefaultArg() ? Param->getUninstantiatedDefaultArg() : Param->getDefaultArg();
+  return Default && !Default->isValueDependent() && isNullStream(Default, Ctx) ? Param : nullptr;
 }
 
 DefaultedStreamParams::Key keyOf(const ParmVarDecl &P) {
   return {keyOf(cast<FunctionDecl>(P.getDeclContext())), P.getFunctionScopeIndex()};
 }
 
+// cudaStream_t, whatever it is spelled as (CUstream, a typedef of the program's).
+bool isStreamType(QualType T) {
+  if (const auto *P = T.getCanonicalType()->getAs<PointerType>())
+    if (const auto *R = P->getPointeeType()->getAs<RecordType>())
+      return R->getDecl()->getName() == "CUstream_st";
+  return false;
+}
+
+// A member of stream type that an expression names.
+const FieldDecl *streamField(const Expr *E) {
+  const auto *M = E ? dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()) : nullptr;
+  const auto *F = M ? dyn_cast<FieldDecl>(M->getMemberDecl()) : nullptr;
+  return F && isStreamType(F->getType()) ? F : nullptr;
+}
+
 class CallArguments : public RecursiveASTVisitor<CallArguments> {
 public:
   using Table = std::map<std::pair<const FunctionDecl *, unsigned>, DefaultedStreamParams::Uses>;
-  CallArguments(ASTContext &Ctx, Table &Out) : Ctx(Ctx), Out(Out) {}
+  using Fields = std::map<const FieldDecl *, DefaultedStreamParams::Uses>;
+  CallArguments(ASTContext &Ctx, Table &Out, Fields &FieldOut) : Ctx(Ctx), Out(Out), FieldOut(FieldOut) {}
+  bool VisitCXXConstructorDecl(CXXConstructorDecl *C) {
+    for (const CXXCtorInitializer *Init : C->inits())
+      if (const FieldDecl *F = Init->getMember(); F && Init->getInit() && isStreamType(F->getType()))
+        write(F, Init->getInit());
+    return true;
+  }
+  bool VisitFieldDecl(FieldDecl *F) {
+    if (isStreamType(F->getType()) && F->hasInClassInitializer() && F->getInClassInitializer())
+      write(F, F->getInClassInitializer());
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      if (const FieldDecl *F = streamField(B->getLHS()))
+        write(F, B->isCompoundAssignmentOp() ? nullptr : B->getRHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->getOpcode() == UO_AddrOf)
+      if (const FieldDecl *F = streamField(U->getSubExpr()))
+        write(F, nullptr);  // cudaStreamCreate(&member), or handed on: any stream
+    return true;
+  }
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool VisitCallExpr(CallExpr *C) {
     if (const FunctionDecl *F = C->getDirectCallee())
@@ -54,6 +95,19 @@ public:
   }
 
 private:
+  // A write of Value (nullptr: unknown) into member F.
+  void write(const FieldDecl *F, const Expr *Value) {
+    DefaultedStreamParams::Uses &U = FieldOut[F->getCanonicalDecl()];
+    U.Defaulted = true;
+    if (const auto *Init = Value ? dyn_cast<CXXDefaultInitExpr>(Value->IgnoreImplicit()) : nullptr)
+      Value = Init->getExpr();
+    if (!Value)
+      U.Set = true;
+    else if (const ParmVarDecl *Outer = nullDefaultedParam(Value, Ctx))
+      U.Forwarded.push_back(keyOf(*Outer));
+    else if (!isNullStream(Value, Ctx))
+      U.Set = true;
+  }
   // Skip: an operator() call's first argument is the object.
   template <typename Args> void note(const FunctionDecl *F, Args Arguments, unsigned Skip) {
     unsigned I = 0;
@@ -75,13 +129,14 @@ private:
   }
   ASTContext &Ctx;
   Table &Out;
+  Fields &FieldOut;
 };
 
 } // namespace
 
 void DefaultedStreamParams::collect(ASTContext &Ctx) {
   Collected = true;
-  CallArguments(Ctx, ByParam).TraverseAST(Ctx);
+  CallArguments(Ctx, ByParam, ByField).TraverseAST(Ctx);
 }
 
 // Whether some call gives K a stream, directly or through parameters that forward to it. A
@@ -100,12 +155,21 @@ bool DefaultedStreamParams::setSomewhere(const Key &K, std::set<Key> &Seen) cons
 
 bool DefaultedStreamParams::onlyDefaulted(const Expr *Stream, ASTContext &Ctx) {
   const ParmVarDecl *Param = nullDefaultedParam(Stream, Ctx);
-  if (!Param)
+  const FieldDecl *Field = Param ? nullptr : streamField(Stream);
+  if (!Param && !Field)
     return false;
   if (!Collected)
     collect(Ctx);
   std::set<Key> Seen;
-  return !setSomewhere(keyOf(*Param), Seen);
+  if (Param)
+    return !setSomewhere(keyOf(*Param), Seen);
+  auto It = ByField.find(Field->getCanonicalDecl());
+  if (It == ByField.end() || !It->second.Defaulted || It->second.Set)
+    return false;  // (never written here: set elsewhere, by code this unit does not see)
+  for (const Key &K : It->second.Forwarded)
+    if (setSomewhere(K, Seen))
+      return false;
+  return true;
 }
 
 } // namespace syncwatch

@@ -18,7 +18,10 @@ namespace syncwatch {
 
 class DefaultedStreamParams {
 public:
-  // Whether Stream (a launch's or call's stream argument) names such a parameter.
+  // Whether Stream (a launch's or call's stream argument) names such a parameter, or a member
+  // stream that the unit only ever sets to a null stream or to such a parameter (CUTLASS's
+  // GpuTimer: `_stream_id(0)`, then `_stream_id = stream_id` from `start(cudaStream_t
+  // stream_id = 0)`).
   bool onlyDefaulted(const clang::Expr *Stream, clang::ASTContext &Ctx);
 
   using Key = std::pair<const clang::FunctionDecl *, unsigned>;  // (function, parameter index)
@@ -34,6 +37,9 @@ private:
   bool setSomewhere(const Key &K, std::set<Key> &Seen) const;
   bool Collected = false;
   std::map<Key, Uses> ByParam;  // how the unit's calls fill each defaulted parameter
+  // How the unit writes each member stream (initializers, assignments; Set: anything else,
+  // its address taken included). Defaulted: some write was seen.
+  std::map<const clang::FieldDecl *, Uses> ByField;
 };
 
 } // namespace syncwatch

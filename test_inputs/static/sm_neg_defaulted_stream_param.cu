@@ -33,6 +33,16 @@ class Scale {
 };
 }  // namespace device
 
+// A timer that keeps the stream it is started on (CUTLASS's examples/common/helper.h GpuTimer):
+// only ever 0 or a defaulted parameter, so the legacy stream.
+struct GpuTimer {
+  cudaStream_t stream_ = 0;
+  cudaEvent_t start_, stop_;
+  GpuTimer() : stream_(0) { cudaEventCreate(&start_); cudaEventCreate(&stop_); }
+  void start(cudaStream_t s = 0) { stream_ = s; cudaEventRecord(start_, stream_); }
+  void stop() { cudaEventRecord(stop_, stream_); }
+};
+
 // A free helper with the same default, called with none and with an explicit null.
 void fill(float *d, int n, cudaStream_t stream = cudaStreamLegacy) {
   CHECK_CUDA(cudaMemsetAsync(d, 0, n * sizeof(float), stream));
@@ -47,7 +57,10 @@ int main() {
   fill(d, n, nullptr);
   CHECK_CUDA(cudaMemcpy(d, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   device::Scale<float> op;
+  GpuTimer timer;
+  timer.start();
   CHECK_CUDA(op({d, 2.f, n}));
+  timer.stop();
   CHECK_CUDA(op.run({d, 3.f, n}));
   auto twice = [&](float a) { return op({d, a, n}); };
   CHECK_CUDA(twice(0.5f));
