@@ -60,7 +60,23 @@ public:
   using Table = std::map<std::pair<const FunctionDecl *, unsigned>, DefaultedStreamParams::Uses>;
   using Fields = std::map<const FieldDecl *, DefaultedStreamParams::Uses>;
   CallArguments(ASTContext &Ctx, Table &Out, Fields &FieldOut) : Ctx(Ctx), Out(Out), FieldOut(FieldOut) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  // A template's own body is not code that runs: its instantiations are (visited above). Its
+  // calls would forward to parameters of a pattern nothing calls (CUTLASS's primary Gemm,
+  // whose ColumnMajor partial specialization is what runs).
+  bool TraverseDecl(Decl *D) {
+    const auto *F = dyn_cast_or_null<FunctionDecl>(D);
+    if (F && F->isDependentContext()) {
+      ++InTemplate;
+      bool Go = RecursiveASTVisitor::TraverseDecl(D);
+      --InTemplate;
+      return Go;
+    }
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
   bool VisitCXXConstructorDecl(CXXConstructorDecl *C) {
+    if (InTemplate)
+      return true;
     for (const CXXCtorInitializer *Init : C->inits())
       if (const FieldDecl *F = Init->getMember(); F && Init->getInit() && isStreamType(F->getType()))
         write(F, Init->getInit());
@@ -72,24 +88,27 @@ public:
     return true;
   }
   bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
+    if (!InTemplate && B->isAssignmentOp())
       if (const FieldDecl *F = streamField(B->getLHS()))
         write(F, B->isCompoundAssignmentOp() ? nullptr : B->getRHS());
     return true;
   }
   bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->getOpcode() == UO_AddrOf)
+    if (!InTemplate && U->getOpcode() == UO_AddrOf)
       if (const FieldDecl *F = streamField(U->getSubExpr()))
         write(F, nullptr);  // cudaStreamCreate(&member), or handed on: any stream
     return true;
   }
-  bool shouldVisitTemplateInstantiations() const { return true; }
   bool VisitCallExpr(CallExpr *C) {
+    if (InTemplate)
+      return true;
     if (const FunctionDecl *F = C->getDirectCallee())
       note(F, C->arguments(), isa<CXXOperatorCallExpr>(C) && isa<CXXMethodDecl>(F) ? 1 : 0);
     return true;
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+    if (InTemplate)
+      return true;
     note(C->getConstructor(), C->arguments(), 0);
     return true;
   }
@@ -130,6 +149,7 @@ private:
   ASTContext &Ctx;
   Table &Out;
   Fields &FieldOut;
+  unsigned InTemplate = 0;
 };
 
 } // namespace

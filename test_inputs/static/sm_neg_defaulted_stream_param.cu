@@ -33,6 +33,24 @@ class Scale {
 };
 }  // namespace device
 
+// A primary template and the partial specialization that runs instead (CUTLASS's Gemm and
+// its ColumnMajor form, which calls the primary's initialize() on a transposed problem): the
+// primary's own operator() is never called, so what it forwards decides nothing.
+template <typename T, bool Transposed>
+struct Gemm {
+  cudaError_t initialize(T *workspace, int n, cudaStream_t stream = nullptr) {
+    return cudaMemsetAsync(workspace, 0, n * sizeof(T), stream);
+  }
+  cudaError_t operator()(T *workspace, int n, cudaStream_t stream = nullptr) { return initialize(workspace, n, stream); }
+};
+template <typename T>
+struct Gemm<T, true> {
+  Gemm<T, false> underlying;
+  cudaError_t operator()(T *workspace, int n, cudaStream_t stream = nullptr) {
+    return underlying.initialize(workspace, n, stream);
+  }
+};
+
 // A timer that keeps the stream it is started on (CUTLASS's examples/common/helper.h GpuTimer):
 // only ever 0 or a defaulted parameter, so the legacy stream.
 struct GpuTimer {
@@ -57,6 +75,8 @@ int main() {
   fill(d, n, nullptr);
   CHECK_CUDA(cudaMemcpy(d, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   device::Scale<float> op;
+  Gemm<float, true> gemm;
+  CHECK_CUDA(gemm(d, n));
   GpuTimer timer;
   timer.start();
   CHECK_CUDA(op({d, 2.f, n}));
