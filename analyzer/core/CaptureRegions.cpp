@@ -189,13 +189,13 @@ public:
       unsigned Branch = 0;
       for (const CFGBlock::AdjacentBlock &Succ : B->succs()) {
         const CFGBlock *Next = Succ.getReachableBlock();
-        bool Failed = failedBeginBranch(*B, Branch++);
+        const CallExpr *Failed = failedBeginOn(*B, Branch++);
         if (!Next)
           continue;
         unsigned Id = Next->getBlockID();
         CaptureSet Out = S;
         if (Failed)  // the begin returned an error on this branch: nothing began
-          Out.erase(std::remove_if(Out.begin(), Out.end(), [&](const ActiveCapture &C) { return C.Begin == FailedBegin; }),
+          Out.erase(std::remove_if(Out.begin(), Out.end(), [&](const ActiveCapture &C) { return C.Begin == Failed; }),
                     Out.end());
         bool Changed = joinInto(In[Id], Out) || !Reached[Id];
         Reached[Id] = true;
@@ -268,16 +268,16 @@ public:
   }
 
 private:
-  // Whether successor Branch of B is taken when a capture begin's status, tested by B's
-  // condition, is an error (the then-branch of `if (cudaStreamBeginCapture(...) !=
-  // cudaSuccess)`, the else-branch of `== cudaSuccess`); FailedBegin is that begin.
-  bool failedBeginBranch(const CFGBlock &B, unsigned Branch) {
+  // The capture begin whose status, tested by B's condition, is an error on successor Branch
+  // of B (the then-branch of `if (cudaStreamBeginCapture(...) != cudaSuccess)`, the
+  // else-branch of `== cudaSuccess`), or nullptr.
+  const CallExpr *failedBeginOn(const CFGBlock &B, unsigned Branch) const {
     const Expr *Cond = B.getTerminatorCondition() ? dyn_cast<Expr>(B.getTerminatorCondition()) : nullptr;
-    if (!Cond || Branch > 1 || !(FailedBegin = testedBegin(Cond, Ctx)))
-      return false;
-    return Branch == 0 ? testsForError(Cond, Ctx) : testsForSuccess(Cond, Ctx);
+    const CallExpr *Begin = Cond && Branch <= 1 ? testedBegin(Cond, Ctx) : nullptr;
+    if (!Begin)
+      return nullptr;
+    return (Branch == 0 ? testsForError(Cond, Ctx) : testsForSuccess(Cond, Ctx)) ? Begin : nullptr;
   }
-  const CallExpr *FailedBegin = nullptr;
 
   // A caller's stream as the helper Call enters names it: the parameter it is passed as; the
   // legacy, per-thread, a global or a member stream as it is; a local one not passed: unknown.

@@ -40,15 +40,7 @@ DefaultedStreamParams::Key keyOf(const ParmVarDecl &P) {
   return {keyOf(cast<FunctionDecl>(P.getDeclContext())), P.getFunctionScopeIndex()};
 }
 
-// cudaStream_t, whatever it is spelled as (CUstream, a typedef of the program's).
-bool isStreamType(QualType T) {
-  if (const auto *P = T.getCanonicalType()->getAs<PointerType>())
-    if (const auto *R = P->getPointeeType()->getAs<RecordType>())
-      return R->getDecl()->getName() == "CUstream_st";
-  return false;
-}
-
-// A member of stream type that an expression names.
+// A member of stream type (CudaCalls.h's isStreamType) that an expression names.
 const FieldDecl *streamField(const Expr *E) {
   const auto *M = E ? dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()) : nullptr;
   const auto *F = M ? dyn_cast<FieldDecl>(M->getMemberDecl()) : nullptr;
