@@ -125,7 +125,11 @@ void SyncMemcpyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
         if (!(Q.Work && Q.Work->Api && Q.Work->Api->Rule == RuleId::SyncMemcpy))
           InFlight.push_back(Q);
       bool Any = !InFlight.empty() || Flow->Caller == CallerWork::Known;
-      if ((!Any && Flow->Caller != CallerWork::Unknown) || !Reported.first(C.Loc))
+      // Unknown callers, but the function drained the streams it was given right before
+      // (CUTLASS's reduce: finalize kernel, cudaStreamSynchronize(stream), result copied back):
+      // a drain, after which the copy has nothing of this code to wait for.
+      bool AfterOwnDrain = !Any && Flow->Caller == CallerWork::Unknown && Flow->CallerStreamsDrained;
+      if ((!Any && Flow->Caller != CallerWork::Unknown) || AfterOwnDrain || !Reported.first(C.Loc))
         continue;
       const Pending *P = InFlight.empty() ? nullptr : &InFlight.front();
       for (const Pending &Q : InFlight)

@@ -1,6 +1,8 @@
 #include "CudaCalls.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/IdentifierTable.h"
 #include "clang/Lex/Lexer.h"
 
@@ -194,6 +196,21 @@ std::string calleeName(const CallExpr &Call) {
   if (const auto *DSD = dyn_cast_or_null<DependentScopeDeclRefExpr>(Callee))
     return DSD->getNameInfo().getAsString();
   return "<kernel>";
+}
+
+const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  for (int Depth = 0; !Parents.empty() && Depth < 256; ++Depth) {
+    if (const auto *F = Parents[0].get<FunctionDecl>())
+      return F;
+    if (const auto *St = Parents[0].get<Stmt>())
+      Parents = Ctx.getParents(*St);
+    else if (const auto *D = Parents[0].get<Decl>())
+      Parents = Ctx.getParents(*D);
+    else
+      break;
+  }
+  return nullptr;
 }
 
 } // namespace syncwatch

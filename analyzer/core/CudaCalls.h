@@ -56,6 +56,10 @@ clang::SourceLocation reportLoc(clang::SourceLocation Loc, const clang::SourceMa
 clang::CharSourceRange reportRange(clang::SourceRange R, const clang::SourceManager &SM,
                                    const clang::LangOptions &LO);
 
+// The function definition a statement is written in (a lambda's: the function around it),
+// or null at namespace scope.
+const clang::FunctionDecl *enclosingFunction(const clang::Stmt &S, clang::ASTContext &Ctx);
+
 // True for code the user did not write: system headers, or no valid location.
 bool isOutsideUserCode(clang::SourceLocation Loc, const clang::SourceManager &SM);
 

@@ -152,20 +152,24 @@ void DefaultedStreamParams::collect(ASTContext &Ctx) {
 }
 
 // Whether some call gives K a stream, directly or through parameters that forward to it. A
-// parameter with no call in the unit counts as set: its callers may be anywhere.
-bool DefaultedStreamParams::setSomewhere(const Key &K, std::set<Key> &Seen) const {
+// parameter with no call in the unit counts as set: its callers may be anywhere - but those
+// of an inline function this unit never references compile it themselves.
+bool DefaultedStreamParams::setSomewhere(const Key &K, std::set<Key> &Seen, RunningCode &Running,
+                                         ASTContext &Ctx) const {
   if (!Seen.insert(K).second)
     return false;  // (a cycle of forwards adds nothing)
   auto It = ByParam.find(K);
-  if (It == ByParam.end() || It->second.Set)
+  if (It == ByParam.end())  // (unless nothing here calls its function: no caller runs from here)
+    return !Running.neverCalledHere(*K.first, Ctx);
+  if (It->second.Set)
     return true;
   for (const Key &Outer : It->second.Forwarded)
-    if (setSomewhere(Outer, Seen))
+    if (setSomewhere(Outer, Seen, Running, Ctx))
       return true;
   return false;
 }
 
-bool DefaultedStreamParams::onlyDefaulted(const Expr *Stream, ASTContext &Ctx) {
+bool DefaultedStreamParams::onlyDefaulted(const Expr *Stream, ASTContext &Ctx, RunningCode &Running) {
   const ParmVarDecl *Param = nullDefaultedParam(Stream, Ctx);
   const FieldDecl *Field = Param ? nullptr : streamField(Stream);
   if (!Param && !Field)
@@ -174,12 +178,12 @@ bool DefaultedStreamParams::onlyDefaulted(const Expr *Stream, ASTContext &Ctx) {
     collect(Ctx);
   std::set<Key> Seen;
   if (Param)
-    return !setSomewhere(keyOf(*Param), Seen);
+    return !setSomewhere(keyOf(*Param), Seen, Running, Ctx);
   auto It = ByField.find(Field->getCanonicalDecl());
   if (It == ByField.end() || !It->second.Defaulted || It->second.Set)
     return false;  // (never written here: set elsewhere, by code this unit does not see)
   for (const Key &K : It->second.Forwarded)
-    if (setSomewhere(K, Seen))
+    if (setSomewhere(K, Seen, Running, Ctx))
       return false;
   return true;
 }

@@ -4,8 +4,11 @@
 // on the legacy stream in this unit, so it is no sign that the unit "uses other streams"
 // (syncwatch-sync-memcpy's scope, syncwatch-default-stream's severity). A parameter with no
 // call in the unit, or one that some call sets to anything but a null stream, still counts:
-// its callers may be elsewhere.
+// its callers may be elsewhere (unless its function is inline or internal and the unit never
+// references it: a caller elsewhere compiles its own copy).
 #pragma once
+
+#include "RunningCode.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -22,7 +25,7 @@ public:
   // stream that the unit only ever sets to a null stream or to such a parameter (CUTLASS's
   // GpuTimer: `_stream_id(0)`, then `_stream_id = stream_id` from `start(cudaStream_t
   // stream_id = 0)`).
-  bool onlyDefaulted(const clang::Expr *Stream, clang::ASTContext &Ctx);
+  bool onlyDefaulted(const clang::Expr *Stream, clang::ASTContext &Ctx, RunningCode &Running);
 
   using Key = std::pair<const clang::FunctionDecl *, unsigned>;  // (function, parameter index)
   struct Uses {
@@ -34,7 +37,7 @@ public:
   };
 private:
   void collect(clang::ASTContext &Ctx);
-  bool setSomewhere(const Key &K, std::set<Key> &Seen) const;
+  bool setSomewhere(const Key &K, std::set<Key> &Seen, RunningCode &Running, clang::ASTContext &Ctx) const;
   bool Collected = false;
   std::map<Key, Uses> ByParam;  // how the unit's calls fill each defaulted parameter
   // How the unit writes each member stream (initializers, assignments; Set: anything else,

@@ -1,5 +1,7 @@
 #include "LibraryCalls.h"
 
+#include "CudaCalls.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -359,21 +361,6 @@ const std::map<const ValueDecl *, HandleFacts> &unitHandles(ASTContext &Ctx) {
     For = Ctx.getTranslationUnitDecl();
   }
   return Index.Facts;
-}
-
-const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx) {
-  DynTypedNodeList Parents = Ctx.getParents(S);
-  for (int Depth = 0; !Parents.empty() && Depth < 256; ++Depth) {
-    if (const auto *F = Parents[0].get<FunctionDecl>())
-      return F;
-    if (const auto *St = Parents[0].get<Stmt>())
-      Parents = Ctx.getParents(*St);
-    else if (const auto *D = Parents[0].get<Decl>())
-      Parents = Ctx.getParents(*D);
-    else
-      break;
-  }
-  return nullptr;
 }
 
 // A stream expression that means the same in any function: a global or a member, a call

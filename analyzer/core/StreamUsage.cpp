@@ -18,6 +18,8 @@ void StreamUsage::reset() {
   Ctx = nullptr;
   DefineTooLate = false;
   Defaulted = DefaultedStreamParams();
+  Running.reset();
+  OtherStreams = false;
   Uses.clear();
   SyncLegacyCalls.clear();
   Creations.clear();
@@ -129,7 +131,21 @@ void StreamUsage::finish() {
   DefineTooLate = perThreadMacroDefinedTooLate(*Ctx);
   for (StreamUse &U : Uses)
     if (U.Stream.Kind == StreamArgKind::Explicit && !U.Library)
-      U.OnDefaultedParam = Defaulted.onlyDefaulted(U.Stream.Expr, *Ctx);
+      U.OnDefaultedParam = Defaulted.onlyDefaulted(U.Stream.Expr, *Ctx, Running);
+  // Whether other streams run from this unit: the first creation or use that counts, in code
+  // that runs from here. (Finding a call's function builds the unit's parent map: only for
+  // the candidates, and only until one counts.)
+  auto RunsHere = [&](const CallExpr *Call) {
+    const FunctionDecl *In = enclosingFunction(*Call, *Ctx);
+    return !In || !Running.neverCalledHere(*In, *Ctx);
+  };
+  OtherStreams = false;
+  for (const StreamCreation &C : Creations)
+    if ((OtherStreams = RunsHere(C.Call)))
+      return;
+  for (const StreamUse &U : Uses)
+    if (countsAsOtherStream(U) && (OtherStreams = RunsHere(U.Call)))
+      return;
 }
 
 bool StreamUsage::isLegacyWork(const StreamUse &U) {
@@ -178,14 +194,11 @@ const CallExpr *StreamUsage::firstLegacyWork(SourceLocation *Loc) const {
   return First;
 }
 
-bool StreamUsage::usesOtherStreams() const {
-  if (!Creations.empty())
-    return true;
-  for (const StreamUse &U : Uses)
-    if ((U.Stream.Kind == StreamArgKind::Explicit && !U.OnDefaultedParam) || U.Stream.Kind == StreamArgKind::PerThread ||
-        (U.PerThreadDefault && U.Stream.Kind != StreamArgKind::Legacy))
-      return true;
-  return false;
+bool StreamUsage::countsAsOtherStream(const StreamUse &U) {
+  return (U.Stream.Kind == StreamArgKind::Explicit && !U.OnDefaultedParam) || U.Stream.Kind == StreamArgKind::PerThread ||
+         (U.PerThreadDefault && U.Stream.Kind != StreamArgKind::Legacy);
 }
+
+bool StreamUsage::usesOtherStreams() const { return OtherStreams; }
 
 } // namespace syncwatch

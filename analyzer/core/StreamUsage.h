@@ -53,7 +53,9 @@ public:
   // The first legacy-stream work in the unit (for notes), or nullptr.
   const clang::CallExpr *firstLegacyWork(clang::SourceLocation *Loc) const;
   // Other streams in use: created here, or passed explicitly (a variable, a member,
-  // cudaStreamPerThread), or the per-thread default stream itself.
+  // cudaStreamPerThread), or the per-thread default stream itself - in code that runs from
+  // this unit (RunningCode.h), and not on a parameter only ever left to a null default
+  // (DefaultedStreamParams.h). Known after finish().
   bool usesOtherStreams() const;
 
   // A per-thread #define that came too late to change anything (for the message).
@@ -72,11 +74,14 @@ public:
   void finish();
 
 private:
+  static bool countsAsOtherStream(const StreamUse &U);
   void observeLibraryCall(const clang::CallExpr &Call, const clang::SourceManager &SM);
 
   clang::ASTContext *Ctx = nullptr;
   bool DefineTooLate = false;
   DefaultedStreamParams Defaulted;
+  RunningCode Running;
+  bool OtherStreams = false;  // usesOtherStreams(), set by finish()
   std::vector<StreamUse> Uses;
   std::vector<const clang::CallExpr *> SyncLegacyCalls;  // cudaMemcpy, cudaMemset, ...
   std::vector<StreamCreation> Creations;

@@ -435,6 +435,13 @@ void WorkFlow::computeCallerWork() {
         continue;
       const llvm::BitVector &Waits = FS->WaitedAt.at(&W);
       CallFlow Flow;
+      bool StreamParams = false, StreamParamLive = false;
+      for (unsigned I = 0; I < FS->Origins.size(); ++I)
+        if (FS->Origins[I].Entry && FS->Origins[I].Param >= 0) {
+          StreamParams = true;
+          StreamParamLive |= B->second.May.test(I);
+        }
+      Flow.CallerStreamsDrained = StreamParams && !StreamParamLive;
       for (unsigned I = 0; I < FS->Origins.size(); ++I) {
         if (!B->second.May.test(I))
           continue;

@@ -61,6 +61,10 @@ struct CallFlow {
   // Known from another unit (syncwatch-lint's second phase): the call there, and its work.
   const ExternalCall *CallerElsewhere = nullptr;
   const ExternalCall::Work *CallerElsewhereWork = nullptr;
+  // The function takes streams and has drained every one of them on every path here
+  // (cudaStreamSynchronize(stream) before reading a result back): what its callers left
+  // elsewhere is theirs to wait for.
+  bool CallerStreamsDrained = false;
   bool any() const { return !InFlight.empty() || Caller == CallerWork::Known; }
 };
 
