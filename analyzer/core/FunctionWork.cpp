@@ -235,7 +235,9 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
         return;
     }
   }
-  bool SyncCopy = Api && Api->Drains == Drain::DefaultStream && !usesPerThreadDefaultStream(*Call, *Ctx);
+  // (a device-to-device copy returns at once: no host wait, CudaCalls.h's copiesDeviceToDevice)
+  bool SyncCopy = Api && Api->Drains == Drain::DefaultStream && !usesPerThreadDefaultStream(*Call, *Ctx) &&
+                  !copiesDeviceToDevice(*Call, *Api, *Ctx);
   WorkCall W{Call,
              Api,
              reportLoc(Call->getBeginLoc(), SM),

@@ -19,9 +19,10 @@ float reduce_two(const float *a, const float *b, int n, float *ws, cudaStream_t 
   return r;
 }
 
-float reduce_then_launch(const float *a, int n, float *ws, float *out, cudaStream_t stream) {
+float reduce_then_launch(const float *a, int n, float *ws, cudaStream_t stream) {
   cudaStreamSynchronize(stream);
   finalize<<<1, 256, 0, stream>>>(a, n, ws);
-  cudaMemcpy(out, ws, sizeof(float), cudaMemcpyDeviceToDevice);  // expect: warning syncwatch-sync-memcpy
-  return 0.f;
+  float r = 0.f;
+  cudaMemcpy(&r, ws, sizeof(float), cudaMemcpyDeviceToHost);  // expect: warning syncwatch-sync-memcpy
+  return r;
 }
