@@ -138,17 +138,14 @@ void SyncMemcpyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
           break;
         }
       const ApiInfo *Async = asyncCounterpart(*C.Api);
-      // A device-to-device copy does not block the host: like a memset, only its place on
-      // the legacy stream costs (a note, with the memset's words).
-      bool DeviceToDevice = copiesDeviceToDevice(*C.Call, *C.Api, *Ctx);
-      bool Copy = C.Api->Family == ApiFamily::Copy && !DeviceToDevice;
+      bool Copy = C.Api->Family == ApiFamily::Copy;
       CheckDiagnostic D;
       D.Rule = RuleId::SyncMemcpy;
       // Work only the callers outside this unit might have left: a note, not a gate failure.
-      D.Level = Any && !DeviceToDevice ? C.Api->RuleSeverity : Severity::Note;
+      D.Level = Any ? C.Api->RuleSeverity : Severity::Note;
       D.Loc = C.Loc;
       D.Range = reportRange(C.Call->getCallee()->getSourceRange(), SM, Ctx->getLangOpts());
-      std::string Name = "'" + std::string(C.Api->Name) + "'" + (DeviceToDevice ? " (device to device)" : "");
+      std::string Name = "'" + std::string(C.Api->Name) + "'";
       std::string Use = Async ? "use " + std::string(Async->Name) + " on the stream that owns the data"
                               : std::string(C.Api->Fix);
       D.Message = Copy ? Name + " is synchronous and runs on the legacy default stream in code "

@@ -213,16 +213,4 @@ const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx) {
   return nullptr;
 }
 
-bool copiesDeviceToDevice(const CallExpr &Call, const ApiInfo &Api, ASTContext &Ctx) {
-  if (Api.Family != ApiFamily::Copy)
-    return false;
-  if (Api.Direction == CopyDirection::DtoD)
-    return true;
-  if (Api.Direction != CopyDirection::ByKind || Api.KindArg < 0 ||
-      static_cast<unsigned>(Api.KindArg) >= Call.getNumArgs())
-    return false;
-  std::optional<std::int64_t> Kind = constantInt(Call.getArg(Api.KindArg), Ctx);
-  return Kind && *Kind == static_cast<std::int64_t>(MemcpyKind::DeviceToDevice);
-}
-
 } // namespace syncwatch

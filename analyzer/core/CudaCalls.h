@@ -47,12 +47,6 @@ bool isWritten(const clang::Expr *Arg);
 // An integer argument's value, when it is a constant (a cudaMemcpyKind, a byte count).
 std::optional<std::int64_t> constantInt(const clang::Expr *E, clang::ASTContext &Ctx);
 
-// A copy between two device buffers: cuMemcpyDtoD, or a cudaMemcpy* whose kind is the
-// constant cudaMemcpyDeviceToDevice. The host does not wait for it (measured on CUDA 13 /
-// H200: a 1 MB cudaMemcpy DtoD returned in 0.03 ms; docs/measured-behaviour.md); it is
-// only ordered on the legacy stream, like cudaMemset.
-bool copiesDeviceToDevice(const clang::CallExpr &Call, const ApiInfo &Api, clang::ASTContext &Ctx);
-
 // cudaStream_t and CUstream are both `struct CUstream_st *`.
 bool isStreamType(clang::QualType T);
 

@@ -235,9 +235,7 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
         return;
     }
   }
-  // (a device-to-device copy returns at once: no host wait, CudaCalls.h's copiesDeviceToDevice)
-  bool SyncCopy = Api && Api->Drains == Drain::DefaultStream && !usesPerThreadDefaultStream(*Call, *Ctx) &&
-                  !copiesDeviceToDevice(*Call, *Api, *Ctx);
+  bool SyncCopy = Api && Api->Drains == Drain::DefaultStream && !usesPerThreadDefaultStream(*Call, *Ctx);
   WorkCall W{Call,
              Api,
              reportLoc(Call->getBeginLoc(), SM),

@@ -248,10 +248,7 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
     }
     case Drain::DefaultStream: {
       // A synchronous copy: the legacy stream waits for every blocking stream (under
-      // --default-stream per-thread the copy goes to the thread's stream instead). Not
-      // device to device: the host does not wait for that one (copiesDeviceToDevice).
-      if (copiesDeviceToDevice(*W.Call, A, Ctx))
-        break;
+      // --default-stream per-thread the copy goes to the thread's stream instead).
       bool PerThread = usesPerThreadDefaultStream(*W.Call, Ctx);
       kill(S, [&](const Origin &O) { return drainedByLegacyCopy(O, PerThread); });
       break;

@@ -1,8 +1,6 @@
 // Optical-flow pyramid level with exactly one stream in scope: cudaMemset of the flow field
-// and a device-to-device cudaMemcpy of the previous level in a stream-using file. Both are
-// notes (neither blocks the host: measured, docs/measured-behaviour.md; only their place on
-// the legacy stream costs), and both are fixable to cudaMemsetAsync / cudaMemcpyAsync on
-// `stream`.
+// (note) and a device-to-device cudaMemcpy of the previous level (warning) in a stream-using
+// file. Both are fixable to cudaMemsetAsync / cudaMemcpyAsync on `stream`.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -30,7 +28,7 @@ void flow_level(const float* d_cur, float* d_prev, float* d_prev_saved, float2* 
                 cudaStream_t stream) {
   const size_t pixels = size_t(w) * h;
   cudaMemset(d_flow, 0, pixels * sizeof(float2));  // expect: note syncwatch-sync-memcpy
-  cudaMemcpy(d_prev_saved, d_prev, pixels * sizeof(float), cudaMemcpyDeviceToDevice);  // expect: note syncwatch-sync-memcpy
+  cudaMemcpy(d_prev_saved, d_prev, pixels * sizeof(float), cudaMemcpyDeviceToDevice);  // expect: warning syncwatch-sync-memcpy
   CUDA_CHECK(cudaGetLastError());
   dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
   lucas_kanade<<<grid, block, 0, stream>>>(d_prev, d_cur, d_flow, w, h);
