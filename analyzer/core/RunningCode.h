@@ -15,13 +15,15 @@ namespace syncwatch {
 class RunningCode {
 public:
   // An inline or internal function of a header (not the unit's own file) that nothing here
-  // references from code that runs: not
-  // referenced at all, or only from the body of a template nothing instantiated (CUTLASS's
-  // run_benchmark<Func> starts a GpuTimer; basic_gemm never calls run_benchmark). Templates'
-  // own functions, virtual functions and destructors are never "not called": their callers
-  // can be implicit.
+  // references from code that runs: not referenced at all, or only from the body of a
+  // template nothing instantiated (CUTLASS's run_benchmark<Func> starts a GpuTimer;
+  // basic_gemm never calls run_benchmark). Templates' own functions, virtual functions and
+  // destructors are never "not called": their callers can be implicit.
   bool neverCalledHere(const clang::FunctionDecl &F, clang::ASTContext &Ctx);
-  void reset() { Built = false, Referenced.clear(); }
+  void reset() {
+    Built = false;
+    Referenced.clear();
+  }
 
 private:
   bool Built = false;

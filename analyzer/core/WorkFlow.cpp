@@ -436,16 +436,14 @@ void WorkFlow::computeCallerWork() {
       const llvm::BitVector &Waits = FS->WaitedAt.at(&W);
       CallFlow Flow;
       bool StreamParams = false, StreamParamLive = false;
-      for (unsigned I = 0; I < FS->Origins.size(); ++I)
-        if (FS->Origins[I].Entry && FS->Origins[I].Param >= 0) {
+      for (unsigned I = 0; I < FS->Origins.size(); ++I) {
+        const Origin &O = FS->Origins[I];
+        if (O.Entry && O.Param >= 0) {
           StreamParams = true;
           StreamParamLive |= B->second.May.test(I);
         }
-      Flow.CallerStreamsDrained = StreamParams && !StreamParamLive;
-      for (unsigned I = 0; I < FS->Origins.size(); ++I) {
         if (!B->second.May.test(I))
           continue;
-        const Origin &O = FS->Origins[I];
         if (O.Entry) {
           if (static_cast<int>(FS->EntryCtx[I]) > static_cast<int>(Flow.Caller)) {
             Flow.Caller = FS->EntryCtx[I];
@@ -462,6 +460,7 @@ void WorkFlow::computeCallerWork() {
         if (Waits.test(I))
           Flow.Waited.push_back(P);
       }
+      Flow.CallerStreamsDrained = StreamParams && !StreamParamLive;
       Flows[&W] = std::move(Flow);
     }
 }

@@ -8,18 +8,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CUDA_CHECK(expr)                                                             \
-  do {                                                                               \
-    cudaError_t err_ = (expr);                                                       \
-    if (err_ != cudaSuccess) std::fprintf(stderr, "%s\n", cudaGetErrorString(err_)); \
-  } while (0)
-
-__global__ void axpy(float a, const float *x, float *y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] += a * x[i];
-}
-
-#include "include/stream_helpers.cuh"  // GpuTimer, launch_axpy, prefetch, run_benchmark: none called here
+#include "include/stream_helpers.cuh"  // axpy, CUDA_CHECK; GpuTimer, launch_axpy, prefetch, run_benchmark: none called here
 
 int main() {
   const int n = 1 << 20;

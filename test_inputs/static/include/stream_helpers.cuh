@@ -1,8 +1,21 @@
 // A project's shared helpers header (CUTLASS's examples/common/helper.h, any utils.cuh):
-// for sm_neg_unused_stream_helpers.cu, which includes it and calls none of it. Expects
-// `axpy` and CUDA_CHECK from the including file, as such headers often do.
+// for sm_neg_unused_stream_helpers.cu, which includes it and calls none of its stream
+// helpers, and for the look-alikes that do (sm_pos_stream_helper_called.cu,
+// sm_pos_timer_template_used.cu).
 #pragma once
 #include <cuda_runtime.h>
+#include <cstdio>
+
+#define CUDA_CHECK(expr)                                                             \
+  do {                                                                               \
+    cudaError_t err_ = (expr);                                                       \
+    if (err_ != cudaSuccess) std::fprintf(stderr, "%s\n", cudaGetErrorString(err_)); \
+  } while (0)
+
+__global__ void axpy(float a, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += a * x[i];
+}
 
 struct GpuTimer {
   cudaStream_t stream_id_;
