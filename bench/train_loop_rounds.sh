@@ -17,6 +17,10 @@
 #   bench/train_loop_rounds.sh BUILD [ROUNDS] [SECONDS]   (stops starting rounds after SECONDS)
 # PIN=4-7 runs every process on those CPUs (taskset): on a shared 16-core host the same plain
 # loop varied by 20% from one process to the next, which hides a 3% cost.
+# FIXED=1 runs every process, whatever its mode, without address-space randomization
+# (setarch -R) and with PYTHONHASHSEED=0: the layout of the heap, the stacks, the libraries
+# and Python's dicts then no longer changes from one process to the next (the spread this
+# removes is measured by tests/gpu/issue40_loop.sh's probe).
 set -u
 build=${1:?usage: train_loop_rounds.sh BUILD [ROUNDS] [SECONDS]}; rounds=${2:-10}; budget=${3:-100000}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +42,7 @@ run() {  # run MODE -> "step_ms first last" or nothing
   esac
   local pin=()
   [ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
+  [ "${FIXED:-0}" = 1 ] && { env+=(PYTHONHASHSEED=0); pin+=(setarch "$(uname -m)" -R); }
   env "${env[@]}" timeout 60 "${pin[@]}" python3 "$here/train_loop.py" "${arg[@]}" 2>/dev/null | sed -n 's/^step_ms //p'
 }
 t0=$SECONDS
