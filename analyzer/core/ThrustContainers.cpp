@@ -14,6 +14,24 @@ namespace {
 
 enum class Container { None, Device, Host };
 
+// Whether a thrust allocator hands out device memory: by its own name
+// (thrust::device_allocator, thrust::system::cuda::allocator, universal_allocator) or by the
+// memory resource it is given (mr::stateless_resource_allocator<T, cuda::memory_resource>),
+// never by the element type. In CCCL 3 thrust::pair is cuda::std::pair, so the spelled type
+// std::allocator<cuda::std::pair<int, float>> names "cuda" and is host memory all the same
+// (field class 5: host_vector(n)'s `Parent(n)` was reported as a device_vector).
+bool allocatesOnDevice(QualType Alloc) {
+  const CXXRecordDecl *A = Alloc->getAsCXXRecordDecl();
+  if (!A)
+    return false;
+  std::string Names = A->getQualifiedNameAsString();
+  if (const auto *S = dyn_cast<ClassTemplateSpecializationDecl>(A))
+    for (unsigned I = 1; I < S->getTemplateArgs().size(); ++I)  // 0 is the element type
+      if (S->getTemplateArgs()[I].getKind() == TemplateArgument::Type)
+        Names += " " + S->getTemplateArgs()[I].getAsType().getAsString();
+  return Names.find("cuda") != std::string::npos || Names.find("device") != std::string::npos;
+}
+
 // thrust::device_vector / host_vector, through CCCL's inline namespaces and aliases.
 Container containerOf(QualType T) {
   const CXXRecordDecl *R = T.getNonReferenceType()->getAsCXXRecordDecl();
@@ -22,13 +40,11 @@ Container containerOf(QualType T) {
   Container C = R->getName() == "device_vector" ? Container::Device
                 : R->getName() == "host_vector" ? Container::Host
                                                 : Container::None;
-  // thrust::cuda::vector<T> is an alias of thrust::detail::vector_base<T, a device allocator>.
+  // thrust::cuda::vector<T> is an alias of thrust::detail::vector_base<T, a device allocator>;
+  // host_vector's own constructors build the same base with std::allocator<T>.
   if (const auto *S = dyn_cast<ClassTemplateSpecializationDecl>(R); S && R->getName() == "vector_base" &&
-      S->getTemplateArgs().size() > 1 && S->getTemplateArgs()[1].getKind() == TemplateArgument::Type) {
-    std::string Alloc = S->getTemplateArgs()[1].getAsType().getAsString();
-    C = Alloc.find("cuda") != std::string::npos || Alloc.find("device") != std::string::npos ? Container::Device
-                                                                                             : Container::Host;
-  }
+      S->getTemplateArgs().size() > 1 && S->getTemplateArgs()[1].getKind() == TemplateArgument::Type)
+    C = allocatesOnDevice(S->getTemplateArgs()[1].getAsType()) ? Container::Device : Container::Host;
   if (C == Container::None)
     return C;
   for (const DeclContext *D = R->getDeclContext(); D; D = D->getParent())
