@@ -36,7 +36,8 @@ struct WorkState {
   llvm::BitVector May, Must;        // by Origin index
   std::map<EventKey, llvm::BitVector> Cover;  // must: what an event covers, recorded on every path
   // cudaStreamWaitEvent(s, e): the work e covers finishes before s's later work, so draining
-  // s drains it too (must, like Cover).
+  // s drains it too (must, like Cover). Key nullptr: the per-thread default stream, whose
+  // launches wait for the legacy stream's earlier work (WorkTransfer::generate).
   std::map<const clang::Decl *, llvm::BitVector> Deps;
 
   // Joins O into this state; true when this state changed.

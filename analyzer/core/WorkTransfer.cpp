@@ -212,8 +212,8 @@ void WorkTransfer::killBits(WorkState &S, const llvm::BitVector &Bits) const {
 
 void WorkTransfer::drainQueue(WorkState &S, const Queue &Q) const {
   kill(S, [&](const Origin &O) { return drainedBy(Q, O); });
-  if (Q.K == Queue::Named)
-    if (auto It = S.Deps.find(Q.Stream); It != S.Deps.end()) {
+  if (Q.K == Queue::Named || Q.K == Queue::PerThread)
+    if (auto It = S.Deps.find(Q.K == Queue::Named ? Q.Stream : nullptr); It != S.Deps.end()) {
       llvm::BitVector Deps = It->second;  // killBits may not touch the map it reads
       killBits(S, Deps);
     }
@@ -299,10 +299,22 @@ void WorkTransfer::drain(const WorkCall &W, WorkState &S) const {
 }
 
 void WorkTransfer::generate(const WorkCall &W, WorkState &S) const {
-  if (auto It = GenOf.find(&W); It != GenOf.end()) {
-    S.May.set(It->second);
-    S.Must.set(It->second);
+  auto It = GenOf.find(&W);
+  if (It == GenOf.end())
+    return;
+  // The per-thread default stream is a blocking stream: its work starts only after the legacy
+  // stream's earlier work, so once it is drained that legacy work is done too. Kept as a
+  // dependency of the per-thread stream (Deps' key nullptr, a wait-event's kind of cover),
+  // so that legacy work issued after its last launch stays in flight.
+  if (Origins[It->second].Q.K == Queue::PerThread) {
+    llvm::BitVector &D = S.Deps[nullptr];
+    D.resize(Origins.size());
+    for (unsigned I = 0; I < Origins.size(); ++I)
+      if (S.May.test(I) && Origins[I].Q.K == Queue::Legacy && !Origins[I].Entry)
+        D.set(I);
   }
+  S.May.set(It->second);
+  S.Must.set(It->second);
 }
 
 std::vector<Queue> WorkTransfer::drainedQueues(const WorkCall &W) const {
