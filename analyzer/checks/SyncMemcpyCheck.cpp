@@ -23,22 +23,6 @@ const NamedDecl *streamDecl(const Expr *E) {
   return nullptr;
 }
 
-// A copy between two device buffers: cuMemcpyDtoD, or a cudaMemcpy* whose kind is the
-// constant cudaMemcpyDeviceToDevice. The host does not wait for it (CUDA 13 / H200: a 1 MB
-// cudaMemcpy DtoD returned in 0.03 ms; docs/measured-behaviour.md): what it costs is its
-// place on the legacy stream, so its message must not say "synchronous" (field class 3).
-bool copiesDeviceToDevice(const CallExpr &Call, const ApiInfo &Api, ASTContext &Ctx) {
-  if (Api.Family != ApiFamily::Copy)
-    return false;
-  if (Api.Direction == CopyDirection::DtoD)
-    return true;
-  if (Api.Direction != CopyDirection::ByKind || Api.KindArg < 0 ||
-      static_cast<unsigned>(Api.KindArg) >= Call.getNumArgs())
-    return false;
-  std::optional<std::int64_t> Kind = constantInt(Call.getArg(Api.KindArg), Ctx);
-  return Kind && *Kind == static_cast<std::int64_t>(MemcpyKind::DeviceToDevice);
-}
-
 // The one stream a function can use: every stream it passes, every cudaStream_t parameter
 // and local variable. nullptr when there are none, several, or one we cannot name.
 const NamedDecl *onlyStreamInScope(const FunctionCalls &F, ASTContext &Ctx) {
@@ -76,20 +60,23 @@ bool allArgumentsWritten(const CallExpr &Call) {
   return true;
 }
 
+// A copy between two device buffers: cuMemcpyDtoD, or a copy whose cudaMemcpyKind is the
+// constant cudaMemcpyDeviceToDevice. The host does not wait for it (CUDA 13 / H200: a 1 MB
+// cudaMemcpy DtoD returned in 0.03 ms; docs/measured-behaviour.md): what it costs is its
+// place on the legacy stream, so its message must not say "synchronous" (field class 3).
+bool copiesDeviceToDevice(const WorkCall &C, ASTContext &Ctx) {
+  if (C.Api->Direction == CopyDirection::DtoD)
+    return true;
+  if (C.Api->KindArg < 0 || static_cast<unsigned>(C.Api->KindArg) >= C.Call->getNumArgs())
+    return false;
+  std::optional<std::int64_t> Kind = constantInt(C.Call->getArg(C.Api->KindArg), Ctx);
+  return Kind && *Kind == static_cast<std::int64_t>(MemcpyKind::DeviceToDevice);
+}
+
 // Device-only work: the host never reads or reuses a buffer, so moving it to the one stream
 // in scope keeps every ordering the host relied on.
 bool touchesOnlyDeviceMemory(const WorkCall &C, ASTContext &Ctx) {
-  if (C.Api->Family == ApiFamily::Memset)
-    return true;
-  if (C.Api->Direction == CopyDirection::DtoD)
-    return true;
-  if (C.Api->KindArg >= 0 && static_cast<unsigned>(C.Api->KindArg) < C.Call->getNumArgs()) {
-    Expr::EvalResult Kind;
-    const Expr *K = C.Call->getArg(C.Api->KindArg);
-    if (!K->isValueDependent() && K->EvaluateAsInt(Kind, Ctx))
-      return Kind.Val.getInt().getExtValue() == static_cast<std::int64_t>(MemcpyKind::DeviceToDevice);
-  }
-  return false;
+  return C.Api->Family == ApiFamily::Memset || copiesDeviceToDevice(C, Ctx);
 }
 
 std::vector<FixItHint> toAsyncFix(const WorkCall &C, const ApiInfo &Async, const NamedDecl &Stream,
@@ -164,7 +151,7 @@ void SyncMemcpyCheck::judge(const UnitFacts &Facts, DiagnosticSink &Sink) {
       std::string Name = "'" + std::string(C.Api->Name) + "'";
       std::string Use = Async ? "use " + std::string(Async->Name) + " on the stream that owns the data"
                               : std::string(C.Api->Fix);
-      bool DeviceToDevice = Copy && copiesDeviceToDevice(*C.Call, *C.Api, *Ctx);
+      bool DeviceToDevice = Copy && copiesDeviceToDevice(C, *Ctx);
       D.Message = DeviceToDevice
                       ? Name + " (device to device) does not block the host, but runs on the legacy default "
                                "stream in code that uses streams: it waits for earlier work on blocking "

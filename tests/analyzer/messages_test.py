@@ -14,14 +14,8 @@ import tempfile
 
 lint, inputs = sys.argv[1:3]
 static = os.path.join(inputs, "static")
-failures = []
-
-
-def check(what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-        print("     " + str(detail)[:1500])
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: harness.py
+from harness import check, finish  # noqa: E402
 
 
 def findings(name):
@@ -53,4 +47,4 @@ readback = findings("sm_pos_copy_after_legacy_kernel.cu")
 sync = [f for f in readback if f["rule"] == "syncwatch-sync-memcpy"]
 check("a device-to-host readback (sm_pos_copy_after_legacy_kernel.cu) is still 'synchronous'",
       len(sync) == 1 and "is synchronous" in sync[0]["message"] and "device to device" not in sync[0]["message"], sync)
-sys.exit(1 if failures else 0)
+finish()

@@ -12,14 +12,8 @@ import sys
 import tempfile
 
 lint, source, cuda = sys.argv[1:4]
-failures = []
-
-
-def check(what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-        print("     " + str(detail)[:2000])
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: harness.py
+from harness import check, finish  # noqa: E402
 
 
 with tempfile.TemporaryDirectory() as work:
@@ -44,4 +38,4 @@ check("the copy to the host in host_vector.h is reported as one",
 from_host = [f for f in in_thrust if f["location"]["file"].endswith("thrust/device_vector.h")]
 check("device_vector built from a host_vector<thrust::pair> copies host data (not a device copy)",
       from_host and all("from host data" in f["message"] for f in from_host), from_host)
-sys.exit(1 if failures else 0)
+finish()
