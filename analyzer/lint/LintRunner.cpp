@@ -2,11 +2,13 @@
 #include "ResultCache.h"
 #include "RunGuard.h"
 #include "../unit/GlobList.h"
+#include "../unit/HeldParse.h"
 #include "../unit/PreludePch.h"
 #include "../unit/UnitRunner.h"
 #include "../checks/CheckRegistry.h"
 
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -62,11 +65,14 @@ std::string cacheKeyOf(const ResultCache &Cache, const UnitRunner &Runner, const
   return Cache.keyOf(Args, Dirs, Checks);
 }
 
+// How one unit is analyzed when the result cache does not have it: given its commands.
+using UnitAnalysis = std::function<UnitResult(const std::vector<tooling::CompileCommand> &)>;
+
 // One unit of the batch: refused before anything when it cannot be analyzed, taken from the
-// result cache when it is there, else analyzed and stored.
+// result cache when it is there, else analyzed (by Analyze, or a parse) and stored.
 UnitResult analyzeFile(const UnitRunner &Runner, ResultCache &Cache, const LintOptions &Options,
                        const std::string &File, const SummaryIndex *External = nullptr,
-                       const std::string &Slice = "") {
+                       const std::string &Slice = "", const UnitAnalysis &Analyze = nullptr) {
   UnitResult Result;
   std::vector<tooling::CompileCommand> Commands = Runner.commandsOf(File, Result.Error);
   if (Result.Error)
@@ -80,11 +86,41 @@ UnitResult analyzeFile(const UnitRunner &Runner, ResultCache &Cache, const LintO
       return Result;
     }
   }
-  Result = Runner.analyze(File, Commands, External);
+  Result = Analyze ? Analyze(Commands) : Runner.analyze(File, Commands, External);
   if (!Key.empty() && !Result.Error && !Result.Cancelled && !Result.Deps.empty())
     Cache.store(Key, Result.Deps, Result.Findings, Result.Summary);
   return Result;
 }
+
+// Which first-phase parses are kept for the cross-unit phase (HeldParse.h): those that
+// succeeded and have something to exchange with other units (a function of their own that
+// others may call, or a call of another unit's), while the process's heap stays under the
+// budget (--cross-unit-memory) - a kept unit's AST is most of what it costs - and their
+// threads (two each, both waiting) under a cap. Under a thread limit (ulimit -u) a kept
+// parse's threads would be missing for the next parse, and LLVM aborts when it cannot start
+// one: a parse is kept only while the workers' next parses (and one more) can still start.
+class KeepBudget {
+public:
+  KeepBudget(std::size_t MiB, unsigned Workers) : Bytes(MiB << 20), Workers(Workers) {}
+  bool enabled() const { return Bytes > 0; }
+  bool admit(const UnitResult &First) {
+    if (First.Error || (First.Summary.Functions.empty() && First.Summary.Calls.empty()))
+      return false;
+    if (llvm::sys::Process::GetMallocUsage() > Bytes)
+      return false;
+    unsigned Headroom = 2 * Workers + 2;
+    if (threadsThatCanStart(Headroom) < Headroom)
+      return false;
+    return ++Kept <= kMaxKept;
+  }
+  unsigned kept() const { return std::min<unsigned>(Kept, kMaxKept); }
+
+private:
+  static constexpr unsigned kMaxKept = 256;
+  std::size_t Bytes;
+  unsigned Workers;
+  std::atomic<unsigned> Kept{0};
+};
 
 // Files sharing a command share one precompiled CUDA prelude (PreludePch.h). The cache is
 // told every file's key before the first parse, so that it builds a PCH only for a command
@@ -137,25 +173,64 @@ void forEachUnit(unsigned Workers, const std::vector<std::size_t> &Units, Fn &An
 
 // What every analysis of one run shares: the files, the options, the unit runner (the
 // database, the rules, the NOLINT comments, the prelude PCHs), the result cache, the workers.
+// With the cross-unit phase, the first phase keeps some units' parses alive (KeepBudget):
+// the second judges those again instead of parsing them again.
 struct BatchRun {
   const std::vector<std::string> &Files;
   const LintOptions &Options;
   const UnitRunner &Runner;
   ResultCache &Cache;
   unsigned Workers;
+  KeepBudget *Keep = nullptr;            // null: no parse is kept
+  std::vector<std::unique_ptr<HeldParse>> Held;  // by file; each written by its own worker
+  std::atomic<unsigned> JudgedAgain{0};  // second analyses served by a kept parse
 
-  UnitResult analyze(std::size_t I, const SummaryIndex *External = nullptr, const std::string &Slice = "") const {
-    return analyzeFile(Runner, Cache, Options, Files[I], External, Slice);
+  // Phase one: the unit alone; its parse kept when the budget admits it.
+  UnitResult analyzeFirst(std::size_t I) {
+    if (!Keep || !Keep->enabled())
+      return analyzeFile(Runner, Cache, Options, Files[I]);
+    return analyzeFile(Runner, Cache, Options, Files[I], nullptr, "",
+                       [&](const std::vector<tooling::CompileCommand> &Commands) {
+                         UnitResult First;
+                         if (Commands.size() != 1)  // one parse per command: not kept
+                           return Runner.analyze(Files[I], Commands);
+                         Held[I] = HeldParse::start(Runner, Files[I], Commands,
+                                                    [&](const UnitResult &R) { return Keep->admit(R); }, First);
+                         return First;
+                       });
+  }
+
+  // Phase two: the unit with the other units' summaries it uses (Slice: their text).
+  UnitResult analyzeAgain(std::size_t I, const SummaryIndex *External, const std::string &Slice) {
+    return analyzeFile(Runner, Cache, Options, Files[I], External, Slice,
+                       [&](const std::vector<tooling::CompileCommand> &Commands) {
+                         if (Held[I]) {
+                           if (std::optional<UnitResult> R = Held[I]->judgeAgain(External)) {
+                             ++JudgedAgain;
+                             return std::move(*R);
+                           }
+                           Held[I].reset();  // it crashed judging: a new parse decides
+                         }
+                         return Runner.analyze(Files[I], Commands, External);
+                       });
+  }
+
+  // Lets every kept parse end: all at once, then waits for each.
+  void releaseHeld() {
+    for (std::unique_ptr<HeldParse> &H : Held)
+      if (H)
+        H->release();
+    Held.clear();
   }
 };
 
 // Phase one: every file alone, timed, with "[n/m] file" progress as each one ends.
-void analyzeEachUnit(const BatchRun &U, std::vector<UnitResult> &PerFile) {
+void analyzeEachUnit(BatchRun &U, std::vector<UnitResult> &PerFile) {
   std::atomic<unsigned> Done{0};
   std::mutex ProgressLock;
   auto AnalyzeOne = [&](std::size_t I) {
     auto Start = std::chrono::steady_clock::now();
-    PerFile[I] = U.analyze(I);
+    PerFile[I] = U.analyzeFirst(I);
     PerFile[I].Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     unsigned N = ++Done;
     if (U.Options.Progress) {
@@ -177,7 +252,7 @@ void analyzeEachUnit(const BatchRun &U, std::vector<UnitResult> &PerFile) {
 // slices: rounds go on while a slice changes, at most kCrossUnitRounds (a chain of
 // calls through that many files is followed to its end). Returns how many units were
 // analyzed again.
-std::size_t crossUnitPhase(const BatchRun &U, std::vector<UnitResult> &PerFile) {
+std::size_t crossUnitPhase(BatchRun &U, std::vector<UnitResult> &PerFile) {
   constexpr unsigned kCrossUnitRounds = 4;
   const std::vector<std::string> &Files = U.Files;
   std::set<std::string> Here(Files.begin(), Files.end());
@@ -207,7 +282,7 @@ std::size_t crossUnitPhase(const BatchRun &U, std::vector<UnitResult> &PerFile) 
     if (Again.empty())
       break;
     auto AnalyzeAgain = [&](std::size_t I) {
-      UnitResult R = U.analyze(I, LastSlice[I].empty() ? nullptr : &Slices[I], LastSlice[I]);
+      UnitResult R = U.analyzeAgain(I, LastSlice[I].empty() ? nullptr : &Slices[I], LastSlice[I]);
       // The same parse cannot fail the second time unless the file changed meanwhile:
       // then the first result stands.
       if (!R.Error) {
@@ -268,10 +343,16 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   ResultCache Cache(Options.CacheDir);
   Result.Workers = workersFor(Options, Files.size(), Unit);
   UnitRunner Runner(DB, std::move(Unit), NoLint);
-  BatchRun Units{Files, Options, Runner, Cache, Result.Workers};
+  // No parse is kept where parses run on this thread (no thread could start).
+  KeepBudget Keep(Options.CrossUnit && Result.Workers > 0 ? Options.KeepParsesMiB : 0, Result.Workers);
+  BatchRun Units{Files, Options, Runner, Cache, Result.Workers, &Keep, {}};
+  Units.Held.resize(Files.size());
   analyzeEachUnit(Units, PerFile);
   if (Options.CrossUnit) {
     Result.UnitsReanalyzed = crossUnitPhase(Units, PerFile);
+    Result.UnitsKept = Keep.kept();
+    Result.UnitsJudgedAgain = Units.JudgedAgain;
+    Units.releaseHeld();
     for (std::size_t I = 0; I < Files.size(); ++I)
       if (!PerFile[I].Error)
         Result.Summaries.emplace_back(Files[I], PerFile[I].Summary);

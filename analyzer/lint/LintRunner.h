@@ -30,6 +30,10 @@ struct LintOptions {
   // a summarized function of another unit, or whose functions other units call with work in
   // flight. Off: each unit alone (--no-cross-unit).
   bool CrossUnit = true;
+  // The heap (MiB) within which the first phase keeps units' parses alive for the second,
+  // which then judges them again instead of parsing them again (unit/HeldParse.h); 0: parse
+  // them again (--cross-unit-memory).
+  std::size_t KeepParsesMiB = 2048;
   // Summaries of units this run does not analyze: other shards' --write-summaries files.
   std::vector<std::pair<std::string, UnitSummary>> ImportedSummaries;
 };
@@ -52,6 +56,8 @@ struct LintResult {
   // Each analyzed unit's summary (phase one), by file: --write-summaries writes them.
   std::vector<std::pair<std::string, UnitSummary>> Summaries;
   unsigned UnitsReanalyzed = 0;    // units the second phase analyzed again with summaries
+  unsigned UnitsKept = 0;          // first-phase parses kept alive for the second phase
+  unsigned UnitsJudgedAgain = 0;   // second analyses served by a kept parse (no new parse)
   std::string CacheProblem;        // why the cache could not be used or written, if so
 };
 

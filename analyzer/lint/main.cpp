@@ -147,6 +147,12 @@ cl::opt<bool> NoCrossUnit("no-cross-unit",
                           cl::desc("Analyze each file alone: no second phase with the function "
                                    "summaries of the other files (docs/ci.md)"),
                           cl::cat(Category));
+cl::opt<unsigned> CrossUnitMemory("cross-unit-memory",
+                                  cl::desc("Keep files' parses from the first phase for the second "
+                                           "while the heap is under this many MiB, so that the "
+                                           "second phase does not parse them again (0: parse "
+                                           "again; default 2048)"),
+                                  cl::value_desc("MiB"), cl::init(2048), cl::cat(Category));
 cl::opt<std::string> WriteSummaries("write-summaries",
                                     cl::desc("Write the analyzed files' function summaries to this "
                                              "file, for the other shards' --summaries"),
@@ -569,6 +575,7 @@ syncwatch::LintOptions lintOptions(const std::string &FallbackCuda, const RunSet
       Options.CacheDir = *Env;
   Options.Checking = Settings.CheckOptions;
   Options.CrossUnit = !NoCrossUnit;
+  Options.KeepParsesMiB = CrossUnitMemory;
   return Options;
 }
 
@@ -782,6 +789,8 @@ std::string statsJson(std::size_t Files, const syncwatch::LintResult &Result, do
     O.attribute("cacheHits", static_cast<int64_t>(Result.CacheHits));
     O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
     O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.UnitsReanalyzed));
+    O.attribute("parsesKept", static_cast<int64_t>(Result.UnitsKept));
+    O.attribute("judgedAgainFromKeptParses", static_cast<int64_t>(Result.UnitsJudgedAgain));
   });
   J << "\n";
   return J.str();
@@ -798,11 +807,12 @@ Stop writeRunStats(std::size_t Files, const syncwatch::LintResult &Result,
     errs() << format("syncwatch-lint: stats: %zu file(s), %u analyzed, %zu tool error(s), "
                      "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
                      "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s); cache %u hit(s), "
-                     "%u miss(es); %u file(s) analyzed again with other files' summaries\n",
+                     "%u miss(es); %u file(s) analyzed again with other files' summaries, %u of them "
+                     "without a new parse (%u parse(s) kept)\n",
                      Files, Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
                      Result.Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
                      Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
-                     Result.CacheMisses, Result.UnitsReanalyzed);
+                     Result.CacheMisses, Result.UnitsReanalyzed, Result.UnitsJudgedAgain, Result.UnitsKept);
   if (!StatsJson.empty()) {
     std::string Error;
     if (!syncwatch::writeFileAtomically(StatsJson, statsJson(Files, Result, Wall, Rss), Error))

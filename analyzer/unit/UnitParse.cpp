@@ -1,5 +1,6 @@
 #include "UnitParse.h"
 #include "FindingCollector.h"
+#include "HeldParse.h"
 #include "../core/CrossUnit.h"
 #include "../core/UnitScope.h"
 #include "../checks/CheckRegistry.h"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <cstdlib>
 #include <string_view>
 #include <memory>
@@ -141,6 +143,21 @@ private:
   const SourceManager &SM;
 };
 
+// Runs AtEnd once the checks have judged the unit, inside the parse, with its AST alive: a
+// parse kept for the cross-unit phase (HeldParse.h) waits there for its owner.
+class EndOfUnitHook : public MultiplexConsumer {
+public:
+  EndOfUnitHook(std::unique_ptr<ASTConsumer> Inner, std::function<void(ASTContext &)> AtEnd)
+      : MultiplexConsumer(std::move(Inner)), AtEnd(std::move(AtEnd)) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    MultiplexConsumer::HandleTranslationUnit(Ctx);
+    AtEnd(Ctx);
+  }
+
+private:
+  std::function<void(ASTContext &)> AtEnd;
+};
+
 // What the frontend action reports back to the parse: the unit's LangOptions (token lengths
 // in ranges), the AST being analyzed, and the files its parse read (for the result cache).
 struct ParseState {
@@ -177,10 +194,14 @@ const bool SyncwatchParseAllBodies = [] {
   return E && *E && std::string_view(E) != "0";
 }();
 
+// Called at the end of a unit with its AST and compiler (null: nothing to do).
+using AtEndOfUnit = std::function<void(ASTContext &, CompilerInstance &)>;
+
 class CheckingAction : public ASTFrontendAction {
 public:
-  CheckingAction(MatchFinder &Finder, ParseState &State, bool ParsedOnly, const std::atomic<bool> *Cancel)
-      : Finder(Finder), State(State), ParsedOnly(ParsedOnly), Cancel(Cancel) {}
+  CheckingAction(MatchFinder &Finder, ParseState &State, bool ParsedOnly, const std::atomic<bool> *Cancel,
+                 const AtEndOfUnit &AtEnd)
+      : Finder(Finder), State(State), ParsedOnly(ParsedOnly), Cancel(Cancel), AtEnd(AtEnd) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     // The parse's errors are reported as the file's tool error (ParseErrorCollector): no
     // "N errors generated when compiling for host." from clang on stderr besides (clang's
@@ -190,6 +211,9 @@ public:
     State.Unit.Ctx = CI.hasASTContext() ? &CI.getASTContext() : nullptr;
     ++State.Unit.Generation;
     std::unique_ptr<ASTConsumer> Consumer = Finder.newASTConsumer();
+    if (AtEnd)
+      Consumer = std::make_unique<EndOfUnitHook>(std::move(Consumer),
+                                                 [this, &CI](ASTContext &Ctx) { AtEnd(Ctx, CI); });
     if (ParsedOnly || Cancel)
       Consumer = std::make_unique<UnitScopeConsumer>(std::move(Consumer), ParsedOnly, Cancel);
     if (!SyncwatchParseAllBodies) {
@@ -209,14 +233,16 @@ private:
   ParseState &State;
   bool ParsedOnly;
   const std::atomic<bool> *Cancel;
+  const AtEndOfUnit &AtEnd;
 };
 
 class CheckingActionFactory : public tooling::FrontendActionFactory {
 public:
-  CheckingActionFactory(MatchFinder &Finder, ParseState &State, bool ParsedOnly, const std::atomic<bool> *Cancel)
-      : Finder(Finder), State(State), ParsedOnly(ParsedOnly), Cancel(Cancel) {}
+  CheckingActionFactory(MatchFinder &Finder, ParseState &State, bool ParsedOnly, const std::atomic<bool> *Cancel,
+                        AtEndOfUnit AtEnd)
+      : Finder(Finder), State(State), ParsedOnly(ParsedOnly), Cancel(Cancel), AtEnd(std::move(AtEnd)) {}
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<CheckingAction>(Finder, State, ParsedOnly, Cancel);
+    return std::make_unique<CheckingAction>(Finder, State, ParsedOnly, Cancel, AtEnd);
   }
 
 private:
@@ -224,7 +250,28 @@ private:
   ParseState &State;
   bool ParsedOnly;
   const std::atomic<bool> *Cancel;
+  AtEndOfUnit AtEnd;
 };
+
+// The prelude PCH a parse used is rebuilt by every run: it is keyed by the command, not
+// read as a dependency.
+void dropPch(std::vector<std::string> &Deps, const PchUse &Pch) {
+  if (Pch.Path.empty())
+    return;
+  Deps.erase(std::remove_if(Deps.begin(), Deps.end(),
+                            [&](const std::string &D) {
+                              return D == Pch.Path || llvm::sys::fs::equivalent(D, Pch.Path);
+                            }),
+             Deps.end());
+}
+
+std::vector<std::unique_ptr<SyncwatchCheck>> checksOf(const UnitOptions &Options) {
+  std::vector<std::unique_ptr<SyncwatchCheck>> Checks;
+  for (const CheckFactory &F : registeredChecks())
+    if (std::find(Options.Rules.begin(), Options.Rules.end(), F.Rule) != Options.Rules.end())
+      Checks.push_back(F.Create(CheckOptionsOf(Options.Checking, ruleInfo(F.Rule).Id)));
+  return Checks;
+}
 
 // Each file is parsed on a thread of its own with a large stack (reserved, not used: clang's
 // recursive descent needs depth only for deeply nested code) and an alternate signal stack,
@@ -294,14 +341,11 @@ void judgeOutcome(const std::string &File, bool Survived, int Status, const Pars
 } // namespace
 
 UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &File, const UnitOptions &Options,
-                     NoLintFilter &NoLint, const PchUse &Pch, const SummaryIndex *External) {
+                     NoLintFilter &NoLint, const PchUse &Pch, const SummaryIndex *External, ParseHold *Hold) {
   UnitResult Result;
   ParseState State{nullptr, {}, Result.Deps};
   FindingCollector Collector(NoLint, State.LO, State.Unit);
-  std::vector<std::unique_ptr<SyncwatchCheck>> Checks;
-  for (const CheckFactory &F : registeredChecks())
-    if (std::find(Options.Rules.begin(), Options.Rules.end(), F.Rule) != Options.Rules.end())
-      Checks.push_back(F.Create(CheckOptionsOf(Options.Checking, ruleInfo(F.Rule).Id)));
+  std::vector<std::unique_ptr<SyncwatchCheck>> Checks = checksOf(Options);
   UnitJudge Judge(Checks, Collector, Options.Summarize ? &Result.Summary : nullptr);
   Judge.Facts.setExternal(External);
   MatchFinder Finder;
@@ -321,7 +365,34 @@ UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
-  CheckingActionFactory Factory(Finder, State, Pch.MainFileOnly, Options.Cancel);
+  // A parse kept for the cross-unit phase: once the unit is judged without errors, its
+  // first result is published and the parse waits, its AST alive, to judge the unit again
+  // with other units' summaries: the facts, the checks and the findings start anew and the
+  // matchers walk the same AST, as a new parse of the unless-changed file would.
+  AtEndOfUnit AtEnd;
+  if (Hold)
+    AtEnd = [&](ASTContext &Ctx, CompilerInstance &CI) {
+      if (Errors.getNumErrors() > 0 || (Options.Cancel && Options.Cancel->load()))
+        return;
+      UnitResult First;
+      First.Findings = Collector.Findings;
+      First.Summary = Result.Summary;
+      collectDeps(CI, First.Deps);
+      dropPch(First.Deps, Pch);
+      Hold->publish(std::move(First));
+      while (std::optional<const SummaryIndex *> Slice = Hold->nextRequest()) {
+        Collector.Findings.clear();
+        Result.Summary = {};
+        Checks = checksOf(Options);
+        Judge.Facts.setExternal(*Slice);
+        Finder.matchAST(Ctx);
+        UnitResult Again;
+        Again.Findings = Collector.Findings;
+        Again.Summary = Result.Summary;
+        Hold->answer(std::move(Again));
+      }
+    };
+  CheckingActionFactory Factory(Finder, State, Pch.MainFileOnly, Options.Cancel, std::move(AtEnd));
   int Status = 1;
   // A crash in clang or in a check (a file the front end chokes on) costs that file only:
   // its analysis is abandoned, the others are still analyzed and reported.
@@ -343,13 +414,7 @@ UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &
     return Result;
   Result.Findings = std::move(Collector.Findings);
   Result.MainFileOnly = Pch.MainFileOnly;
-  // The shared prelude PCH is rebuilt by every run: it is keyed by the command, not read.
-  if (!Pch.Path.empty())
-    Result.Deps.erase(std::remove_if(Result.Deps.begin(), Result.Deps.end(),
-                                     [&](const std::string &D) {
-                                       return D == Pch.Path || llvm::sys::fs::equivalent(D, Pch.Path);
-                                     }),
-                      Result.Deps.end());
+  dropPch(Result.Deps, Pch);
   return Result;
 }
 

@@ -1,7 +1,8 @@
 // One parse of one unit, with the enabled checks judging its facts: ClangTool over the
 // unit's own file system (an editor's buffers laid over the disk), a precompiled prelude or
 // preamble when given, the editor's scope and cancel, and crash recovery on a thread with a
-// large stack. UnitRunner decides which PCH to give and what to do when the parse fails.
+// large stack; with a ParseHold, the parse stays alive after its first analysis for the
+// cross-unit phase (HeldParse.h). UnitRunner decides which PCH to give and what to do when the parse fails.
 #pragma once
 
 #include "NoLintFilter.h"
@@ -13,6 +14,8 @@
 
 namespace syncwatch {
 
+class ParseHold;  // HeldParse.h
+
 // The PCH a parse uses: "" none; PreambleBytes ("N,S") when it holds the file's own first
 // bytes, which the parse then skips; MainFileOnly: analyze only the declarations after them.
 struct PchUse {
@@ -23,7 +26,7 @@ struct PchUse {
 
 UnitResult parseUnit(const clang::tooling::CompilationDatabase &DB, const std::string &File,
                      const UnitOptions &Options, NoLintFilter &NoLint, const PchUse &Pch,
-                     const SummaryIndex *External);
+                     const SummaryIndex *External, ParseHold *Hold = nullptr);
 
 // Turns a crash while analyzing one file (a signal, a stack overflow) into that file's
 // tool error; call once, before the first parse.

@@ -77,7 +77,7 @@ std::vector<std::string> preludePchKeys(const tooling::CompilationDatabase &DB, 
 }
 
 UnitResult UnitRunner::analyze(const std::string &File, const std::vector<tooling::CompileCommand> &Commands,
-                               const SummaryIndex *External) const {
+                               const SummaryIndex *External, ParseHold *Hold) const {
   PreludePchCache *Pchs = Options.Pchs;
   PchUse Use;
   bool Preamble = false, PreambleNew = false;
@@ -99,7 +99,7 @@ UnitResult UnitRunner::analyze(const std::string &File, const std::vector<toolin
   }
   // (a new preamble: the headers' findings may have changed with it, the whole unit then)
   Use.MainFileOnly = Preamble && Options.MainFileScope && !PreambleNew;
-  UnitResult Result = parseUnit(DB, File, Options, NoLint, Use, External);
+  UnitResult Result = parseUnit(DB, File, Options, NoLint, Use, External, Hold);
   // (with the file's preamble in the PCH, an error anywhere may be the PCH's: a header
   // included twice that has no include guard)
   if (!Use.Path.empty() && Result.Error && !Result.Crashed && !Result.Cancelled &&
@@ -110,7 +110,7 @@ UnitResult UnitRunner::analyze(const std::string &File, const std::vector<toolin
     Pchs->noteFallback();
     if (Preamble)
       Pchs->forgetPreamble(Commands[0].Filename);
-    Result = parseUnit(DB, File, Options, NoLint, PchUse{}, External);
+    Result = parseUnit(DB, File, Options, NoLint, PchUse{}, External, Hold);
   }
   return Result;
 }

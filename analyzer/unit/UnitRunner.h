@@ -19,6 +19,8 @@
 
 namespace syncwatch {
 
+class ParseHold;  // HeldParse.h
+
 // A compilation database that can say why a file's command cannot be used as it stands
 // (lint/TranslatingDatabase: an nvcc command it could not translate). The runner refuses
 // such a file with that reason instead of parsing a command that would mislead.
@@ -63,8 +65,9 @@ public:
   // other units' summaries it may use (cross-unit). With Options.Pchs, a single-command file
   // is parsed with its prelude's PCH (or an editor's buffer with its preamble's); when that
   // parse fails outside the file itself, the PCH may be the cause, and the plain parse decides.
+  // With Hold, a parse that succeeds is kept alive after its first analysis (HeldParse.h).
   UnitResult analyze(const std::string &File, const std::vector<clang::tooling::CompileCommand> &Commands,
-                     const SummaryIndex *External = nullptr) const;
+                     const SummaryIndex *External = nullptr, ParseHold *Hold = nullptr) const;
 
 private:
   const clang::tooling::CompilationDatabase &DB;

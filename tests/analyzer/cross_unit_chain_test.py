@@ -97,6 +97,18 @@ try:
 
     _, two, _ = lint("-j2")
     check("-j2: the same report as -j1", two.get("findings") == one.get("findings"), found(two))
+    # The second phase judges the first phase's kept parses again (unit/HeldParse.h), round
+    # after round of the chain; parsing each unit again must give the same report.
+    kept_stats, again_stats = os.path.join(work, "kept.json"), os.path.join(work, "again.json")
+    _, kept, _ = lint("-j2", f"--run-stats-json={kept_stats}")
+    _, again, _ = lint("-j2", "--cross-unit-memory=0", f"--run-stats-json={again_stats}")
+    ks, ag = json.load(open(kept_stats)), json.load(open(again_stats))
+    check("kept parses: every second analysis of the chain is served without a new parse",
+          ks["judgedAgainFromKeptParses"] >= ks["reanalyzedWithSummaries"] >= 3 and ks["parsesKept"] == 4,
+          ks)
+    check("--cross-unit-memory=0: each is parsed again, and the report is the kept parses' report",
+          ag["judgedAgainFromKeptParses"] == 0 and ag["parsesKept"] == 0
+          and again.get("findings") == kept.get("findings") == one.get("findings"), (ag, found(again)))
     cache = os.path.join(work, "cache")
     _, cold, _ = lint("-j2", f"--cache-dir={cache}")
     _, warm, _ = lint("-j2", f"--cache-dir={cache}")

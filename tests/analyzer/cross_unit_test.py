@@ -71,6 +71,15 @@ try:
           loop and any(os.path.basename(n["location"]["file"]) == "ops.cu" for n in loop[0]["notes"]),
           loop[0]["notes"] if loop else "no finding")
 
+    kept_stats, again_stats = os.path.join(work, "kept.json"), os.path.join(work, "again.json")
+    _, kept, _ = lint(f"--run-stats-json={kept_stats}")
+    _, again, _ = lint("--cross-unit-memory=0", f"--run-stats-json={again_stats}")
+    ks, ag = json.load(open(kept_stats)), json.load(open(again_stats))
+    check("the second phase judges both files' kept parses again: no new parse",
+          ks["reanalyzedWithSummaries"] == 2 and ks["judgedAgainFromKeptParses"] == 2 and ks["parsesKept"] == 2, ks)
+    check("parsed again instead (--cross-unit-memory=0): the same report, byte for byte",
+          ag["judgedAgainFromKeptParses"] == 0 and json.dumps(again) == json.dumps(kept) == json.dumps(full), ag)
+
     rc, alone, _ = lint("--no-cross-unit")
     check("--no-cross-unit: each file alone finds nothing here", found(alone) == [] and rc == 0, found(alone))
 

@@ -1,0 +1,89 @@
+// A unit's parse kept alive after its first analysis, so that syncwatch-lint's cross-unit
+// phase can judge it again with the other units' summaries without parsing it again (a
+// second parse was what made that phase cost 1.5x a single pass: issue 41). The parse
+// thread stops at the end of the unit, with its AST, and serves requests: "judge again
+// with this slice of the summaries" - the matchers walk the same AST again, the facts and
+// the checks start anew, so the answer is the one a new parse would give - until its
+// owner lets it go, and the parse ends as any other.
+//
+// The memory this holds is an AST per kept unit: the batch runner decides how many to keep
+// (LintOptions::KeepParsesMiB).
+#pragma once
+
+#include "UnitRun.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace syncwatch {
+
+class UnitRunner;
+
+// Where a parse kept alive and its owner meet. The parse thread calls publish() once its
+// first analysis is done, then nextRequest()/answer() until nextRequest() says it is let go.
+class ParseHold {
+public:
+  // Parse thread: the first analysis (its findings, summary and the files it read).
+  void publish(UnitResult First);
+  // Parse thread: waits for the next slice to judge the unit with (nullptr: none); nullopt
+  // when the owner has let the parse go.
+  std::optional<const SummaryIndex *> nextRequest();
+  // Parse thread: the findings and summary of the last request.
+  void answer(UnitResult Again);
+  // The thread that ran the parse: it ended, with Final (a parse that never published:
+  // an error, a crash; or one that did, after it was let go or crashed while held).
+  void finish(UnitResult Final);
+
+  // Owner: waits for the first analysis or the end of the parse. True when it was
+  // published (the parse is held); false when the parse ended first (Final is the result).
+  bool waitFirst(UnitResult &Out);
+  // Owner: judges the held unit again; nullopt when the parse ended instead (a crash).
+  std::optional<UnitResult> ask(const SummaryIndex *External);
+  // Owner: lets the parse go on to its end.
+  void release();
+
+private:
+  std::mutex M;
+  std::condition_variable CV;
+  bool Published = false, Finished = false, Released = false;
+  bool Asked = false, Answered = false;
+  const SummaryIndex *Request = nullptr;
+  UnitResult First, Again, Final;
+};
+
+// A kept parse with the thread it runs on. Destroying it lets the parse go and waits for
+// the thread: the AST is freed then.
+class HeldParse {
+public:
+  // Analyzes File (UnitRunner::analyze, no summaries) on a thread of its own and returns
+  // once the first analysis is done, in First. Keep decides from that first result whether
+  // the parse is worth keeping; the result is null when it is not, or when the parse ended
+  // without one (errors, a crash: First says so), or when no thread could be started.
+  static std::unique_ptr<HeldParse> start(const UnitRunner &Runner, const std::string &File,
+                                          const std::vector<clang::tooling::CompileCommand> &Commands,
+                                          const std::function<bool(const UnitResult &)> &Keep,
+                                          UnitResult &First);
+  ~HeldParse();
+  // Lets the parse go on to its end without waiting for it (the destructor waits): letting
+  // every kept parse go first frees their ASTs in parallel.
+  void release() { Hold->release(); }
+  // The unit judged again with External: findings and summary (Deps: the first parse's).
+  // nullopt when the kept parse could not answer (it crashed): parse the unit again then.
+  std::optional<UnitResult> judgeAgain(const SummaryIndex *External);
+
+private:
+  HeldParse() = default;
+  std::shared_ptr<ParseHold> Hold;
+  std::thread Thread;
+  std::vector<std::string> Deps;
+};
+
+} // namespace syncwatch
