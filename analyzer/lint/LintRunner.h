@@ -30,9 +30,9 @@ struct LintOptions {
   // a summarized function of another unit, or whose functions other units call with work in
   // flight. Off: each unit alone (--no-cross-unit).
   bool CrossUnit = true;
-  // The heap (MiB) within which the first phase keeps units' parses alive for the second,
-  // which then judges them again instead of parsing them again (unit/HeldParse.h); 0: parse
-  // them again (--cross-unit-memory).
+  // The resident memory (MiB) under which the first phase keeps units' parses alive for the
+  // second, which then judges them again instead of parsing them again (unit/HeldParse.h);
+  // 0: parse them again (--cross-unit-memory).
   std::size_t KeepParsesMiB = 2048;
   // Summaries of units this run does not analyze: other shards' --write-summaries files.
   std::vector<std::pair<std::string, UnitSummary>> ImportedSummaries;

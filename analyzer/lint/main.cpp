@@ -149,9 +149,9 @@ cl::opt<bool> NoCrossUnit("no-cross-unit",
                           cl::cat(Category));
 cl::opt<unsigned> CrossUnitMemory("cross-unit-memory",
                                   cl::desc("Keep files' parses from the first phase for the second "
-                                           "while the heap is under this many MiB, so that the "
-                                           "second phase does not parse them again (0: parse "
-                                           "again; default 2048)"),
+                                           "while the process's resident memory is under this "
+                                           "many MiB, so that the second phase does not parse "
+                                           "them again (0: parse again; default 2048)"),
                                   cl::value_desc("MiB"), cl::init(2048), cl::cat(Category));
 cl::opt<std::string> WriteSummaries("write-summaries",
                                     cl::desc("Write the analyzed files' function summaries to this "

@@ -1,7 +1,7 @@
 #include "HeldParse.h"
+#include "UnitParse.h"
 #include "UnitRunner.h"
 
-#include <system_error>
 
 namespace syncwatch {
 
@@ -70,29 +70,40 @@ void ParseHold::release() {
 std::unique_ptr<HeldParse> HeldParse::start(const UnitRunner &Runner, const std::string &File,
                                             const std::vector<clang::tooling::CompileCommand> &Commands,
                                             const std::function<bool(const UnitResult &)> &Keep,
-                                            UnitResult &First) {
+                                            std::optional<UnitResult> &First) {
   std::unique_ptr<HeldParse> Held(new HeldParse);
   Held->Hold = std::make_shared<ParseHold>();
-  try {
-    // The thread only waits for the parse's own (UnitParse.cpp runs each parse on a thread
-    // with a large stack): its arguments are copied, it outlives this call.
-    Held->Thread = std::thread([&Runner, File, Commands, Hold = Held->Hold] {
-      Hold->finish(Runner.analyze(File, Commands, nullptr, Hold.get()));
-    });
-  } catch (const std::system_error &) {
-    First = Runner.analyze(File, Commands);  // no thread (a thread limit): as without keeping
+  // The parse outlives this call: its arguments are copied. (pthread, not std::thread or
+  // llvm::thread: the stack size is set, and a thread that cannot start is an answer, not
+  // an abort.)
+  auto *Parse = new std::function<void()>([&Runner, File, Commands, Hold = Held->Hold] {
+    Hold->finish(Runner.analyze(File, Commands, nullptr, Hold.get()));
+  });
+  pthread_attr_t Attr;
+  pthread_attr_init(&Attr);
+  pthread_attr_setstacksize(&Attr, ParseStackSize);
+  auto Run = [](void *Arg) -> void * {
+    std::unique_ptr<std::function<void()>> Fn(static_cast<std::function<void()> *>(Arg));
+    (*Fn)();
     return nullptr;
+  };
+  Held->Started = pthread_create(&Held->Thread, &Attr, Run, Parse) == 0;
+  pthread_attr_destroy(&Attr);
+  if (!Held->Started) {
+    delete Parse;
+    return nullptr;  // no thread (a thread limit): First stays empty
   }
-  if (!Held->Hold->waitFirst(First) || !Keep(First))
+  First.emplace();
+  if (!Held->Hold->waitFirst(*First) || !Keep(*First))
     return nullptr;  // the destructor lets the parse go and joins its thread
-  Held->Deps = First.Deps;
+  Held->Deps = First->Deps;
   return Held;
 }
 
 HeldParse::~HeldParse() {
   Hold->release();
-  if (Thread.joinable())
-    Thread.join();
+  if (Started)
+    pthread_join(Thread, nullptr);
 }
 
 std::optional<UnitResult> HeldParse::judgeAgain(const SummaryIndex *External) {

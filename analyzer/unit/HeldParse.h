@@ -6,7 +6,8 @@
 // the checks start anew, so the answer is the one a new parse would give - until its
 // owner lets it go, and the parse ends as any other.
 //
-// The memory this holds is an AST per kept unit: the batch runner decides how many to keep
+// The memory this holds is a unit's AST and compiler state (35 MiB for a small CUDA file,
+// 300 MiB for one of AMGX's): the batch runner decides how many to keep
 // (LintOptions::KeepParsesMiB).
 #pragma once
 
@@ -14,13 +15,14 @@
 
 #include "clang/Tooling/CompilationDatabase.h"
 
+#include <pthread.h>
+
 #include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace syncwatch {
@@ -64,13 +66,16 @@ private:
 class HeldParse {
 public:
   // Analyzes File (UnitRunner::analyze, no summaries) on a thread of its own and returns
-  // once the first analysis is done, in First. Keep decides from that first result whether
-  // the parse is worth keeping; the result is null when it is not, or when the parse ended
-  // without one (errors, a crash: First says so), or when no thread could be started.
+  // once the first analysis is done, in First. That thread has the parse's large stack and
+  // Runner must parse on it (UnitOptions::ParseOnCallingThread): a kept parse holds one
+  // thread, as a parse does, which the batch runner's thread budget counts on. Keep decides
+  // from that first result whether the parse is worth keeping; the result is null when it
+  // is not, or when the parse ended without one (errors, a crash: First says so), or when no
+  // thread could be started (First is empty: analyze the file as usual).
   static std::unique_ptr<HeldParse> start(const UnitRunner &Runner, const std::string &File,
                                           const std::vector<clang::tooling::CompileCommand> &Commands,
                                           const std::function<bool(const UnitResult &)> &Keep,
-                                          UnitResult &First);
+                                          std::optional<UnitResult> &First);
   ~HeldParse();
   // Lets the parse go on to its end without waiting for it (the destructor waits): letting
   // every kept parse go first frees their ASTs in parallel.
@@ -82,7 +87,8 @@ public:
 private:
   HeldParse() = default;
   std::shared_ptr<ParseHold> Hold;
-  std::thread Thread;
+  pthread_t Thread{};
+  bool Started = false;
   std::vector<std::string> Deps;
 };
 

@@ -278,7 +278,6 @@ std::vector<std::unique_ptr<SyncwatchCheck>> checksOf(const UnitOptions &Options
 // so that even a stack overflow - clang++ itself dies of one on 5,000 nested parentheses,
 // bench's broken_nesting inputs - is a crash CrashRecoveryContext can recover from: the
 // signal handler needs a stack to run on, and the overflowed one has none left.
-constexpr unsigned ParseStackSize = 64u << 20;
 
 class AlternateSignalStack {
 public:

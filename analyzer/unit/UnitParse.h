@@ -16,6 +16,10 @@ namespace syncwatch {
 
 class ParseHold;  // HeldParse.h
 
+// The stack a parse runs on (reserved, not used: clang's recursive descent needs depth only
+// for deeply nested code), so that a stack overflow is a crash recovered like another.
+constexpr unsigned ParseStackSize = 64u << 20;
+
 // The PCH a parse uses: "" none; PreambleBytes ("N,S") when it holds the file's own first
 // bytes, which the parse then skips; MainFileOnly: analyze only the declarations after them.
 struct PchUse {

@@ -6,7 +6,7 @@ not an abort. Waits are on conditions with deadlines (a file appears, a process 
 on sleeps alone.
 
 Usage: signals_test.py SYNCWATCH_LINT SYNCWATCH SOURCE_DIR"""
-import glob, os, shutil, signal, subprocess, sys, tempfile, time
+import glob, json, os, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),  # this folder, and tests/ (harness.py)
                 os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
@@ -101,6 +101,24 @@ try:
             check(f"syncwatch-lint under ulimit -u {limit}: a warning and the findings (exit 1), no abort",
                   r.returncode == 1 and "thread(s) could be started" in r.stderr and "syncwatch-" in r.stdout,
                   f"rc={r.returncode} {r.stderr[-300:]}")
+        # The cross-unit phase keeps first-phase parses alive, two threads each: under a limit
+        # it keeps none, or as many as leave the next parses their threads, and the report is
+        # the unlimited one (test_inputs/cross_unit: both findings need the second phase).
+        pair = [os.path.join(SRC, "test_inputs", "cross_unit", f) for f in ("ops.cu", "train.cu")]
+        def pair_lint(prefix):
+            return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", "-c",
+                                   f"{prefix}exec '{LINT}' -j2 --no-source --format=json "
+                                   + " ".join(f"'{f}'" for f in pair) + " -- --cuda-path=/usr/local/cuda"],
+                                  capture_output=True, text=True, timeout=300)
+        free = pair_lint("")
+        want = sorted((x["location"]["line"], x["rule"]) for x in json.loads(free.stdout or "{}").get("findings", []))
+        check("the two cross-unit files unlimited: their two findings", free.returncode == 1 and len(want) == 2,
+              f"rc={free.returncode} {want} {free.stderr[-300:]}")
+        for limit in (3, 6, 9, 12):
+            r = pair_lint(f"ulimit -u {limit}; ")
+            got = sorted((x["location"]["line"], x["rule"]) for x in json.loads(r.stdout or "{}").get("findings", []))
+            check(f"the cross-unit phase under ulimit -u {limit}: the same findings, no abort",
+                  r.returncode == 1 and got == want, f"rc={r.returncode} {got} {r.stderr[-300:]}")
     else:
         print("skip the thread-limit case: it needs root to run as an unprivileged user (setpriv)")
 finally:
