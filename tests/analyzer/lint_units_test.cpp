@@ -1,5 +1,6 @@
 #include "../../analyzer/lint/CudaInstall.h"
 #include "../../analyzer/unit/GlobList.h"
+#include "../../analyzer/unit/HeldParse.h"
 #include "../../analyzer/lint/HostSideArgs.h"
 #include "../../analyzer/lint/LintRunner.h"
 #include "../../analyzer/unit/NoLintFilter.h"
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
 #include <unistd.h>
 
 using namespace syncwatch;
@@ -393,4 +395,60 @@ TEST(UnitRunner, AnalyzesTheUnsavedBufferNotTheDisk) {
   ASSERT_TRUE(Problem);
   EXPECT_NE(Problem->Message.find("is not a regular file"), std::string::npos);
   fs::remove_all(Dir);
+}
+
+// The meeting point of a kept parse and its owner (unit/HeldParse.h), with a thread playing
+// the parse: the first result, two judgements with different slices, the release.
+TEST(ParseHold, PublishJudgeAgainRelease) {
+  ParseHold Hold;
+  SummaryIndex Slice;
+  std::vector<const SummaryIndex *> Asked;
+  std::thread Parse([&] {
+    UnitResult First;
+    First.Findings.resize(1);
+    Hold.publish(std::move(First));
+    while (std::optional<const SummaryIndex *> Next = Hold.nextRequest()) {
+      Asked.push_back(*Next);
+      UnitResult Again;
+      Again.Findings.resize(Asked.size() + 1);
+      Hold.answer(std::move(Again));
+    }
+    Hold.finish(UnitResult{});
+  });
+  UnitResult First;
+  ASSERT_TRUE(Hold.waitFirst(First));
+  EXPECT_EQ(First.Findings.size(), 1u);
+  std::optional<UnitResult> A = Hold.ask(&Slice);
+  std::optional<UnitResult> B = Hold.ask(nullptr);
+  ASSERT_TRUE(A && B);
+  EXPECT_EQ(A->Findings.size(), 2u);
+  EXPECT_EQ(B->Findings.size(), 3u);
+  Hold.release();
+  Parse.join();
+  EXPECT_EQ(Asked, (std::vector<const SummaryIndex *>{&Slice, nullptr}));
+  EXPECT_FALSE(Hold.ask(&Slice)) << "a released parse answers nothing";
+}
+
+// A parse that ends without publishing (a parse error) gives its final result; one that
+// ends while asked (a crash recovered on its thread) answers nothing, so the unit is parsed
+// again instead of the owner waiting forever.
+TEST(ParseHold, EndedParsesAnswerNothing) {
+  ParseHold Failed;
+  UnitResult Error;
+  Error.Error = ToolError{"f.cu", "could not be parsed"};
+  Failed.finish(std::move(Error));
+  UnitResult Out;
+  EXPECT_FALSE(Failed.waitFirst(Out));
+  EXPECT_TRUE(Out.Error.has_value());
+  EXPECT_FALSE(Failed.ask(nullptr));
+
+  ParseHold Crashed;
+  std::thread Parse([&] {
+    Crashed.publish(UnitResult{});
+    if (Crashed.nextRequest())  // judging again crashes: no answer, the parse ends
+      Crashed.finish(UnitResult{});
+  });
+  ASSERT_TRUE(Crashed.waitFirst(Out));
+  EXPECT_FALSE(Crashed.ask(nullptr));
+  Parse.join();
 }
