@@ -1,6 +1,6 @@
 #include "UnitParse.h"
 #include "FindingCollector.h"
-#include "HeldParse.h"
+#include "ParseHold.h"
 #include "../core/CrossUnit.h"
 #include "../core/UnitScope.h"
 #include "../checks/CheckRegistry.h"

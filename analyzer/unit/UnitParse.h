@@ -14,7 +14,7 @@
 
 namespace syncwatch {
 
-class ParseHold;  // HeldParse.h
+class ParseHold;  // ParseHold.h
 
 // The stack a parse runs on (reserved, not used: clang's recursive descent needs depth only
 // for deeply nested code), so that a stack overflow is a crash recovered like another.

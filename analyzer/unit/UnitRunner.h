@@ -19,7 +19,7 @@
 
 namespace syncwatch {
 
-class ParseHold;  // HeldParse.h
+class ParseHold;  // ParseHold.h
 
 // A compilation database that can say why a file's command cannot be used as it stands
 // (lint/TranslatingDatabase: an nvcc command it could not translate). The runner refuses
