@@ -18,14 +18,14 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace clang;
 
@@ -117,10 +117,10 @@ std::size_t residentBytes() {
 // succeeded and have something to exchange with other units (a function of their own that
 // others may call, or a call of another unit's), while the process's resident memory stays
 // under the budget (--cross-unit-memory) - a kept unit's AST and compiler state are what it
-// costs, 35 MiB for a small CUDA file, 300 MiB for one of AMGX's - and their
-// threads (two each, both waiting) under a cap. Under a thread limit (ulimit -u) a kept
-// parse's threads would be missing for the next parse, and LLVM aborts when it cannot start
-// one: a parse is kept only while the workers' next parses (and one more) can still start.
+// costs, 35 MiB for a small CUDA file, 300 MiB for one of AMGX's - and their threads (one
+// each, waiting) under a cap. Under a thread limit (ulimit -u) a kept parse's thread would
+// be missing for the next parse, and LLVM aborts when it cannot start one: a parse is kept
+// only while the workers' next parses (and one more) can still start.
 class KeepBudget {
 public:
   KeepBudget(std::size_t MiB, unsigned Workers) : Bytes(MiB << 20), Workers(Workers) {}
@@ -133,9 +133,12 @@ public:
     unsigned Headroom = 2 * Workers + 2;
     if (threadsThatCanStart(Headroom) < Headroom)
       return false;
-    return ++Kept <= kMaxKept;
+    if (++Kept <= kMaxKept)
+      return true;
+    --Kept;
+    return false;
   }
-  unsigned kept() const { return std::min<unsigned>(Kept, kMaxKept); }
+  unsigned kept() const { return Kept; }
 
 private:
   static constexpr unsigned kMaxKept = 256;
@@ -228,7 +231,8 @@ struct BatchRun {
     // A kept parse's thread keeps its malloc arena, so the next parses start arenas of their
     // own, and what a finished parse freed there stays resident: AMGX's first 24 units
     // peaked at 4.4 GiB with 5 parses kept, against 1.0 without. Give it back.
-    releaseFreedMemory();
+    if (Keep->kept() > 0)
+      releaseFreedMemory();
     return R;
   }
 

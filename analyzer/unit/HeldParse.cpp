@@ -2,7 +2,6 @@
 #include "UnitParse.h"
 #include "UnitRunner.h"
 
-
 namespace syncwatch {
 
 std::unique_ptr<HeldParse> HeldParse::start(const UnitRunner &Runner, const std::string &File,

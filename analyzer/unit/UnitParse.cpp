@@ -367,7 +367,7 @@ UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &
   // A parse kept for the cross-unit phase: once the unit is judged without errors, its
   // first result is published and the parse waits, its AST alive, to judge the unit again
   // with other units' summaries: the facts, the checks and the findings start anew and the
-  // matchers walk the same AST, as a new parse of the unless-changed file would.
+  // matchers walk the same AST, as a new parse of the unchanged file would.
   AtEndOfUnit AtEnd;
   if (Hold)
     AtEnd = [&](ASTContext &Ctx, CompilerInstance &CI) {
