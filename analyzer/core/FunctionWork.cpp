@@ -186,6 +186,17 @@ static bool handedAStream(const CallExpr &Call) {
   return false;
 }
 
+// A call into another unit: without the callee's summary, a callee handed a stream may
+// synchronize it (WorkTransfer).
+static bool opaqueCall(const FunctionDecl *External, const ExportedFunction *Summary, const CallExpr &Call) {
+  return External && !Summary && handedAStream(Call);
+}
+
+// A call into another unit leaves stream work running only where its summary says so.
+static bool leavesWork(const ExportedFunction *Summary) {
+  return Summary && Summary->LeftOn != ExportedFunction::Left::None;
+}
+
 // The condition of the loop, when Call is part of it.
 static bool inLoopCondition(const CallExpr &Call, const Stmt *Loop, const SourceManager &SM) {
   const Expr *Cond = nullptr;
@@ -229,8 +240,7 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
         External = externalCallee(*Call, SM);
       if (External && this->External)
         Summary = this->External->function(usrOf(External));
-      // Without a summary, a callee handed a stream may synchronize it (WorkTransfer).
-      Opaque = External && !Summary && handedAStream(*Call);
+      Opaque = opaqueCall(External, Summary, *Call);
       if ((!Helper && !External) || Helper == Function)
         return;
     }
@@ -242,7 +252,7 @@ void FunctionWork::add(const Decl *Function, const CallExpr *Call, const std::ve
              std::vector<const Stmt *>(Loops.rbegin(), Loops.rend()), // innermost first
              Tensor                         ? false
              : !Api && !Helper && !External ? true
-             : Summary                      ? Summary->LeftOn != ExportedFunction::Left::None
+             : External                     ? leavesWork(Summary)
                                             : Api && issuesStreamWork(*Api),
              Tensor || (Api && (isExplicitSync(*Api) || SyncCopy)),
              Helper,
@@ -290,6 +300,17 @@ const std::vector<FunctionCalls> &FunctionWork::functions() {
     Sorted.push_back(std::move(F));
   }
   return Sorted;
+}
+
+void FunctionWork::refreshExternal() {
+  for (FunctionCalls &F : Sorted)
+    for (WorkCall &W : F.Calls) {
+      if (!W.ExternalCallee)
+        continue;
+      W.External = External ? External->function(usrOf(W.ExternalCallee)) : nullptr;
+      W.OpaqueWithStream = opaqueCall(W.ExternalCallee, W.External, *W.Call);
+      W.StreamWork = leavesWork(W.External);
+    }
 }
 
 } // namespace syncwatch

@@ -83,6 +83,9 @@ public:
   // The summaries of functions other units define (syncwatch-lint's second phase); nullptr:
   // none, every call into another unit is opaque.
   void setExternal(const SummaryIndex *Index) { External = Index; }
+  // After setExternal, once walked: the calls into other units take the new summaries
+  // (what the callee leaves running, or opaque), without walking the unit again.
+  void refreshExternal();
   // Walks the unit once (on first call) and returns each function's calls in source order.
   const std::vector<FunctionCalls> &functions();
   clang::ASTContext *context() const { return Ctx; }

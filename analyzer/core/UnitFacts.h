@@ -55,6 +55,15 @@ public:
     Work.setExternal(Index);
   }
   const SummaryIndex *external() const { return External; }
+  // The same unit, to be judged again with other summaries (Index): what the matchers and
+  // the walk collected stays, the calls into other units take Index's summaries, and
+  // what was derived from the old ones (the flow) is derived anew when next asked. Half a
+  // judgement's time on AMGX's units is the matchers' walk over the AST, which this skips.
+  void rejudgeWith(const SummaryIndex *Index) {
+    setExternal(Index);
+    Work.refreshExternal();
+    Flow.reset();
+  }
 
   // Null until a CUDA call (or, with registerUnitMatcher, the unit) was matched: a unit
   // without one has no facts to judge.

@@ -34,6 +34,11 @@ struct LintOptions {
   // second, which then judges them again instead of parsing them again (unit/HeldParse.h);
   // 0: parse them again (--cross-unit-memory).
   std::size_t KeepParsesMiB = 2048;
+  // Judge each first-phase unit a second time at the end of its parse, with the summaries
+  // known by then (lint/KnownSummaries.h), taking likely callees first (lint/UnitOrder.h):
+  // the second phase then parses again only the units whose slice changed after that.
+  // Off: phase one judges each unit alone, in the database's order (benchmarks, tests).
+  bool JudgeWithKnown = true;
   // Summaries of units this run does not analyze: other shards' --write-summaries files.
   std::vector<std::pair<std::string, UnitSummary>> ImportedSummaries;
 };
@@ -58,6 +63,7 @@ struct LintResult {
   unsigned UnitsReanalyzed = 0;    // units the second phase analyzed again with summaries
   unsigned UnitsKept = 0;          // first-phase parses kept alive for the second phase
   unsigned UnitsJudgedAgain = 0;   // second analyses served by a kept parse (no new parse)
+  unsigned UnitsJudgedWithKnown = 0;  // first-phase units judged again with the known summaries
   std::string CacheProblem;        // why the cache could not be used or written, if so
 };
 

@@ -153,6 +153,13 @@ cl::opt<unsigned> CrossUnitMemory("cross-unit-memory",
                                            "many MiB, so that the second phase does not parse "
                                            "them again (0: parse again; default 2048)"),
                                   cl::value_desc("MiB"), cl::init(2048), cl::cat(Category));
+// Benchmarks and tests compare with the first phase judging each unit alone, in the
+// database's order (LintOptions::JudgeWithKnown).
+cl::opt<bool> NoEarlySummaries("no-early-summaries",
+                               cl::desc("First phase: judge each file alone, in the database's "
+                                        "order, not again with the summaries known at its "
+                                        "parse's end"),
+                               cl::Hidden, cl::cat(Category));
 cl::opt<std::string> WriteSummaries("write-summaries",
                                     cl::desc("Write the analyzed files' function summaries to this "
                                              "file, for the other shards' --summaries"),
@@ -576,6 +583,7 @@ syncwatch::LintOptions lintOptions(const std::string &FallbackCuda, const RunSet
   Options.Checking = Settings.CheckOptions;
   Options.CrossUnit = !NoCrossUnit;
   Options.KeepParsesMiB = CrossUnitMemory;
+  Options.JudgeWithKnown = !NoEarlySummaries;
   return Options;
 }
 
@@ -791,6 +799,7 @@ std::string statsJson(std::size_t Files, const syncwatch::LintResult &Result, do
     O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.UnitsReanalyzed));
     O.attribute("parsesKept", static_cast<int64_t>(Result.UnitsKept));
     O.attribute("judgedAgainFromKeptParses", static_cast<int64_t>(Result.UnitsJudgedAgain));
+    O.attribute("judgedWithKnownSummaries", static_cast<int64_t>(Result.UnitsJudgedWithKnown));
   });
   J << "\n";
   return J.str();
@@ -808,11 +817,13 @@ Stop writeRunStats(std::size_t Files, const syncwatch::LintResult &Result,
                      "%u crash(es) recovered; %u worker(s); wall %.1f s; slowest %.1f s (%s); "
                      "peak RSS %.1f MiB; %u prelude PCH(s), %u fallback(s); cache %u hit(s), "
                      "%u miss(es); %u file(s) analyzed again with other files' summaries, %u of them "
-                     "without a new parse (%u parse(s) kept)\n",
+                     "without a new parse (%u parse(s) kept); %u judged at their first parse's end with "
+                     "the summaries known then\n",
                      Files, Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
                      Result.Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
                      Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
-                     Result.CacheMisses, Result.UnitsReanalyzed, Result.UnitsJudgedAgain, Result.UnitsKept);
+                     Result.CacheMisses, Result.UnitsReanalyzed, Result.UnitsJudgedAgain, Result.UnitsKept,
+                     Result.UnitsJudgedWithKnown);
   if (!StatsJson.empty()) {
     std::string Error;
     if (!syncwatch::writeFileAtomically(StatsJson, statsJson(Files, Result, Wall, Rss), Error))

@@ -364,27 +364,48 @@ UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &
   ParseErrorCollector Errors;
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
-  // A parse kept for the cross-unit phase: once the unit is judged without errors, its
-  // first result is published and the parse waits, its AST alive, to judge the unit again
-  // with other units' summaries: the facts, the checks and the findings start anew and the
-  // matchers walk the same AST, as a new parse of the unchanged file would.
+  // The unit judged again on the same AST with other units' summaries: the checks and the
+  // findings start anew on the facts the matchers collected, with the calls into other
+  // units taking the new summaries (UnitFacts::rejudgeWith), as a new parse of the
+  // unchanged file would judge it.
+  auto JudgeAgain = [&](const SummaryIndex *Slice) {
+    Collector.Findings.clear();
+    Result.Summary = {};
+    Checks = checksOf(Options);
+    Judge.Facts.rejudgeWith(Slice);
+    Judge.onEndOfTranslationUnit();
+  };
+  // The first phase's second judgement, with the summaries known at the parse's end
+  // (UnitOptions::KnownSlices); and a parse kept for the cross-unit phase: once the unit is
+  // judged without errors, its first result is published and the parse waits, its AST
+  // alive, to judge the unit again with each slice it is asked about.
+  // (A file with several compile commands sums its parses' summaries: judged alone.)
+  bool JudgeWithKnown = Options.KnownSlices && Options.Summarize && !External && DB.getCompileCommands(File).size() == 1;
+  std::optional<KnownSlice> Known;
   AtEndOfUnit AtEnd;
-  if (Hold)
-    AtEnd = [&](ASTContext &Ctx, CompilerInstance &CI) {
+  if (Hold || JudgeWithKnown)
+    AtEnd = [&](ASTContext &, CompilerInstance &CI) {
       if (Errors.getNumErrors() > 0 || (Options.Cancel && Options.Cancel->load()))
+        return;
+      if (JudgeWithKnown)
+        Known = Options.KnownSlices(Result.Summary);
+      if (Known) {
+        Result.Plain = Judgement{Collector.Findings, Result.Summary};
+        Result.SliceUsed = Known->Text;
+        JudgeAgain(&Known->Index);
+      }
+      if (!Hold)
         return;
       UnitResult First;
       First.Findings = Collector.Findings;
       First.Summary = Result.Summary;
+      First.SliceUsed = Result.SliceUsed;
+      First.Plain = Result.Plain;
       collectDeps(CI, First.Deps);
       dropPch(First.Deps, Pch);
       Hold->publish(std::move(First));
       while (std::optional<const SummaryIndex *> Slice = Hold->nextRequest()) {
-        Collector.Findings.clear();
-        Result.Summary = {};
-        Checks = checksOf(Options);
-        Judge.Facts.setExternal(*Slice);
-        Finder.matchAST(Ctx);
+        JudgeAgain(*Slice);
         UnitResult Again;
         Again.Findings = Collector.Findings;
         Again.Summary = Result.Summary;

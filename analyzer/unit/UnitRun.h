@@ -11,6 +11,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,6 +20,15 @@
 namespace syncwatch {
 
 class PreludePchCache;  // PreludePch.h
+
+// A unit's slice of the other units' summaries known when its parse ends (syncwatch-lint's
+// first phase, KnownSummaries.h): the index it is judged with and its canonical text.
+struct KnownSlice {
+  SummaryIndex Index;
+  std::string Text;
+};
+// The slice for a unit of this summary; nullopt when it is empty.
+using SliceOfKnown = std::function<std::optional<KnownSlice>(const UnitSummary &)>;
 
 struct UnitOptions {
   std::vector<RuleId> Rules;   // the checks to run, in catalogue order
@@ -46,6 +56,17 @@ struct UnitOptions {
   // analyzed): checked between the parse's top-level declarations and before the checks.
   // The result then says Cancelled and holds no findings.
   const std::atomic<bool> *Cancel = nullptr;
+  // With Summarize, a unit parsed without summaries (the first phase) is judged a second
+  // time at once, its AST still alive, with its slice of the summaries known by then: a
+  // unit whose callees' and callers' units were analyzed before it needs no second parse.
+  // The result is that judgement (UnitResult::SliceUsed; the plain one in Plain).
+  SliceOfKnown KnownSlices;
+};
+
+// What the checks found and the unit tells the others, from one judgement of a parse.
+struct Judgement {
+  std::vector<Finding> Findings;
+  UnitSummary Summary;
 };
 
 struct UnitResult {
@@ -58,6 +79,10 @@ struct UnitResult {
   bool MainFileOnly = false;       // only the declarations after the preamble were analyzed
   bool Cancelled = false;          // UnitOptions::Cancel stopped it: no result
   double Seconds = 0;              // set by the caller that timed it
+  // Judged again with the summaries known at the parse's end (UnitOptions::KnownSlices):
+  // the slice's text, and the judgement without it (the result cache's first-phase entry).
+  std::string SliceUsed;
+  std::optional<Judgement> Plain;
 };
 
 } // namespace syncwatch

@@ -97,11 +97,13 @@ try:
 
     _, two, _ = lint("-j2")
     check("-j2: the same report as -j1", two.get("findings") == one.get("findings"), found(two))
-    # The second phase judges the first phase's kept parses again (unit/HeldParse.h), round
-    # after round of the chain; parsing each unit again must give the same report.
+    # Without judging at the parses' ends (--no-early-summaries), the second phase judges
+    # the first phase's kept parses again (unit/HeldParse.h), round after round of the chain;
+    # parsing each unit again, or judging each at its parse's end with what is known then
+    # (the default), must give the same report.
     kept_stats, again_stats = os.path.join(work, "kept.json"), os.path.join(work, "again.json")
-    _, kept, _ = lint("-j2", f"--run-stats-json={kept_stats}")
-    _, again, _ = lint("-j2", "--cross-unit-memory=0", f"--run-stats-json={again_stats}")
+    _, kept, _ = lint("-j2", "--no-early-summaries", f"--run-stats-json={kept_stats}")
+    _, again, _ = lint("-j2", "--no-early-summaries", "--cross-unit-memory=0", f"--run-stats-json={again_stats}")
     ks, ag = json.load(open(kept_stats)), json.load(open(again_stats))
     check("kept parses: every second analysis of the chain is served without a new parse",
           ks["judgedAgainFromKeptParses"] >= ks["reanalyzedWithSummaries"] >= 3 and ks["parsesKept"] == 4,
@@ -109,6 +111,11 @@ try:
     check("--cross-unit-memory=0: each is parsed again, and the report is the kept parses' report",
           ag["judgedAgainFromKeptParses"] == 0 and ag["parsesKept"] == 0
           and again.get("findings") == kept.get("findings") == one.get("findings"), (ag, found(again)))
+    early_stats = os.path.join(work, "early.json")
+    _, early, _ = lint("-j1", "--cross-unit-memory=0", f"--run-stats-json={early_stats}")
+    es = json.load(open(early_stats))
+    check("judged at the parses' ends (-j1, no parse kept): the same report, with units judged early",
+          early.get("findings") == one.get("findings") and es["judgedWithKnownSummaries"] >= 1, es)
     cache = os.path.join(work, "cache")
     _, cold, _ = lint("-j2", f"--cache-dir={cache}")
     _, warm, _ = lint("-j2", f"--cache-dir={cache}")

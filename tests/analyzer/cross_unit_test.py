@@ -9,7 +9,11 @@ test_inputs/cross_unit/, whose two files only see each other through ops.h.
 - the result cache keeps the summaries: a second run is all hits, with the same report;
 - shards: without summaries a shard misses the cross-file findings; with the summaries an
   unsharded run wrote (--write-summaries), the shards' findings are the unsharded run's;
-- a damaged summary file is a clear tool error (exit 2), never a silent skip.
+- a damaged summary file is a clear tool error (exit 2), never a silent skip;
+- a unit judged at its parse's end with the summaries known then (-j1: train.cu, after
+  ops.cu) needs no second look, and every way of judging again - at the parse's end, on a
+  kept parse, on a new parse - gives the same report byte for byte, also for a file with two
+  compile commands.
 
 Usage: cross_unit_test.py SYNCWATCH_LINT SOURCE_DIR"""
 import json, os, shutil, subprocess, sys, tempfile
@@ -71,12 +75,34 @@ try:
           loop and any(os.path.basename(n["location"]["file"]) == "ops.cu" for n in loop[0]["notes"]),
           loop[0]["notes"] if loop else "no finding")
 
+    # The first phase judges a unit again at its parse's end with the summaries known then
+    # (lint/KnownSummaries.h). Under -j1, ops.cu is analyzed first, with nothing known;
+    # train.cu then has ops.cu's summary at its end and needs no second look: only ops.cu,
+    # called with train.cu's work in flight, is judged again, by its kept parse.
+    j1_stats = os.path.join(work, "j1.json")
+    _, j1, _ = lint("-j1", f"--run-stats-json={j1_stats}")
+    s = json.load(open(j1_stats))
+    check("-j1: train.cu is judged at its parse's end with ops.cu's summary; only ops.cu needs a second look",
+          s["judgedWithKnownSummaries"] == 1 and s["reanalyzedWithSummaries"] == 1
+          and s["judgedAgainFromKeptParses"] == 1 and json.dumps(j1) == json.dumps(full), s)
+    # Under -j2 the two parses run side by side: which one ends knowing the other's summary
+    # depends on timing, the report does not; every unit is judged with its slice once.
+    j2_stats = os.path.join(work, "j2.json")
+    _, j2, _ = lint("-j2", f"--run-stats-json={j2_stats}")
+    s = json.load(open(j2_stats))
+    check("-j2: each unit judged with its slice once, at its parse's end or by its kept parse",
+          s["judgedWithKnownSummaries"] + s["reanalyzedWithSummaries"] == 2
+          and s["judgedAgainFromKeptParses"] == s["reanalyzedWithSummaries"] and json.dumps(j2) == json.dumps(full), s)
+
+    # Without that (--no-early-summaries): both units are judged again in the second phase,
+    # by their kept parses, or by new parses with --cross-unit-memory=0.
     kept_stats, again_stats = os.path.join(work, "kept.json"), os.path.join(work, "again.json")
-    _, kept, _ = lint(f"--run-stats-json={kept_stats}")
-    _, again, _ = lint("--cross-unit-memory=0", f"--run-stats-json={again_stats}")
+    _, kept, _ = lint("--no-early-summaries", f"--run-stats-json={kept_stats}")
+    _, again, _ = lint("--no-early-summaries", "--cross-unit-memory=0", f"--run-stats-json={again_stats}")
     ks, ag = json.load(open(kept_stats)), json.load(open(again_stats))
-    check("the second phase judges both files' kept parses again: no new parse",
-          ks["reanalyzedWithSummaries"] == 2 and ks["judgedAgainFromKeptParses"] == 2 and ks["parsesKept"] == 2, ks)
+    check("--no-early-summaries: the second phase judges both files' kept parses again: no new parse",
+          ks["reanalyzedWithSummaries"] == 2 and ks["judgedAgainFromKeptParses"] == 2 and ks["parsesKept"] == 2
+          and ks["judgedWithKnownSummaries"] == 0, ks)
     check("parsed again instead (--cross-unit-memory=0): the same report, byte for byte",
           ag["judgedAgainFromKeptParses"] == 0 and json.dumps(again) == json.dumps(kept) == json.dumps(full), ag)
 
@@ -91,7 +117,8 @@ try:
     check("cache: the same findings from a warm cache", found(first) == expected and found(second) == expected,
           (found(first), found(second)))
     check("cache: the second run parses nothing (phase one and two entries hit)",
-          s2["cacheMisses"] == 0 and s2["cacheHits"] >= 4 and s1["reanalyzedWithSummaries"] == 2, (s1, s2))
+          s2["cacheMisses"] == 0 and s2["cacheHits"] >= 4
+          and s1["reanalyzedWithSummaries"] + s1["judgedWithKnownSummaries"] == 2, (s1, s2))
 
     summaries = os.path.join(work, "summaries.json")
     rc, _, err = lint(f"--write-summaries={summaries}")
@@ -144,6 +171,28 @@ try:
                         "--checks=-*,syncwatch-capture-breaking-call"], capture_output=True, text=True, timeout=600)
     alone = found(json.loads(p.stdout)) if p.stdout.strip() else None
     check("without summaries the call is opaque: nothing", alone == [], alone)
+
+    # A file with two compile commands (two targets building ops.cu) sums its parses'
+    # summaries and is never judged at a parse's end: -j1 takes train.cu second, with
+    # ops.cu's summary known, and the report is the one without judging early.
+    two_db = os.path.join(work, "two")
+    os.makedirs(two_db)
+    with open(os.path.join(two_db, "compile_commands.json"), "w") as fh:
+        json.dump([{"directory": INPUTS, "file": f,
+                    "command": f"clang++ -x cuda --cuda-path=/usr/local/cuda -O2 {d} -c {f} -o {work}/x.o"}
+                   for f, d in ((OPS, "-DTARGET_A"), (OPS, "-DTARGET_B"), (TRAIN, ""))], fh)
+    runs = {}
+    for name, extra in (("early", []), ("alone", ["--no-early-summaries", "--cross-unit-memory=0"])):
+        st = os.path.join(work, f"two-{name}.json")
+        p = subprocess.run([LINT, "-p", two_db, "-j1", "--format=json", f"--run-stats-json={st}", *extra],
+                           capture_output=True, text=True, timeout=600)
+        runs[name] = (p.stdout, json.load(open(st)) if os.path.exists(st) else {}, p.stderr)
+    early, alone_two = runs["early"], runs["alone"]
+    check("two commands for ops.cu: the same findings, and the same report as judging alone",
+          early[0] == alone_two[0] and found(json.loads(early[0] or "{}")) == expected,
+          (found(json.loads(early[0] or "{}")), early[2][-400:]))
+    check("two commands for ops.cu: only train.cu is judged at its parse's end",
+          early[1].get("judgedWithKnownSummaries") == 1, early[1])
 finally:
     shutil.rmtree(work, ignore_errors=True)
 finish()

@@ -2,10 +2,12 @@
 #include "../../analyzer/unit/GlobList.h"
 #include "../../analyzer/unit/HeldParse.h"
 #include "../../analyzer/lint/HostSideArgs.h"
+#include "../../analyzer/lint/KnownSummaries.h"
 #include "../../analyzer/lint/LintRunner.h"
 #include "../../analyzer/unit/NoLintFilter.h"
 #include "../../analyzer/unit/UnitRunner.h"
 #include "../../analyzer/lint/NvccTranslation.h"
+#include "../../analyzer/lint/UnitOrder.h"
 
 #include <gtest/gtest.h>
 
@@ -293,6 +295,59 @@ TEST(NvccTranslation, WrapperScriptIsNotAnInstall) {
   fs::create_directories(Root / "nvvm");
   EXPECT_EQ(cudaPathOfNvcc((Root / "bin" / "nvcc").string()), Root.string());
   fs::remove_all(Root);
+}
+
+// The first phase's order: the database's until units have ended; then first the unit named
+// as the header the most finished units read (matrix.cu once units read matrix.h); every
+// unit exactly once.
+TEST(UnitOrder, NamesOfHeadersReadGoFirst) {
+  std::vector<std::string> Files = {"/p/src/solver.cu", "/p/src/io.cpp", "/p/src/amg.cu",
+                                    "/p/src/matrix.cu", "/p/src/handle.cu", "/p/src/util.cu"};
+  syncwatch::UnitOrder Order(Files);
+  EXPECT_EQ(Order.next(), 0u);  // nothing read yet: the database's order
+  EXPECT_EQ(Order.next(), 1u);
+  // solver.cu read matrix.h and handle.cuh; io.cpp read matrix.h (and its own io.cpp,
+  // not a header, and <vector>, which has no extension).
+  Order.done({"/p/include/matrix.h", "/p/include/handle.cuh", "/p/include/matrix.h"});
+  Order.done({"/p/src/io.cpp", "/p/include/matrix.h", "/usr/include/c++/12/vector", "/p/src/util.cu"});
+  EXPECT_EQ(Order.next(), 3u);  // matrix: read by 2 units
+  EXPECT_EQ(Order.next(), 4u);  // handle: by 1
+  EXPECT_EQ(Order.next(), 2u);  // the rest in the database's order
+  EXPECT_EQ(Order.next(), 5u);
+  EXPECT_EQ(Order.next(), std::nullopt);
+}
+
+// What the first phase knows: a unit's slice of the summaries known so far, as the second
+// phase would cut it; nothing when none of them concerns the unit.
+TEST(KnownSummaries, SliceOfWhatIsKnown) {
+  syncwatch::KnownSummaries Known;
+  syncwatch::UnitSummary Caller;
+  Caller.Calls.push_back({"c:@F@release#", {"/p/train.cu", 12, "'release'"},
+                          {{-1, {"/p/train.cu", 11, "kernel 'scale'"}, {}}}});
+  EXPECT_FALSE(Known.sliceFor(Caller));  // nothing known yet
+  syncwatch::UnitSummary Unrelated;
+  syncwatch::ExportedFunction Log;
+  Log.Usr = "c:@F@log_step#";
+  Log.Waits = syncwatch::SummaryPlace{"/p/log.cu", 3, "'cudaDeviceSynchronize'"};
+  Unrelated.Functions.push_back(Log);
+  Known.add(Unrelated);
+  EXPECT_FALSE(Known.sliceFor(Caller));  // known, but not called by it
+  syncwatch::UnitSummary Ops;
+  syncwatch::ExportedFunction Release;
+  Release.Usr = "c:@F@release#";
+  Release.DrainsAll = true;
+  Ops.Functions.push_back(Release);
+  Known.add(Ops);
+  std::optional<syncwatch::KnownSlice> S = Known.sliceFor(Caller);
+  ASSERT_TRUE(S);
+  EXPECT_TRUE(S->Index.function("c:@F@release#"));
+  EXPECT_FALSE(S->Index.function("c:@F@log_step#"));
+  EXPECT_EQ(S->Text, S->Index.text());
+  // The unit that defines release() is given the caller's work in flight.
+  Known.add(Caller);
+  std::optional<syncwatch::KnownSlice> ForOps = Known.sliceFor(Ops);
+  ASSERT_TRUE(ForOps);
+  EXPECT_EQ(ForOps->Index.callersOf("c:@F@release#").size(), 1u);
 }
 
 TEST(Shards, DisjointCompleteAndDeterministic) {
