@@ -1,8 +1,9 @@
 #include "UnitOrder.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
+
+#include <set>
 
 namespace syncwatch {
 
@@ -16,8 +17,11 @@ bool isHeader(llvm::StringRef Path) {
 } // namespace
 
 UnitOrder::UnitOrder(const std::vector<std::string> &Files) : Taken(Files.size(), false) {
-  for (const std::string &F : Files)
-    Names.push_back(llvm::sys::path::stem(F).str());
+  for (const std::string &F : Files) {
+    auto [It, New] = NameIds.try_emplace(llvm::sys::path::stem(F).str(), static_cast<unsigned>(NameIds.size()));
+    NameOf.push_back(It->second);
+  }
+  Readers.assign(NameIds.size(), 0);
 }
 
 std::optional<std::size_t> UnitOrder::next() {
@@ -27,29 +31,22 @@ std::optional<std::size_t> UnitOrder::next() {
   if (FirstLeft == Taken.size())
     return std::nullopt;
   std::size_t Best = FirstLeft;
-  unsigned BestReaders = 0;
-  if (!Readers.empty())
-    for (std::size_t I = FirstLeft; I < Taken.size(); ++I) {
-      if (Taken[I])
-        continue;
-      auto It = Readers.find(Names[I]);
-      if (It != Readers.end() && It->second > BestReaders) {
-        Best = I;
-        BestReaders = It->second;
-      }
-    }
+  for (std::size_t I = FirstLeft + 1; I < Taken.size(); ++I)
+    if (!Taken[I] && Readers[NameOf[I]] > Readers[NameOf[Best]])
+      Best = I;
   Taken[Best] = true;
   return Best;
 }
 
 void UnitOrder::done(const std::vector<std::string> &Deps) {
-  llvm::StringSet<> Seen;  // a unit counts once per name
+  std::set<unsigned> Seen;  // a unit counts once per name
   for (const std::string &D : Deps)
     if (isHeader(D))
-      Seen.insert(llvm::sys::path::stem(D));
+      if (auto It = NameIds.find(llvm::sys::path::stem(D)); It != NameIds.end())
+        Seen.insert(It->second);
   std::lock_guard<std::mutex> Lock(M);
-  for (const auto &Name : Seen)
-    ++Readers[Name.getKey().str()];
+  for (unsigned Name : Seen)
+    ++Readers[Name];
 }
 
 } // namespace syncwatch
