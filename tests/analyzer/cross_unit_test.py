@@ -76,11 +76,14 @@ try:
           loop[0]["notes"] if loop else "no finding")
 
     # The first phase judges a unit again at its parse's end with the summaries known then
-    # (lint/KnownSummaries.h). Under -j1, ops.cu is analyzed first, with nothing known;
-    # train.cu then has ops.cu's summary at its end and needs no second look: only ops.cu,
-    # called with train.cu's work in flight, is judged again, by its kept parse.
+    # (lint/KnownSummaries.h). Under -j1 with the files named in this order (the database's
+    # own order is its JSON map's), ops.cu is analyzed first, with nothing known; train.cu
+    # then has ops.cu's summary at its end and needs no second look: only ops.cu, called
+    # with train.cu's work in flight, is judged again, by its kept parse. (The other way
+    # round, train.cu would know nothing of scale_async()'s kernel yet, and ops.cu's slice
+    # would be empty at its end: both would need the second phase.)
     j1_stats = os.path.join(work, "j1.json")
-    _, j1, _ = lint("-j1", f"--run-stats-json={j1_stats}")
+    _, j1, _ = lint("-j1", f"--run-stats-json={j1_stats}", OPS, TRAIN)
     s = json.load(open(j1_stats))
     check("-j1: train.cu is judged at its parse's end with ops.cu's summary; only ops.cu needs a second look",
           s["judgedWithKnownSummaries"] == 1 and s["reanalyzedWithSummaries"] == 1
@@ -184,7 +187,7 @@ try:
     runs = {}
     for name, extra in (("early", []), ("alone", ["--no-early-summaries", "--cross-unit-memory=0"])):
         st = os.path.join(work, f"two-{name}.json")
-        p = subprocess.run([LINT, "-p", two_db, "-j1", "--format=json", f"--run-stats-json={st}", *extra],
+        p = subprocess.run([LINT, "-p", two_db, "-j1", "--format=json", f"--run-stats-json={st}", *extra, OPS, TRAIN],
                            capture_output=True, text=True, timeout=600)
         runs[name] = (p.stdout, json.load(open(st)) if os.path.exists(st) else {}, p.stderr)
     early, alone_two = runs["early"], runs["alone"]
