@@ -2,9 +2,10 @@
 // phase can judge it again with the other units' summaries without parsing it again (a
 // second parse was what made that phase cost 1.5x a single pass: issue 41). The parse
 // thread stops at the end of the unit, with its AST, and serves requests: "judge again
-// with this slice of the summaries" - the matchers walk the same AST again, the facts and
-// the checks start anew, so the answer is the one a new parse would give - until its
-// owner lets it go, and the parse ends as any other.
+// with this slice of the summaries" - the checks start anew on the facts the matchers
+// collected, the calls into other units taking the slice's summaries (UnitFacts::
+// rejudgeWith), so the answer is the one a new parse would give - until its owner lets it
+// go, and the parse ends as any other.
 //
 // The memory this holds is a unit's AST and compiler state (35 MiB for a small CUDA file,
 // 300 MiB for one of AMGX's): the batch runner decides how many to keep
