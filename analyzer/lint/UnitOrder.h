@@ -2,8 +2,9 @@
 // unit judged after the units it calls into, and after those that call it with work in
 // flight, has its whole slice of their summaries at the end of its own parse
 // (KnownSummaries.h) and needs no second parse. Which units those are shows only once they
-// are parsed; the guess: first the units named as the headers that the units analyzed so
-// far read - matrix.cu, where every AMGX unit reads matrix.h - then the database's order.
+// are parsed; the guess: first the units named as the headers that (at least two of) the
+// units analyzed so far read - matrix.cu, where every AMGX unit reads matrix.h - then the
+// database's order.
 // The order changes how long a run takes, never what it finds.
 #pragma once
 
@@ -19,7 +20,8 @@ class UnitOrder {
 public:
   explicit UnitOrder(const std::vector<std::string> &Files);
   // The next unit to analyze (an index into Files): the one whose name the most finished
-  // units read as a header's, the first in Files among equals; nullopt when none is left.
+  // units (at least two) read as a header's, the first in Files among equals; nullopt when
+  // none is left.
   std::optional<std::size_t> next();
   // A unit was analyzed and read these files (UnitResult::Deps).
   void done(const std::vector<std::string> &Deps);
