@@ -8,7 +8,13 @@ stream (a data loader's pattern): PyTorch then creates its stream pools, high-pr
 streams included, and syncwatch traces kernels (the cost of that, measured apart).
 The tools users run instead of (or beside) syncwatch, for bench/train_loop_rounds.sh:
 `syncdebug` runs the loop under torch.cuda.set_sync_debug_mode("warn") (PyTorch's own
-sync checker), `profiler` inside torch.profiler.profile (CPU and CUDA activities)."""
+sync checker), `profiler` inside torch.profiler.profile (CPU and CUDA activities).
+With `toggle`, one process times the same steps with a tool on and off instead: blocks of 100
+steps in pairs (on-off, then off-on), the tool switched between blocks by `probe_set(int)`,
+which a preloaded library exports (tests/gpu/cupti_kinds_preload.c: CUPTI's subscription
+and activity kinds). It prints the pairs' median ratio on/off and its quartiles: between
+processes of this loop the step time moved by 20-50% on the GPU machines, far more than the
+few percent such a tool costs, and within one process that spread is gone."""
 import contextlib
 import warnings
 import statistics
@@ -52,6 +58,35 @@ def step(i):
 for i in range(30):
     step(i)
 torch.cuda.synchronize()
+
+
+def block(steps=100):
+    t0 = time.perf_counter()
+    for i in range(steps):
+        step(i)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / steps
+
+
+if "toggle" in sys.argv[1:]:
+    import ctypes
+    probe_set = ctypes.CDLL(None).probe_set
+    ratios, on_ms, off_ms = [], [], []
+    for pair in range(40):
+        t = {}
+        for on in ((1, 0) if pair % 2 == 0 else (0, 1)):
+            probe_set(on)
+            block(10)  # the switch's own transient, not timed
+            t[on] = block()
+        probe_set(0)
+        on_ms.append(t[1])
+        off_ms.append(t[0])
+        ratios.append(t[1] / t[0])
+    q = statistics.quantiles(ratios, n=4)
+    print(f"toggle_ratio {statistics.median(ratios):.4f} q1 {q[0]:.4f} q3 {q[2]:.4f} "
+          f"min {min(ratios):.4f} max {max(ratios):.4f} on_ms {statistics.median(on_ms):.3f} "
+          f"off_ms {statistics.median(off_ms):.3f} pairs {len(ratios)}")
+    sys.exit(0)
 times = []
 with tool:
     for rep in range(10):

@@ -325,7 +325,9 @@ void startOnce() {
   // off, as syncwatch leaves them until a launch can matter) and its activity records,
   // dropped unread - what syncwatch cannot get below without seeing less. callbacks: that
   // subscription without the activity records, so that the two floors' difference is what
-  // the records alone cost (on the PyTorch loop the activity floor was 1.04-1.12x of plain).
+  // the records alone cost (on the PyTorch loop the activity floor was 1.04-1.12x of plain
+  // between processes; timed within one process, the default kinds cost nothing resolvable:
+  // tests/gpu/issue40_toggle.sh).
   const char *FloorEnv = std::getenv("SYNCWATCH_FLOOR");
   bool FloorActivity = FloorEnv && std::string_view(FloorEnv) == "activity";
   bool FloorCallbacks = FloorEnv && std::string_view(FloorEnv) == "callbacks";

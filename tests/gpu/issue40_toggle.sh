@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Issue 40, item 5, on the GPU machine: what CUPTI's pieces cost bench/train_loop.py within one
+# process (`train_loop.py toggle`: 40 pairs of 100-step blocks, the pieces on in one block and
+# off in the other, switched by tests/gpu/cupti_kinds_preload.c's probe_set), for each of MODES
+# (PROBE_KINDS values; "none" switches nothing: the method's own resolution), ROUNDS processes
+# each, interleaved, until DEADLINE seconds. Everything goes under $OUT (toggle.tgz).
+#   tests/gpu/issue40_toggle.sh [DEADLINE_S=400] [ROUNDS=2]
+set -u
+deadline=${1:-400}; rounds=${2:-2}
+here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
+w=/tmp/toggle; b=$w/bin; mkdir -p $b
+save() { [ -n "${OUT:-}" ] && tar czf "$OUT/toggle.tgz" -C $w . 2>/dev/null; return 0; }
+gcc -O2 -shared -fPIC -I/usr/local/cuda/include "$here/cupti_kinds_preload.c" -L/usr/local/cuda/lib64 -lcupti \
+  -Wl,-rpath,/usr/local/cuda/lib64 -o $b/libkinds.so || { echo "probe build failed"; exit 1; }
+read -r -a modes <<<"${MODES:-none sub memcpy,memset,stream memcpy stream memcpy,memset,stream,kernel}"
+pin=(taskset -c "${PIN:-4-7}")
+for ((r = 1; r <= rounds; r++)); do
+  for ((k = 0; k < ${#modes[@]}; k++)); do
+    [ $((SECONDS + 30)) -lt "$deadline" ] || break 2
+    m=${modes[$(((k + r - 1) % ${#modes[@]}))]}
+    v=$(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so timeout 90 "${pin[@]}" python3 "$root/bench/train_loop.py" toggle \
+        2>>$w/toggle.err | sed -n 's/^toggle_ratio //p')
+    echo "round $r $m ${v:-failed}" | tee -a $w/toggle.txt
+    save
+  done
+done
+echo "done at ${SECONDS}s"; save
