@@ -12,9 +12,11 @@ sync checker), `profiler` inside torch.profiler.profile (CPU and CUDA activities
 With `toggle`, one process times the same steps with a tool on and off instead: blocks of 100
 steps in pairs (on-off, then off-on), the tool switched between blocks by `probe_set(int)`,
 which a preloaded library exports (tests/gpu/cupti_kinds_preload.c: CUPTI's subscription
-and activity kinds). It prints the pairs' median ratio on/off and its quartiles: between
-processes of this loop the step time moved by 20-50% on the GPU machines, far more than the
-few percent such a tool costs, and within one process that spread is gone."""
+and activity kinds), or by libsyncwatch.so's `syncwatch_set_active(int)` under
+SYNCWATCH_BENCH_TOGGLE=1 (syncwatch's callbacks and activity kinds). It prints the pairs'
+median ratio on/off and its quartiles: between processes of this loop the step time moved
+by 20-50% on the GPU machines, far more than the few percent such a tool costs, and within
+one process that spread is gone."""
 import contextlib
 import warnings
 import statistics
@@ -70,7 +72,14 @@ def block(steps=100):
 
 if "toggle" in sys.argv[1:]:
     import ctypes
-    probe_set = ctypes.CDLL(None).probe_set
+    here = ctypes.CDLL(None)
+    if hasattr(here, "syncwatch_set_active"):  # libsyncwatch.so with SYNCWATCH_BENCH_TOGGLE=1
+        def probe_set(on):
+            if here.syncwatch_set_active(on) != 0:
+                sys.exit("train_loop.py toggle: syncwatch_set_active refused (SYNCWATCH_BENCH_TOGGLE=1 unset, "
+                         "or syncwatch not subscribed)")
+    else:
+        probe_set = here.probe_set
     ratios, on_ms, off_ms = [], [], []
     for pair in range(40):
         t = {}

@@ -124,11 +124,21 @@ CUptiResult CuptiSharing::subscribeOurs(CUpti_SubscriberHandle *Handle, CUpti_Ca
 
 void CuptiSharing::enableOurs(bool On, CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
   std::lock_guard<std::mutex> G(Lock);
+  if (OursOff) {
+    if (Domain < kDomains && Id < kMaxIds)
+      setBit(OursWhenOn, Domain, Id, On);
+    return;
+  }
   applyCallback(Ours, On, Domain, Id);
 }
 
 bool CuptiSharing::enableOurDomain(bool On, CUpti_CallbackDomain Domain) {
   std::lock_guard<std::mutex> G(Lock);
+  if (OursOff) {
+    for (CUpti_CallbackId Id = 1; Domain < kDomains && Id < idsOf(Domain) && Id < kMaxIds; ++Id)
+      setBit(OursWhenOn, Domain, Id, On);
+    return Domain < kDomains;
+  }
   if (On && Domain < kDomains) {
     // CUPTI's own domain switch, as syncwatch used before sharing (the NVTX domain for
     // SYNCWATCH_STEP); its ids then count as syncwatch's.
@@ -146,7 +156,44 @@ bool CuptiSharing::enableOurDomain(bool On, CUpti_CallbackDomain Domain) {
 
 void CuptiSharing::enableOurKind(bool On, CUpti_ActivityKind Kind) {
   std::lock_guard<std::mutex> G(Lock);
+  if (OursOff) {
+    if (static_cast<std::uint32_t>(Kind) < kKinds)
+      OurKindsWhenOn[Kind].store(On);
+    return;
+  }
   applyKind(OurKinds, On, Kind);
+}
+
+bool CuptiSharing::setOursActive(bool Active) {
+  std::lock_guard<std::mutex> G(Lock);
+  if (OursOff == !Active)
+    return false;
+  for (std::uint32_t D = 0; D < kDomains; ++D) {
+    auto Domain = static_cast<CUpti_CallbackDomain>(D);
+    for (CUpti_CallbackId Id = 1; Id < kMaxIds; ++Id) {
+      if (Active) {
+        if (bit(OursWhenOn, Domain, Id))
+          applyCallback(Ours, true, Domain, Id);
+      } else {
+        setBit(OursWhenOn, Domain, Id, bit(Ours, Domain, Id));
+        if (bit(Ours, Domain, Id))
+          applyCallback(Ours, false, Domain, Id);
+      }
+    }
+  }
+  for (std::uint32_t K = 0; K < kKinds; ++K) {
+    auto Kind = static_cast<CUpti_ActivityKind>(K);
+    if (Active) {
+      if (OurKindsWhenOn[K].load())
+        applyKind(OurKinds, true, Kind);
+    } else {
+      OurKindsWhenOn[K].store(OurKinds[K].load());
+      if (OurKinds[K].load())
+        applyKind(OurKinds, false, Kind);
+    }
+  }
+  OursOff = !Active;
+  return true;
 }
 
 void CuptiSharing::registerOurBuffers(CUpti_BuffersCallbackRequestFunc Request,

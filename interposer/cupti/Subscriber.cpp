@@ -445,3 +445,17 @@ void prepareSteps(const std::string &StepPattern) {
 }
 
 } // namespace syncwatch::runtime
+
+// SYNCWATCH_BENCH_TOGGLE=1 only (Config::BenchToggle): switches syncwatch's callbacks and
+// activity kinds off (0) and on again (1) for a benchmark that times the same steps with
+// and without syncwatch in one process (bench/train_loop.py toggle); the subscription stays
+// (a subscriber with nothing enabled cost the PyTorch loop nothing measurable,
+// docs/benchmarks.md). Returns 0, or -1 where syncwatch is not subscribed or the
+// variable is not set.
+extern "C" __attribute__((visibility("default"))) int syncwatch_set_active(int On) {
+  using namespace syncwatch::runtime;
+  if (!Start || !Start->Cfg.BenchToggle || !Start->Subscriber)
+    return -1;
+  cuptiSharing().setOursActive(On != 0);
+  return 0;
+}

@@ -130,6 +130,7 @@ Config readConfig(std::string &Messages) {
   }
   parseMeasure(C, Messages);
   C.Stats = parseBool("SYNCWATCH_STATS", C.Stats, Messages);
+  C.BenchToggle = parseBool("SYNCWATCH_BENCH_TOGGLE", C.BenchToggle, Messages);
   C.ShareCupti = parseBool("SYNCWATCH_SHARE_CUPTI", C.ShareCupti, Messages);
   C.TorchStreams = parseBool("SYNCWATCH_TORCH_STREAMS", C.TorchStreams, Messages);
   C.Trace = parseBool("SYNCWATCH_TRACE", C.Trace, Messages);

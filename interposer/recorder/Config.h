@@ -52,6 +52,10 @@ struct Config {
   bool MeasureSteps = false;
   bool TorchStreams = true;           // SYNCWATCH_TORCH_STREAMS=0: never read PyTorch's current stream
   bool Stats = false;                 // SYNCWATCH_STATS=1: syncwatch's own work, on stderr at exit
+  // SYNCWATCH_BENCH_TOGGLE=1: the program may switch syncwatch off and on (the exported
+  // syncwatch_set_active), to time the same steps with and without it in one process
+  // (bench/train_loop.py toggle). No report is written: calls made while off were not seen.
+  bool BenchToggle = false;
   bool Trace = false;                 // SYNCWATCH_TRACE=1: write a Chrome/Perfetto trace
   std::size_t TraceEvents = 500'000;  // SYNCWATCH_TRACE_EVENTS: newest events kept in it
   std::string ProfilePath;            // SYNCWATCH_PROFILE: a `syncwatch calibrate` profile

@@ -3,7 +3,10 @@
 # process (`train_loop.py toggle`: 40 pairs of 100-step blocks, the pieces on in one block and
 # off in the other, switched by tests/gpu/cupti_kinds_preload.c's probe_set), for each of MODES
 # (PROBE_KINDS values; "none" switches nothing: the method's own resolution), ROUNDS processes
-# each, interleaved, until DEADLINE seconds. Everything goes under $OUT (toggle.tgz).
+# each, interleaved, until DEADLINE seconds. Two modes switch syncwatch itself instead
+# (libsyncwatch.so, built first, with SYNCWATCH_BENCH_TOGGLE=1 and its syncwatch_set_active):
+# "syncwatch" and "syncwatch-nopython" (SYNCWATCH_PYTHON=0). Everything goes under $OUT
+# (toggle.tgz).
 #   tests/gpu/issue40_toggle.sh [DEADLINE_S=400] [ROUNDS=2]
 set -u
 deadline=${1:-400}; rounds=${2:-2}
@@ -13,12 +16,22 @@ save() { [ -n "${OUT:-}" ] && tar czf "$OUT/toggle.tgz" -C $w . 2>/dev/null; ret
 gcc -O2 -shared -fPIC -I/usr/local/cuda/include "$here/cupti_kinds_preload.c" -L/usr/local/cuda/lib64 -lcupti \
   -Wl,-rpath,/usr/local/cuda/lib64 -o $b/libkinds.so || { echo "probe build failed"; exit 1; }
 read -r -a modes <<<"${MODES:-none sub memcpy,memset,stream memcpy stream memcpy,memset,stream,kernel}"
+sw=$root/build-gpu/interposer/libsyncwatch.so
+if [[ " ${modes[*]}" == *" syncwatch"* ]]; then
+  timeout 200 bash "$here/build_runtime.sh" "$root/build-gpu" > $w/build.log 2>&1
+  echo "runtime build rc=$? at ${SECONDS}s"; tail -3 $w/build.log
+fi
 pin=(taskset -c "${PIN:-4-7}")
 for ((r = 1; r <= rounds; r++)); do
   for ((k = 0; k < ${#modes[@]}; k++)); do
     [ $((SECONDS + 30)) -lt "$deadline" ] || break 2
     m=${modes[$(((k + r - 1) % ${#modes[@]}))]}
-    v=$(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so timeout 90 "${pin[@]}" python3 "$root/bench/train_loop.py" toggle \
+    case $m in
+      syncwatch) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1);;
+      syncwatch-nopython) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1 SYNCWATCH_PYTHON=0);;
+      *) env=(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so);;
+    esac
+    v=$(env "${env[@]}" timeout 90 "${pin[@]}" python3 "$root/bench/train_loop.py" toggle \
         2>>$w/toggle.err | sed -n 's/^toggle_ratio //p')
     echo "round $r $m ${v:-failed}" | tee -a $w/toggle.txt
     save

@@ -231,6 +231,46 @@ TEST_F(CuptiSharingTest, NeitherSideTurnsOffWhatTheOtherWants) {
   EXPECT_FALSE(Fake.Kinds.count(CUPTI_ACTIVITY_KIND_RUNTIME));
 }
 
+// syncwatch_set_active(0) and (1) (SYNCWATCH_BENCH_TOGGLE): syncwatch's callbacks and kinds
+// go off in CUPTI and come back; a profiler sharing the subscription keeps its own; what
+// syncwatch turns on or off meanwhile (kernel tracing, launch callbacks) holds after.
+TEST_F(CuptiSharingTest, SwitchedOffSyncwatchLeavesTheGuestsAndComesBackAsItWished) {
+  constexpr auto Driver = CUPTI_CB_DOMAIN_DRIVER_API;
+  ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
+  S.enableOurs(true, Runtime, 13);
+  S.enableOurs(true, Driver, 279);
+  S.enableOurKind(true, CUPTI_ACTIVITY_KIND_MEMCPY);
+  S.enableOurKind(true, CUPTI_ACTIVITY_KIND_STREAM);
+  CUpti_SubscriberHandle H = subscribeGuest();
+  S.guestEnableCallback(1, H, Runtime, 211);
+  S.guestEnableKind(true, CUPTI_ACTIVITY_KIND_STREAM);
+
+  EXPECT_TRUE(S.setOursActive(false));
+  EXPECT_FALSE(S.setOursActive(false));  // already off
+  EXPECT_EQ(Fake.Enabled, (std::set<std::pair<int, int>>{{Runtime, 211}}));  // the guest's alone
+  EXPECT_EQ(Fake.Kinds, (std::set<int>{CUPTI_ACTIVITY_KIND_STREAM}));
+  EXPECT_FALSE(S.oursOn(Runtime, 13));
+  EXPECT_FALSE(S.ourKind(CUPTI_ACTIVITY_KIND_MEMCPY));
+  EXPECT_EQ(Fake.Subscribers, 1);  // the subscription stays
+
+  // While off: kernel tracing turned on, the driver id turned off, launches on - kept only.
+  S.enableOurKind(true, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  S.enableOurs(false, Driver, 279);
+  S.enableOurs(true, Runtime, 211);
+  EXPECT_EQ(Fake.Kinds, (std::set<int>{CUPTI_ACTIVITY_KIND_STREAM}));
+  EXPECT_FALSE(S.oursOn(Runtime, 211));
+
+  EXPECT_TRUE(S.setOursActive(true));
+  EXPECT_EQ(Fake.Enabled, (std::set<std::pair<int, int>>{{Runtime, 13}, {Runtime, 211}}));
+  EXPECT_EQ(Fake.Kinds, (std::set<int>{CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_STREAM,
+                                       CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}));
+  EXPECT_TRUE(S.oursOn(Runtime, 13) && S.oursOn(Runtime, 211) && !S.oursOn(Driver, 279));
+  // The guest's side was never touched: its stop now turns STREAM off only if syncwatch
+  // does not want it.
+  S.guestEnableKind(false, CUPTI_ACTIVITY_KIND_STREAM);
+  EXPECT_TRUE(Fake.Kinds.count(CUPTI_ACTIVITY_KIND_STREAM));
+}
+
 TEST_F(CuptiSharingTest, TheGuestsRecordsAreCopiedIntoItsOwnBuffersInOrder) {
   ASSERT_EQ(S.subscribeOurs(&Ours, oursCallback), CUPTI_SUCCESS);
   S.registerOurBuffers(oursRequest, oursComplete);
