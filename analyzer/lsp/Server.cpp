@@ -342,6 +342,7 @@ void Server::work() {
     std::uint64_t Generation = Doc->second.Generation;
     AnalysisConfig Config = Options.Analysis;
     Config.Pchs = &Pchs;
+    Config.Databases = &Databases;
     // An edit: the file's own code, when the headers' findings of a whole analysis are kept.
     Config.MainFileScope = !Doc->second.WholeDue && Results.count(Path);
     Config.Cancel = &CancelAnalysis;

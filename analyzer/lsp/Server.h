@@ -112,6 +112,7 @@ private:
   std::set<std::string> Warned;  // files told once that they have no compile command
   MeasuredCosts Costs;
   PreludePchCache Pchs;  // the CUDA prelude, parsed once per command (the "preamble")
+  DatabaseCache Databases;  // compile_commands.json, read again only when it changed
   std::thread Worker;
 };
 

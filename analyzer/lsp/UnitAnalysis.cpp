@@ -32,6 +32,30 @@ std::string findDatabaseFile(const std::string &SourcePath) {
   return "";
 }
 
+std::shared_ptr<const clang::tooling::CompilationDatabase>
+DatabaseCache::get(const std::string &File, std::string &Error, bool &Reloaded) {
+  Reloaded = false;
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(File, Status)) {
+    Error = File + ": " + EC.message();
+    return nullptr;
+  }
+  std::int64_t Modified = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              Status.getLastModificationTime().time_since_epoch()).count();
+  std::lock_guard<std::mutex> L(M);
+  Loaded &Entry = Files[File];
+  if (Entry.Database && Entry.Size == Status.getSize() && Entry.ModifiedNs == Modified)
+    return Entry.Database;
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB = loadDatabaseFile(File, Error);
+  if (!DB) {
+    Files.erase(File);
+    return nullptr;
+  }
+  Reloaded = true;
+  Entry = {Status.getSize(), Modified, clang::tooling::inferMissingCompileCommands(std::move(DB))};
+  return Entry.Database;
+}
+
 namespace {
 
 // The unit runner's options for an editor's buffer: the checks and their options, the
@@ -77,14 +101,19 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
     return R;
   }
   std::string Error;
-  std::unique_ptr<clang::tooling::CompilationDatabase> DB = loadDatabaseFile(DbFile, Error);
+  bool Reloaded = true;
+  std::shared_ptr<const clang::tooling::CompilationDatabase> DB;
+  if (Config.Databases) {
+    DB = Config.Databases->get(DbFile, Error, Reloaded);
+  } else if (std::unique_ptr<clang::tooling::CompilationDatabase> Read = loadDatabaseFile(DbFile, Error)) {
+    // Headers and files new since the build was configured get the nearest file's command,
+    // as clangd gives them.
+    DB = clang::tooling::inferMissingCompileCommands(std::move(Read));
+  }
   if (!DB) {
     R.NoCommand = "the compilation database cannot be used: " + Error;
     return R;
   }
-  // Headers and files new since the build was configured get the nearest file's command,
-  // as clangd gives them.
-  DB = clang::tooling::inferMissingCompileCommands(std::move(DB));
   R.DatabaseFile = DbFile;
   TranslationConfig Translation;
   Translation.ResourceDir = Config.ResourceDir;
@@ -141,6 +170,7 @@ AnalysisResult analyzeBuffer(const std::string &Path, const std::string &Text, c
                                   << R.Errors.size() << " error(s) in " << llvm::format("%.2f", R.Seconds) << " s"
                                   << (R.MainFileOnly ? " (the file's own code)" : " (the whole unit)") << " (the unit "
                                   << llvm::format("%.2f", UnitSeconds) << " s)"
+                                  << (Reloaded ? " (read " + DbFile + ")" : std::string())
                                   << (Config.Pchs && Config.Pchs->fallbacks() ? " (parsed again without the PCH)" : "");
   return R;
 }
