@@ -96,13 +96,7 @@ if "toggle" in sys.argv[1:]:
           f"min {min(ratios):.4f} max {max(ratios):.4f} on_ms {statistics.median(on_ms):.3f} "
           f"off_ms {statistics.median(off_ms):.3f} pairs {len(ratios)}")
     sys.exit(0)
-times = []
 with tool:
-    for rep in range(10):
-        t0 = time.perf_counter()
-        for i in range(100):
-            step(i)
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - t0) * 1e3 / 100)
+    times = [block() for rep in range(10)]
 print(f"step_ms {statistics.median(times):.3f} first {statistics.median(times[:5]):.3f} "
       f"last {statistics.median(times[5:]):.3f}")

@@ -54,24 +54,9 @@ for ((r = 1; r <= rounds; r++)); do
     echo "round $r $m ${v:-failed}" | tee -a "$log"
   done
 done
-python3 - "$log" <<'PY'
-import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    _, r, mode, *v = line.split()
-    if v and v[0] != "failed":
-        runs.setdefault(mode, {})[int(r)] = float(v[0])
-def ratio(a, b):
-    paired = [runs[a][r] / runs[b][r] for r in runs.get(a, {}) if r in runs.get(b, {})]
-    if not paired:
-        return "no paired rounds"
-    return f"{statistics.median(paired):.3f}x (min {min(paired):.3f}, max {max(paired):.3f}, {len(paired)} rounds)"
-for mode, by_round in runs.items():
-    print(f"{mode:10s} median {statistics.median(by_round.values()):.3f} ms/step over {len(by_round)} rounds")
-for mode in ("syncwatch", "nopython", "floor", "actfloor", "cbfloor", "syncdebug", "profiler"):
-    print(f"{mode} / plain: {ratio(mode, 'plain')}")
-print(f"syncwatch / floor: {ratio('syncwatch', 'floor')}")
-print(f"syncwatch / actfloor: {ratio('syncwatch', 'actfloor')}")
-print(f"actfloor / cbfloor (the activity records): {ratio('actfloor', 'cbfloor')}")
-PY
+ratios=()
+for m in syncwatch nopython floor actfloor cbfloor syncdebug profiler; do ratios+=(--ratio "$m/plain"); done
+# (actfloor / cbfloor: what the activity records alone cost)
+python3 "$here/paired_rounds.py" "$log" --unit ms/step "${ratios[@]}" \
+  --ratio syncwatch/floor --ratio syncwatch/actfloor --ratio actfloor/cbfloor
 rm -f "$log"

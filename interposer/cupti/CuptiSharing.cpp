@@ -158,7 +158,7 @@ void CuptiSharing::enableOurKind(bool On, CUpti_ActivityKind Kind) {
   std::lock_guard<std::mutex> G(Lock);
   if (OursOff) {
     if (static_cast<std::uint32_t>(Kind) < kKinds)
-      OurKindsWhenOn[Kind].store(On);
+      OurKindsWhenOn[Kind] = On;
     return;
   }
   applyKind(OurKinds, On, Kind);
@@ -168,30 +168,24 @@ bool CuptiSharing::setOursActive(bool Active) {
   std::lock_guard<std::mutex> G(Lock);
   if (OursOff == !Active)
     return false;
+  if (!Active) {  // what is on now is what comes back on (with what is asked for meanwhile)
+    for (std::uint32_t D = 0; D < kDomains; ++D) {
+      auto Domain = static_cast<CUpti_CallbackDomain>(D);
+      for (CUpti_CallbackId Id = 1; Id < kMaxIds; ++Id)
+        setBit(OursWhenOn, Domain, Id, bit(Ours, Domain, Id));
+    }
+    for (std::uint32_t K = 0; K < kKinds; ++K)
+      OurKindsWhenOn[K] = OurKinds[K].load();
+  }
   for (std::uint32_t D = 0; D < kDomains; ++D) {
     auto Domain = static_cast<CUpti_CallbackDomain>(D);
-    for (CUpti_CallbackId Id = 1; Id < kMaxIds; ++Id) {
-      if (Active) {
-        if (bit(OursWhenOn, Domain, Id))
-          applyCallback(Ours, true, Domain, Id);
-      } else {
-        setBit(OursWhenOn, Domain, Id, bit(Ours, Domain, Id));
-        if (bit(Ours, Domain, Id))
-          applyCallback(Ours, false, Domain, Id);
-      }
-    }
+    for (CUpti_CallbackId Id = 1; Id < kMaxIds; ++Id)
+      if (bit(OursWhenOn, Domain, Id))
+        applyCallback(Ours, Active, Domain, Id);
   }
-  for (std::uint32_t K = 0; K < kKinds; ++K) {
-    auto Kind = static_cast<CUpti_ActivityKind>(K);
-    if (Active) {
-      if (OurKindsWhenOn[K].load())
-        applyKind(OurKinds, true, Kind);
-    } else {
-      OurKindsWhenOn[K].store(OurKinds[K].load());
-      if (OurKinds[K].load())
-        applyKind(OurKinds, false, Kind);
-    }
-  }
+  for (std::uint32_t K = 0; K < kKinds; ++K)
+    if (OurKindsWhenOn[K])
+      applyKind(OurKinds, Active, static_cast<CUpti_ActivityKind>(K));
   OursOff = !Active;
   return true;
 }

@@ -157,10 +157,11 @@ private:
   std::atomic<bool> GuestHere{false};  // a guest subscribed or registered buffers
   Bits Ours = {}, Guest = {};
   std::atomic<bool> OurKinds[kKinds] = {}, GuestKinds[kKinds] = {};
-  // Switched off (setOursActive): syncwatch's wishes, applied when switched on again.
+  // Switched off (setOursActive): syncwatch's wishes, applied when switched on again
+  // (with Lock held; Bits for bit() and setBit()).
   bool OursOff = false;
   Bits OursWhenOn = {};
-  std::atomic<bool> OurKindsWhenOn[kKinds] = {};
+  bool OurKindsWhenOn[kKinds] = {};
   std::atomic<bool> GuestDraining[kKinds] = {};  // turned off by the guest, not yet flushed
   std::atomic<CUpti_CallbackFunc> GuestCallback{nullptr};
   void *GuestUserdata = nullptr;

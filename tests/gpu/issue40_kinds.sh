@@ -17,25 +17,8 @@ gcc -O2 -shared -fPIC -I/usr/local/cuda/include "$here/cupti_kinds_preload.c" -L
 nvcc -O2 -arch=sm_90 -o $b/launch_bound "$here/launch_bound.cu" || { echo "launch_bound build failed"; exit 1; }
 pin=(taskset -c "${PIN:-4-7}")
 kinds_of() { case $1 in plain) echo "";; three) echo memcpy,memset,stream;; *) echo "$1";; esac; }
-# summarize LOG: per mode the median value and, paired per round against plain, the median
-# ratio with its min and max
-summarize() {
-  python3 - "$1" <<'PY'
-import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    _, r, mode, *v = line.split()
-    if v and v[0] != "failed":
-        runs.setdefault(mode, {})[int(r)] = float(v[0])
-plain = runs.get("plain", {})
-for mode, by in runs.items():
-    ratios = [v / plain[r] for r, v in by.items() if r in plain]
-    line = f"{mode:8} median {statistics.median(by.values()):9.3f} over {len(by)} rounds"
-    if mode != "plain" and ratios:
-        line += f"; / plain {statistics.median(ratios):.3f}x ({min(ratios):.3f}-{max(ratios):.3f})"
-    print(line)
-PY
-}
+# each mode's median, and its ratio to plain paired per round (bench/paired_rounds.py)
+summarize() { python3 "$root/bench/paired_rounds.py" "$1" --unit "$2"; }
 lmodes=(plain sub reg memcpy memset stream three kernel)
 for ((r = 1; r <= lrounds; r++)); do
   for ((k = 0; k < ${#lmodes[@]}; k++)); do
@@ -45,7 +28,7 @@ for ((r = 1; r <= lrounds; r++)); do
     echo "round $r $m ${v:-failed}" >> $w/launch.txt
   done
 done
-echo "launch loop (ns per iteration) at ${SECONDS}s:"; summarize $w/launch.txt | tee $w/launch.summary; save
+echo "launch loop (ns per iteration) at ${SECONDS}s:"; summarize $w/launch.txt ns/iteration | tee $w/launch.summary; save
 tmodes=(plain sub reg memcpy memset stream three)
 for ((r = 1; ; r++)); do
   [ $((SECONDS + 45)) -lt "$deadline" ] || break
@@ -57,4 +40,4 @@ for ((r = 1; ; r++)); do
   done
   save
 done
-echo "PyTorch loop (ms per step) at ${SECONDS}s:"; summarize $w/train.txt | tee $w/train.summary; save
+echo "PyTorch loop (ms per step) at ${SECONDS}s:"; summarize $w/train.txt ms/step | tee $w/train.summary; save
