@@ -13,7 +13,9 @@ With `toggle`, one process times the same steps with a tool on and off instead: 
 steps in pairs (on-off, then off-on), the tool switched between blocks by `probe_set(int)`,
 which a preloaded library exports (tests/gpu/cupti_kinds_preload.c: CUPTI's subscription
 and activity kinds), or by libsyncwatch.so's `syncwatch_set_active(int)` under
-SYNCWATCH_BENCH_TOGGLE=1 (syncwatch's callbacks and activity kinds). It prints the pairs'
+SYNCWATCH_BENCH_TOGGLE=1 (syncwatch's callbacks and activity kinds); `toggle syncdebug`
+switches torch's sync debug mode instead, and `toggle profiler` runs each "on" block inside
+a torch.profiler session of its own (started and stopped between blocks, untimed). It prints the pairs'
 median ratio on/off and its quartiles: between processes of this loop the step time moved
 by 20-50% on the GPU machines, far more than the few percent such a tool costs, and within
 one process that spread is gone."""
@@ -73,7 +75,20 @@ def block(steps=100):
 if "toggle" in sys.argv[1:]:
     import ctypes
     here = ctypes.CDLL(None)
-    if hasattr(here, "syncwatch_set_active"):  # libsyncwatch.so with SYNCWATCH_BENCH_TOGGLE=1
+    if "syncdebug" in sys.argv[1:]:  # PyTorch's sync checker, switched per block
+        def probe_set(on):
+            torch.cuda.set_sync_debug_mode("warn" if on else "default")
+    elif "profiler" in sys.argv[1:]:  # one torch.profiler session per "on" block (its stop untimed)
+        session = []
+
+        def probe_set(on):
+            if on and not session:
+                session.append(torch.profiler.profile(
+                    activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]))
+                session[0].__enter__()
+            elif not on and session:
+                session.pop().__exit__(None, None, None)
+    elif hasattr(here, "syncwatch_set_active"):  # libsyncwatch.so with SYNCWATCH_BENCH_TOGGLE=1
         def probe_set(on):
             if here.syncwatch_set_active(on) != 0:
                 sys.exit("train_loop.py toggle: syncwatch_set_active refused (SYNCWATCH_BENCH_TOGGLE=1 unset, "

@@ -1,6 +1,7 @@
 #include "CrossUnit.h"
 
 #include "ErrorPaths.h"
+#include "ReportedPath.h"
 #include "UnitFacts.h"
 #include "WorkTransfer.h"
 
@@ -23,15 +24,7 @@ SummaryPlace placeOf(SourceLocation Loc, const SourceManager &SM, std::string Wh
   PresumedLoc PL = SM.getPresumedLoc(SM.getFileLoc(Loc));
   if (PL.isInvalid())
     return P;
-  llvm::SmallString<256> Path(PL.getFilename());
-  if (llvm::sys::path::is_relative(Path))
-    if (llvm::ErrorOr<std::string> Cwd = SM.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory()) {
-      llvm::SmallString<256> Abs(*Cwd);
-      llvm::sys::path::append(Abs, Path);
-      Path = Abs;
-    }
-  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-  P.File = std::string(Path);
+  P.File = reportedPath(PL.getFilename(), SM);
   P.Line = PL.getLine();
   return P;
 }

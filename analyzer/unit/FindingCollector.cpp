@@ -1,5 +1,7 @@
 #include "FindingCollector.h"
 
+#include "../core/ReportedPath.h"
+
 #include "clang/Basic/FileManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/Path.h"
@@ -18,17 +20,10 @@ SourceSpan spanOf(SourceLocation Loc, CharSourceRange Range, const SourceManager
   PresumedLoc P = SM.getPresumedLoc(Loc);
   if (P.isInvalid())
     return S;
-  S.File = P.getFilename();
-  // A header found through a relative -I is named relative to the entry's directory: the
-  // working directory of this tool's own file system, not the process's.
-  if (llvm::sys::path::is_relative(S.File)) {
-    if (llvm::ErrorOr<std::string> Cwd = SM.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory()) {
-      llvm::SmallString<256> Abs(S.File);
-      llvm::sys::path::make_absolute(*Cwd, Abs);
-      llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-      S.File = std::string(Abs);
-    }
-  }
+  // A header found through a relative -I is named relative to the entry's directory (the
+  // working directory of this tool's own file system, not the process's), and one found
+  // through `-I<root>/src/../include` with its `..`: one name per file (ReportedPath.h).
+  S.File = reportedPath(P.getFilename(), SM);
   S.Line = P.getLine();
   S.Column = P.getColumn();
   if (Range.isValid()) {

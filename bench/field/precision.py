@@ -7,12 +7,13 @@ Each argument is a labels file (labels/<base>.tsv); with `=REPORT.json:SOURCE_RO
 labelled findings that REPORT (a later syncwatch-lint --format=json run over the same code
 base, checked out at SOURCE_ROOT) no longer holds are dropped from the "now" column. Prints a
 Markdown table: TP / (TP + FP) per rule, "doubtful" rows left out of both."""
-import collections, json, sys
+import collections, json, os, sys
 
 
 def reported(report, root):
     root = root.rstrip("/") + "/"
-    return {(f["location"]["file"].replace(root, ""), f["location"]["line"], f["rule"])
+    # (normpath: reports before 2026-12-07 named a header as its -I spelled it, src/../include/x.h)
+    return {(os.path.normpath(f["location"]["file"]).replace(root, ""), f["location"]["line"], f["rule"])
             for f in json.load(open(report))["findings"]}
 
 

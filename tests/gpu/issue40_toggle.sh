@@ -5,7 +5,11 @@
 # (PROBE_KINDS values; "none" switches nothing: the method's own resolution), ROUNDS processes
 # each, interleaved, until DEADLINE seconds. Two modes switch syncwatch itself instead
 # (libsyncwatch.so, built first, with SYNCWATCH_BENCH_TOGGLE=1 and its syncwatch_set_active):
-# "syncwatch" and "syncwatch-nopython" (SYNCWATCH_PYTHON=0). Everything goes under $OUT
+# "syncwatch" and "syncwatch-nopython" (SYNCWATCH_PYTHON=0); two switch torch's own tools, for
+# the same table: "syncdebug" (torch.cuda.set_sync_debug_mode) and "profiler" (a
+# torch.profiler session per "on" block). "launch-syncwatch" and "launch-KINDS" (launch-none,
+# launch-memcpy,memset,stream...) time the launch loop (launch_bound.cu N toggle, N =
+# LAUNCH_ITERS iterations a block) instead of the PyTorch loop. Everything goes under $OUT
 # (toggle.tgz).
 #   tests/gpu/issue40_toggle.sh [DEADLINE_S=400] [ROUNDS=2]
 set -u
@@ -15,9 +19,10 @@ w=/tmp/toggle; b=$w/bin; mkdir -p $b
 save() { [ -n "${OUT:-}" ] && tar czf "$OUT/toggle.tgz" -C $w . 2>/dev/null; return 0; }
 gcc -O2 -shared -fPIC -I/usr/local/cuda/include "$here/cupti_kinds_preload.c" -L/usr/local/cuda/lib64 -lcupti \
   -Wl,-rpath,/usr/local/cuda/lib64 -o $b/libkinds.so || { echo "probe build failed"; exit 1; }
+nvcc -O2 -arch=sm_90 -o $b/launch_bound "$here/launch_bound.cu" || { echo "launch_bound build failed"; exit 1; }
 read -r -a modes <<<"${MODES:-none sub memcpy,memset,stream memcpy stream memcpy,memset,stream,kernel}"
 sw=$root/build-gpu/interposer/libsyncwatch.so
-if [[ " ${modes[*]}" == *" syncwatch"* ]]; then
+if [[ " ${modes[*]}" == *"syncwatch"* ]]; then
   timeout 200 bash "$here/build_runtime.sh" "$root/build-gpu" > $w/build.log 2>&1
   echo "runtime build rc=$? at ${SECONDS}s"; tail -3 $w/build.log
 fi
@@ -29,10 +34,19 @@ for ((r = 1; r <= rounds; r++)); do
     case $m in
       syncwatch) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1);;
       syncwatch-nopython) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1 SYNCWATCH_PYTHON=0);;
+      syncdebug|profiler) env=(TOGGLE_TOOL=$m);;  # torch's own tools, switched by train_loop.py
       *) env=(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so);;
     esac
-    v=$(env "${env[@]}" timeout 90 "${pin[@]}" python3 "$root/bench/train_loop.py" toggle \
-        2>>$w/toggle.err | sed -n 's/^toggle_ratio //p')
+    cmd=(python3 "$root/bench/train_loop.py" toggle)
+    case $m in
+      syncdebug|profiler) cmd+=("$m");;
+      launch-*) cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle)  # the launch loop instead
+         case $m in
+           launch-syncwatch) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1);;
+           *) env=(PROBE_TOGGLE=1 PROBE_KINDS=${m#launch-} LD_PRELOAD=$b/libkinds.so);;
+         esac;;
+    esac
+    v=$(env "${env[@]}" timeout 120 "${pin[@]}" "${cmd[@]}" 2>>$w/toggle.err | sed -n 's/^toggle_ratio //p')
     echo "round $r $m ${v:-failed}" | tee -a $w/toggle.txt
     save
   done
