@@ -159,6 +159,25 @@ void sortFindings(std::vector<Finding> &Findings) {
                                return !findingLess(A, B) && !findingLess(B, A);
                              }),
                  Findings.end());
+  // One place, one rule, two severities: a header's code judged in a unit that uses streams
+  // (a warning: it serializes with them) and in one that does not (a note). AMGX's
+  // amgx_timer.h:370 came out as both; the code runs in both programs, so the warning
+  // stands for the place and the note goes.
+  auto SamePlace = [](const Finding &A, const Finding &B) {
+    return std::tie(A.Where.File, A.Where.Line, A.Where.Column, A.Rule) ==
+           std::tie(B.Where.File, B.Where.Line, B.Where.Column, B.Rule);
+  };
+  std::vector<Finding> Kept;
+  Kept.reserve(Findings.size());
+  for (std::size_t Begin = 0, End; Begin < Findings.size(); Begin = End) {
+    Severity Top = Findings[Begin].Level;
+    for (End = Begin + 1; End < Findings.size() && SamePlace(Findings[Begin], Findings[End]); ++End)
+      Top = std::max(Top, Findings[End].Level);
+    for (std::size_t I = Begin; I < End; ++I)
+      if (Findings[I].Level == Top)
+        Kept.push_back(std::move(Findings[I]));
+  }
+  Findings = std::move(Kept);
 }
 
 void sortErrors(std::vector<ToolError> &Errors) {

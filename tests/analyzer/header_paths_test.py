@@ -42,7 +42,14 @@ inline void post_halo(float *d_halo, int n, cudaStream_t stream) {
   exchange_halo(d_halo, n, stream);
 }
 """
+# A timer every unit includes: its legacy-stream event record serializes with the blocking
+# stream demo.cu creates (a warning there) and is a note where no unit stream exists.
+TIMER = """#pragma once
+#include <cuda_runtime.h>
+inline void mark(cudaEvent_t e) { cudaEventRecord(e); }
+"""
 SOLVER = """#include "halo.h"
+#include "timer.h"
 
 void solve_step(float *d_halo, int n, cudaStream_t stream) {
   reset_halo(d_halo, n, stream);
@@ -50,15 +57,27 @@ void solve_step(float *d_halo, int n, cudaStream_t stream) {
 }
 """
 DEMO = """#include "halo.h"
+#include "timer.h"
 
 int main() {
   float *d_halo = nullptr;
   cudaStream_t stream;
   cudaStreamCreate(&stream);
   cudaMalloc(&d_halo, 1024 * sizeof(float));
+  cudaEvent_t done;
+  cudaEventCreate(&done);
   reset_halo(d_halo, 1024, stream);
+  mark(done);
   cudaFree(d_halo);
   return 0;
+}
+"""
+# A unit with no stream of its own that marks the timer: a note there.
+STATS = """#include "timer.h"
+
+void clear_stats(float *d_stats, int n, cudaEvent_t cleared) {
+  cudaMemset(d_stats, 0, n * sizeof(float));
+  mark(cleared);
 }
 """
 # A vendored package reached through a symbolic link: vendor/pkg -> third_party/pkg/inc, and
@@ -101,9 +120,11 @@ def lint_json(build, *extra):
 with tempfile.TemporaryDirectory() as d:
     root = os.path.join(d, "proj")
     write(os.path.join(root, "include", "halo.h"), HALO)
+    write(os.path.join(root, "include", "timer.h"), TIMER)
     write(os.path.join(root, "src", "solver.cu"), SOLVER)
     write(os.path.join(root, "examples", "demo.cu"), DEMO)
     write(os.path.join(root, "tools", "relative.cu"), SOLVER.replace("solve_step", "tool_step"))
+    write(os.path.join(root, "tools", "stats.cu"), STATS)
     write(os.path.join(root, "third_party", "pkg", "common", "halo_common.h"), VENDOR_COMMON)
     os.makedirs(os.path.join(root, "third_party", "pkg", "inc"))
     os.makedirs(os.path.join(root, "vendor"))
@@ -116,6 +137,7 @@ with tempfile.TemporaryDirectory() as d:
         {"directory": f"{root}/examples", "file": "demo.cu",
          "command": f"{nvcc} -I{root}/examples/./../include -c demo.cu"},
         {"directory": f"{root}/tools", "file": "relative.cu", "command": f"{nvcc} -I../include -c relative.cu"},
+        {"directory": f"{root}/tools", "file": "stats.cu", "command": f"{nvcc} -I../include -c stats.cu"},
         {"directory": f"{root}/src", "file": "pack.cu", "command": f"{nvcc} -I{root}/vendor/pkg/../common -c pack.cu"},
     ]
     build = os.path.join(d, "build")
@@ -123,7 +145,7 @@ with tempfile.TemporaryDirectory() as d:
     json.dump(entries, open(os.path.join(build, "compile_commands.json"), "w"), indent=1)
 
     r, doc = lint_json(build)
-    check("4 units, no tool error", doc.get("filesAnalyzed") == 4 and not doc.get("errors"), doc.get("errors"))
+    check("5 units, no tool error", doc.get("filesAnalyzed") == 5 and not doc.get("errors"), doc.get("errors"))
     files = [f["location"]["file"] for f in doc["findings"]]
     halo = [f for f in doc["findings"] if f["location"]["file"].endswith("halo.h") and
             f["rule"] == "syncwatch-default-stream"]
@@ -132,6 +154,10 @@ with tempfile.TemporaryDirectory() as d:
           len(halo) == 1 and halo[0]["location"]["line"] == 11,
           [(f["location"]["file"], f["location"]["line"], f["rule"]) for f in halo])
     check("... under the header's own name", [f["location"]["file"] for f in halo] == [want], files)
+    timer = [(f["severity"], f["location"]["line"]) for f in doc["findings"]
+             if f["location"]["file"].endswith("timer.h") and f["rule"] == "syncwatch-default-stream"]
+    check("the timer's event record: a warning where a blocking stream exists, a note elsewhere - one "
+          "place, reported once, as the warning", timer == [("warning", 3)], timer)
     # Through the link, `..` is third_party/pkg (where the memset is), not vendor/ (the decoy).
     vendored = [f for f in doc["findings"] if f["location"]["file"].endswith("halo_common.h")]
     spelled = f"{root}/vendor/pkg/../common/halo_common.h"

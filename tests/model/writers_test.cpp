@@ -349,3 +349,36 @@ TEST(Finding, QualifiedFunctionName) {
   EXPECT_EQ(qualifiedFunctionName("(anonymous namespace)::upload(float*, int)"), "(anonymous namespace)::upload");
   EXPECT_EQ(qualifiedFunctionName("void (anonymous namespace)::run<2>(int)+0x10"), "(anonymous namespace)::run");
 }
+
+// Several units' findings into one report (finding.h's sortFindings): a header's legacy
+// event record is a warning in a unit that uses streams and a note in one that does not.
+// One place, one rule: the warning stands; two warnings with different messages both stay,
+// and another rule at the same place is its own.
+TEST(Finding, OnePlaceOneRuleKeepsTheMostSevere) {
+  Finding Warn = sample();
+  Warn.Where = {"/src/include/timer.h", 370, 9, 370, 24};
+  Warn.Message = "'cudaEventRecord' ... serializes it with every blocking stream";
+  Finding Note = Warn;
+  Note.Level = Severity::Note;
+  Note.Message = "'cudaEventRecord' ... before this code shares the GPU with other streams";
+  Finding OtherWarn = Warn;
+  OtherWarn.Message = "'cudaEventRecord' ... (from another unit's context)";
+  Finding OtherRule = Note;
+  OtherRule.Rule = "syncwatch-sync-memcpy";
+  std::vector<Finding> Findings = {Note, OtherRule, Warn, Note, OtherWarn};
+  sortFindings(Findings);
+  ASSERT_EQ(Findings.size(), 3u);
+  EXPECT_EQ(Findings[0].Rule, "syncwatch-default-stream");
+  EXPECT_EQ(Findings[0].Level, Severity::Warning);
+  EXPECT_EQ(Findings[1].Rule, "syncwatch-default-stream");
+  EXPECT_EQ(Findings[1].Level, Severity::Warning);
+  EXPECT_NE(Findings[0].Message, Findings[1].Message);
+  EXPECT_EQ(Findings[2].Rule, "syncwatch-sync-memcpy");
+  EXPECT_EQ(Findings[2].Level, Severity::Note);
+  // The same in any order of the units.
+  std::vector<Finding> Reversed = {OtherWarn, Note, Warn, OtherRule};
+  sortFindings(Reversed);
+  ASSERT_EQ(Reversed.size(), 3u);
+  for (std::size_t I = 0; I < 3; ++I)
+    EXPECT_EQ(Reversed[I].Message, Findings[I].Message);
+}

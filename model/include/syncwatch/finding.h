@@ -85,7 +85,9 @@ bool findingLess(const Finding &A, const Finding &B);
 
 // The order reports are written in: findingLess, then the whole finding, so that of two
 // findings at one place (a header reached from two files) the same one is kept whatever
-// order the files were analyzed in; duplicates by findingLess are removed. Every writer of
+// order the files were analyzed in; duplicates by findingLess are removed, and of findings
+// at one place by one rule only the most severe are kept (a header's code a warning in one
+// unit and a note in another is a warning). Every writer of
 // several units' or shards' results (the lint, its merge) sorts with these.
 void sortFindings(std::vector<Finding> &Findings);
 void sortErrors(std::vector<ToolError> &Errors);
