@@ -15,10 +15,10 @@ which a preloaded library exports (tests/gpu/cupti_kinds_preload.c: CUPTI's subs
 and activity kinds), or by libsyncwatch.so's `syncwatch_set_active(int)` under
 SYNCWATCH_BENCH_TOGGLE=1 (syncwatch's callbacks and activity kinds); `toggle syncdebug`
 switches torch's sync debug mode instead, and `toggle profiler` runs each "on" block inside
-a torch.profiler session of its own (started and stopped between blocks, untimed). It prints the pairs'
-median ratio on/off and its quartiles: between processes of this loop the step time moved
-by 20-50% on the GPU machines, far more than the few percent such a tool costs, and within
-one process that spread is gone."""
+a torch.profiler session of its own (started and stopped between blocks, untimed). It
+prints the pairs' median ratio on/off and its quartiles: between processes of this loop the
+step time moved by 20-50% on the GPU machines, far more than the few percent such a tool
+costs, and within one process that spread is gone."""
 import contextlib
 import warnings
 import statistics

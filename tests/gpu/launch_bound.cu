@@ -3,10 +3,11 @@
 // docs/measured-behaviour.md. Prints ns per iteration and peak RSS.
 // `launch_bound N toggle`: one process times blocks of N iterations in 40 pairs, syncwatch on
 // in one block of each pair and off in the other (libsyncwatch.so's syncwatch_set_active,
-// under SYNCWATCH_BENCH_TOGGLE=1, or cupti_kinds_preload.c's probe_set; the order alternates), and prints the pairs' median ratio
-// on/off with its quartiles: between processes this loop moved by a third (docs/benchmarks.md).
-// "Off" keeps the subscription with nothing enabled, below the CUPTI floor (callbacks on that
-// do nothing): on/off bounds syncwatch / floor from above.
+// under SYNCWATCH_BENCH_TOGGLE=1, or cupti_kinds_preload.c's probe_set; the order
+// alternates), and prints the pairs' median ratio on/off with its quartiles (nearest rank):
+// between processes this loop moved by a third (docs/benchmarks.md). "Off" keeps the
+// subscription with nothing enabled, below the CUPTI floor (callbacks on that do nothing):
+// on/off bounds syncwatch / floor from above.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
