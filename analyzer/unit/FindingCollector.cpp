@@ -2,10 +2,7 @@
 
 #include "../core/ReportedPath.h"
 
-#include "clang/Basic/FileManager.h"
 #include "clang/Lex/Lexer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/VirtualFileSystem.h"
 
 #include <tuple>
 

@@ -31,20 +31,16 @@ for ((r = 1; r <= rounds; r++)); do
   for ((k = 0; k < ${#modes[@]}; k++)); do
     [ $((SECONDS + 30)) -lt "$deadline" ] || break 2
     m=${modes[$(((k + r - 1) % ${#modes[@]}))]}
-    case $m in
-      syncwatch) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1);;
-      syncwatch-nopython) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1 SYNCWATCH_PYTHON=0);;
-      syncdebug|profiler) env=(TOGGLE_TOOL=$m);;  # torch's own tools, switched by train_loop.py
-      *) env=(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so);;
-    esac
+    sw_env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1)
     cmd=(python3 "$root/bench/train_loop.py" toggle)
     case $m in
-      syncdebug|profiler) cmd+=("$m");;
-      launch-*) cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle)  # the launch loop instead
-         case $m in
-           launch-syncwatch) env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1);;
-           *) env=(PROBE_TOGGLE=1 PROBE_KINDS=${m#launch-} LD_PRELOAD=$b/libkinds.so);;
-         esac;;
+      syncwatch) env=("${sw_env[@]}");;
+      syncwatch-nopython) env=("${sw_env[@]}" SYNCWATCH_PYTHON=0);;
+      syncdebug|profiler) env=(TOGGLE_TOOL=$m); cmd+=("$m");;  # torch's own, switched by train_loop.py
+      launch-syncwatch) env=("${sw_env[@]}"); cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
+      launch-*) env=(PROBE_TOGGLE=1 PROBE_KINDS=${m#launch-} LD_PRELOAD=$b/libkinds.so)
+                cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
+      *) env=(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so);;
     esac
     v=$(env "${env[@]}" timeout 120 "${pin[@]}" "${cmd[@]}" 2>>$w/toggle.err | sed -n 's/^toggle_ratio //p')
     echo "round $r $m ${v:-failed}" | tee -a $w/toggle.txt
