@@ -5,7 +5,9 @@
 # (PROBE_KINDS values; "none" switches nothing: the method's own resolution), ROUNDS processes
 # each, interleaved, until DEADLINE seconds. Two modes switch syncwatch itself instead
 # (libsyncwatch.so, built first, with SYNCWATCH_BENCH_TOGGLE=1 and its syncwatch_set_active):
-# "syncwatch" and "syncwatch-nopython" (SYNCWATCH_PYTHON=0); two switch torch's own tools, for
+# "syncwatch" and "syncwatch-nopython" (SYNCWATCH_PYTHON=0); "launch-floor" switches syncwatch's
+# CUPTI floor (SYNCWATCH_FLOOR=activity: its subscription and activity kinds, records dropped
+# unread) in the launch loop, whose "off" is the same as launch-syncwatch's; two switch torch's own tools, for
 # the same table: "syncdebug" (torch.cuda.set_sync_debug_mode) and "profiler" (a
 # torch.profiler session per "on" block). "launch-syncwatch" and "launch-KINDS" (launch-none,
 # launch-memcpy,memset,stream...) time the launch loop (launch_bound.cu N toggle, N =
@@ -22,7 +24,7 @@ gcc -O2 -shared -fPIC -I/usr/local/cuda/include "$here/cupti_kinds_preload.c" -L
 nvcc -O2 -arch=sm_90 -o $b/launch_bound "$here/launch_bound.cu" || { echo "launch_bound build failed"; exit 1; }
 read -r -a modes <<<"${MODES:-none sub memcpy,memset,stream memcpy stream memcpy,memset,stream,kernel}"
 sw=$root/build-gpu/interposer/libsyncwatch.so
-if [[ " ${modes[*]}" == *"syncwatch"* ]]; then
+if [[ " ${modes[*]}" == *"syncwatch"* || " ${modes[*]}" == *"floor"* ]]; then
   timeout 200 bash "$here/build_runtime.sh" "$root/build-gpu" > $w/build.log 2>&1
   echo "runtime build rc=$? at ${SECONDS}s"; tail -3 $w/build.log
 fi
@@ -38,6 +40,7 @@ for ((r = 1; r <= rounds; r++)); do
       syncwatch-nopython) env=("${sw_env[@]}" SYNCWATCH_PYTHON=0);;
       syncdebug|profiler) env=(TOGGLE_TOOL=$m); cmd+=("$m");;  # torch's own, switched by train_loop.py
       launch-syncwatch) env=("${sw_env[@]}"); cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
+      launch-floor) env=("${sw_env[@]}" SYNCWATCH_FLOOR=activity); cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
       launch-*) env=(PROBE_TOGGLE=1 PROBE_KINDS=${m#launch-} LD_PRELOAD=$b/libkinds.so)
                 cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
       *) env=(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so);;
