@@ -318,7 +318,7 @@ void analyzeEachUnit(BatchRun &U, std::vector<UnitResult> &PerFile) {
       AnalyzeOne(*I);
       if (!PerFile[*I].Error)
         U.Known->add(PerFile[*I].Summary);
-      U.Order->done(PerFile[*I].Deps);
+      U.Order->done(PerFile[*I].Deps, PerFile[*I].CalleeDecls);
     }
   };
   if (U.Workers == 0)
