@@ -9,8 +9,6 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
 
-#include <algorithm>
-
 using namespace clang;
 
 namespace syncwatch {
@@ -126,24 +124,6 @@ UnitSummary summarizeUnit(const UnitFacts &Facts) {
     }
   }
   return U;
-}
-
-std::vector<std::string> calleeDeclFiles(const UnitFacts &Facts) {
-  std::vector<std::string> Files;
-  ASTContext *Ctx = Facts.context();
-  if (!Ctx)
-    return Files;
-  const SourceManager &SM = Ctx->getSourceManager();
-  for (const FunctionCalls &F : Facts.functions())
-    for (const WorkCall &W : F.Calls)
-      if (W.ExternalCallee) {
-        PresumedLoc PL = SM.getPresumedLoc(SM.getFileLoc(W.ExternalCallee->getCanonicalDecl()->getLocation()));
-        if (PL.isValid())
-          Files.emplace_back(PL.getFilename());
-      }
-  std::sort(Files.begin(), Files.end());
-  Files.erase(std::unique(Files.begin(), Files.end()), Files.end());
-  return Files;
 }
 
 } // namespace syncwatch

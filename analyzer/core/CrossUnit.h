@@ -12,9 +12,6 @@
 
 #include "syncwatch/unit_summary.h"
 
-#include <string>
-#include <vector>
-
 namespace syncwatch {
 
 class UnitFacts;
@@ -22,11 +19,5 @@ class UnitFacts;
 // Phase one's result for the unit: the functions it defines that other units can call, and
 // its calls into functions defined elsewhere, each with the work in flight there.
 UnitSummary summarizeUnit(const UnitFacts &Facts);
-
-// The files that first declare the other units' functions it calls (global_thread_handle.h
-// for AMGX's amgx::memory::cudaFreeHost), as the parse spelled them, sorted, once each: the
-// first phase's order (lint/UnitOrder.h) takes a unit named as such a header early, so that
-// its callers are judged with its summary. Not part of the summary: it names no function.
-std::vector<std::string> calleeDeclFiles(const UnitFacts &Facts);
 
 } // namespace syncwatch

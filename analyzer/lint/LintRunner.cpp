@@ -318,7 +318,7 @@ void analyzeEachUnit(BatchRun &U, std::vector<UnitResult> &PerFile) {
       AnalyzeOne(*I);
       if (!PerFile[*I].Error)
         U.Known->add(PerFile[*I].Summary);
-      U.Order->done(PerFile[*I].Deps, PerFile[*I].CalleeDecls);
+      U.Order->done(PerFile[*I].Deps);
     }
   };
   if (U.Workers == 0)
@@ -335,9 +335,8 @@ void analyzeEachUnit(BatchRun &U, std::vector<UnitResult> &PerFile) {
 // keeps its first result. A unit analyzed again has a new summary (a call of another
 // unit's function now leaves work, or drains it), which may change other units'
 // slices: rounds go on while a slice changes, at most kCrossUnitRounds (a chain of
-// calls through that many files is followed to its end). Returns how many units were
-// analyzed again.
-std::size_t crossUnitPhase(BatchRun &U, std::vector<UnitResult> &PerFile) {
+// calls through that many files is followed to its end). Returns the units analyzed again.
+std::set<std::size_t> crossUnitPhase(BatchRun &U, std::vector<UnitResult> &PerFile) {
   constexpr unsigned kCrossUnitRounds = 4;
   const std::vector<std::string> &Files = U.Files;
   std::set<std::string> Here(Files.begin(), Files.end());
@@ -380,7 +379,7 @@ std::size_t crossUnitPhase(BatchRun &U, std::vector<UnitResult> &PerFile) {
     forEachUnit(U.Workers, Again, AnalyzeAgain);
     Reanalyzed.insert(Again.begin(), Again.end());
   }
-  return Reanalyzed.size();
+  return Reanalyzed;
 }
 
 // The files' results, in the files' order, into the run's: errors, findings, counts, the
@@ -454,7 +453,10 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
   Units.Held.resize(Files.size());
   analyzeEachUnit(Units, PerFile);
   if (Options.CrossUnit) {
-    Result.UnitsReanalyzed = crossUnitPhase(Units, PerFile);
+    for (std::size_t I : crossUnitPhase(Units, PerFile))
+      Result.ReanalyzedFiles.push_back(Files[I]);
+    std::sort(Result.ReanalyzedFiles.begin(), Result.ReanalyzedFiles.end());
+    Result.UnitsReanalyzed = static_cast<unsigned>(Result.ReanalyzedFiles.size());
     Result.UnitsKept = Keep.kept();
     Result.UnitsJudgedAgain = Units.JudgedAgain;
     for (const UnitResult &R : PerFile)

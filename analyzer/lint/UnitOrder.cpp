@@ -4,7 +4,6 @@
 #include "llvm/Support/Path.h"
 
 #include <set>
-#include <utility>
 
 namespace syncwatch {
 
@@ -31,7 +30,6 @@ UnitOrder::UnitOrder(const std::vector<std::string> &Files) : Taken(Files.size()
     NameOf.push_back(It->second);
   }
   Readers.assign(NameIds.size(), 0);
-  Callers.assign(NameIds.size(), 0);
 }
 
 std::optional<std::size_t> UnitOrder::next() {
@@ -40,39 +38,23 @@ std::optional<std::size_t> UnitOrder::next() {
     ++FirstLeft;
   if (FirstLeft == Taken.size())
     return std::nullopt;
-  // What a unit has to go early: callers first (the direct sign that its summary is wanted),
-  // then readers; nothing below the threshold counts.
-  auto Rank = [&](std::size_t I) {
-    unsigned C = Callers[NameOf[I]], R = Readers[NameOf[I]];
-    return std::pair(C >= kReadersToJump ? C : 0u, R >= kReadersToJump ? R : 0u);
-  };
   std::size_t Best = FirstLeft;
-  std::pair<unsigned, unsigned> BestRank = Rank(Best);
   for (std::size_t I = FirstLeft + 1; I < Taken.size(); ++I)
-    if (!Taken[I])
-      if (std::pair<unsigned, unsigned> R = Rank(I); R > BestRank) {
-        Best = I;
-        BestRank = R;
-      }
+    if (!Taken[I] && Readers[NameOf[I]] >= kReadersToJump && Readers[NameOf[I]] > Readers[NameOf[Best]])
+      Best = I;
   Taken[Best] = true;
   return Best;
 }
 
-void UnitOrder::done(const std::vector<std::string> &Deps, const std::vector<std::string> &CalleeDecls) {
-  auto NamesOf = [&](const std::vector<std::string> &Headers) {
-    std::set<unsigned> Seen;  // a unit counts once per name
-    for (const std::string &H : Headers)
-      if (isHeader(H))
-        if (auto It = NameIds.find(llvm::sys::path::stem(H)); It != NameIds.end())
-          Seen.insert(It->second);
-    return Seen;
-  };
-  std::set<unsigned> Read = NamesOf(Deps), Called = NamesOf(CalleeDecls);
+void UnitOrder::done(const std::vector<std::string> &Deps) {
+  std::set<unsigned> Seen;  // a unit counts once per name
+  for (const std::string &D : Deps)
+    if (isHeader(D))
+      if (auto It = NameIds.find(llvm::sys::path::stem(D)); It != NameIds.end())
+        Seen.insert(It->second);
   std::lock_guard<std::mutex> Lock(M);
-  for (unsigned Name : Read)
+  for (unsigned Name : Seen)
     ++Readers[Name];
-  for (unsigned Name : Called)
-    ++Callers[Name];
 }
 
 } // namespace syncwatch

@@ -2,12 +2,9 @@
 // unit judged after the units it calls into, and after those that call it with work in
 // flight, has its whole slice of their summaries at the end of its own parse
 // (KnownSummaries.h) and needs no second parse. Which units those are shows only once they
-// are parsed; the guess, from what (at least two of) the units analyzed so far did: first
-// the units named as the headers that declare the other units' functions they call -
-// global_thread_handle.cu, where AMGX's units call amgx::memory::cudaFreeHost of
-// global_thread_handle.h; then those named as the headers they read - matrix.cu, where
-// every AMGX unit reads matrix.h, as it reads global_thread_handle.h and fifty others;
-// then the database's order.
+// are parsed; the guess: first the units named as the headers that (at least two of) the
+// units analyzed so far read - matrix.cu, where every AMGX unit reads matrix.h - then the
+// database's order.
 // The order changes how long a run takes, never what it finds.
 #pragma once
 
@@ -23,13 +20,11 @@ class UnitOrder {
 public:
   explicit UnitOrder(const std::vector<std::string> &Files);
   // The next unit to analyze (an index into Files): the one whose name the most finished
-  // units (at least two) call into as a header's, then the one whose name the most finished
   // units (at least two) read as a header's, the first in Files among equals; nullopt when
   // none is left.
   std::optional<std::size_t> next();
-  // A unit was analyzed: it read the files Deps (UnitResult::Deps), and it calls functions
-  // of other units declared in CalleeDecls (UnitResult::CalleeDecls).
-  void done(const std::vector<std::string> &Deps, const std::vector<std::string> &CalleeDecls = {});
+  // A unit was analyzed and read these files (UnitResult::Deps).
+  void done(const std::vector<std::string> &Deps);
 
 private:
   std::mutex M;
@@ -38,7 +33,6 @@ private:
   std::map<std::string, unsigned, std::less<>> NameIds;
   std::vector<unsigned> NameOf;    // by file
   std::vector<unsigned> Readers;   // by name: finished units that read a header of that name
-  std::vector<unsigned> Callers;   // by name: finished units that call a function declared there
   std::vector<bool> Taken;
   std::size_t FirstLeft = 0;       // no unit before it is left
 };

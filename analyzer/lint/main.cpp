@@ -797,6 +797,10 @@ std::string statsJson(std::size_t Files, const syncwatch::LintResult &Result, do
     O.attribute("cacheHits", static_cast<int64_t>(Result.CacheHits));
     O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
     O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.UnitsReanalyzed));
+    O.attributeArray("reanalyzedFiles", [&] {
+      for (const std::string &F : Result.ReanalyzedFiles)
+        O.value(F);
+    });
     O.attribute("parsesKept", static_cast<int64_t>(Result.UnitsKept));
     O.attribute("judgedAgainFromKeptParses", static_cast<int64_t>(Result.UnitsJudgedAgain));
     O.attribute("judgedWithKnownSummaries", static_cast<int64_t>(Result.UnitsJudgedWithKnown));

@@ -33,9 +33,8 @@ namespace {
 // each enabled check judge them when the unit has been matched.
 class UnitJudge : public MatchFinder::MatchCallback {
 public:
-  UnitJudge(std::vector<std::unique_ptr<SyncwatchCheck>> &Checks, DiagnosticSink &Sink, UnitSummary *Summary,
-            std::vector<std::string> *CalleeDecls)
-      : Checks(Checks), Sink(Sink), Summary(Summary), CalleeDecls(CalleeDecls) {}
+  UnitJudge(std::vector<std::unique_ptr<SyncwatchCheck>> &Checks, DiagnosticSink &Sink, UnitSummary *Summary)
+      : Checks(Checks), Sink(Sink), Summary(Summary) {}
   void run(const MatchFinder::MatchResult &R) override { Facts.observe(R); }
   void onStartOfTranslationUnit() override { Facts.reset(); }
   void onEndOfTranslationUnit() override {
@@ -46,10 +45,6 @@ public:
       UnitSummary U = summarizeUnit(Facts);
       Summary->Functions.insert(Summary->Functions.end(), U.Functions.begin(), U.Functions.end());
       Summary->Calls.insert(Summary->Calls.end(), U.Calls.begin(), U.Calls.end());
-      std::vector<std::string> Decls = calleeDeclFiles(Facts);
-      CalleeDecls->insert(CalleeDecls->end(), Decls.begin(), Decls.end());
-      std::sort(CalleeDecls->begin(), CalleeDecls->end());
-      CalleeDecls->erase(std::unique(CalleeDecls->begin(), CalleeDecls->end()), CalleeDecls->end());
     }
   }
   UnitFacts Facts;
@@ -58,7 +53,6 @@ private:
   std::vector<std::unique_ptr<SyncwatchCheck>> &Checks;
   DiagnosticSink &Sink;
   UnitSummary *Summary;
-  std::vector<std::string> *CalleeDecls;  // with Summary
 };
 
 // Counts compiler errors and keeps the first one for the message; everything else that
@@ -351,7 +345,7 @@ UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &
   ParseState State{nullptr, {}, Result.Deps};
   FindingCollector Collector(NoLint, State.LO, State.Unit);
   std::vector<std::unique_ptr<SyncwatchCheck>> Checks = checksOf(Options);
-  UnitJudge Judge(Checks, Collector, Options.Summarize ? &Result.Summary : nullptr, &Result.CalleeDecls);
+  UnitJudge Judge(Checks, Collector, Options.Summarize ? &Result.Summary : nullptr);
   Judge.Facts.setExternal(External);
   MatchFinder Finder;
   Judge.Facts.registerMatchers(Finder, &Judge);
@@ -405,7 +399,6 @@ UnitResult parseUnit(const tooling::CompilationDatabase &DB, const std::string &
       UnitResult First;
       First.Findings = Collector.Findings;
       First.Summary = Result.Summary;
-      First.CalleeDecls = Result.CalleeDecls;
       First.SliceUsed = Result.SliceUsed;
       First.Plain = Result.Plain;
       collectDeps(CI, First.Deps);

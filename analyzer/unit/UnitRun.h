@@ -73,9 +73,6 @@ struct UnitResult {
   std::vector<Finding> Findings;   // NOLINT applied, in the order the checks gave them
   UnitSummary Summary;             // what the unit tells the others (UnitOptions::Summarize)
   std::vector<std::string> Deps;   // every file the parse read (for the result cache)
-  // The files declaring the other units' functions it calls (calleeDeclFiles, for the
-  // first phase's order); empty for a result from the cache.
-  std::vector<std::string> CalleeDecls;
   std::optional<ToolError> Error;  // could not be analyzed: why
   bool Crashed = false;
   bool ErrorInMainFile = false;    // the first compiler error is in the file itself

@@ -88,6 +88,8 @@ try:
     check("-j1: train.cu is judged at its parse's end with ops.cu's summary; only ops.cu needs a second look",
           s["judgedWithKnownSummaries"] == 1 and s["reanalyzedWithSummaries"] == 1
           and s["judgedAgainFromKeptParses"] == 1 and json.dumps(j1) == json.dumps(full), s)
+    check("-j1: the stats name the unit looked at again (reanalyzedFiles)",
+          [os.path.basename(f) for f in s.get("reanalyzedFiles", [])] == ["ops.cu"], s)
     # Under -j2 the two parses run side by side: which one ends knowing the other's summary
     # depends on timing, the report does not; every unit is judged with its slice once.
     j2_stats = os.path.join(work, "j2.json")
@@ -105,7 +107,8 @@ try:
     ks, ag = json.load(open(kept_stats)), json.load(open(again_stats))
     check("--no-early-summaries: the second phase judges both files' kept parses again: no new parse",
           ks["reanalyzedWithSummaries"] == 2 and ks["judgedAgainFromKeptParses"] == 2 and ks["parsesKept"] == 2
-          and ks["judgedWithKnownSummaries"] == 0, ks)
+          and ks["judgedWithKnownSummaries"] == 0
+          and [os.path.basename(f) for f in ks.get("reanalyzedFiles", [])] == ["ops.cu", "train.cu"], ks)
     check("parsed again instead (--cross-unit-memory=0): the same report, byte for byte",
           ag["judgedAgainFromKeptParses"] == 0 and json.dumps(again) == json.dumps(kept) == json.dumps(full), ag)
 

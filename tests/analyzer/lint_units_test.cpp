@@ -319,27 +319,6 @@ TEST(UnitOrder, NamesOfHeadersReadGoFirst) {
   EXPECT_EQ(Order.next(), std::nullopt);
 }
 
-// Callers before readers: a unit named as the header that declares functions two finished
-// units call (AMGX's global_thread_handle.h, whose amgx::memory::cudaFreeHost the others
-// call) goes before one whose header more units merely read (matrix.h); one caller is not
-// enough, as one reader is not.
-TEST(UnitOrder, CalledHeadersGoBeforeReadOnes) {
-  std::vector<std::string> Files = {"/p/src/solver.cu", "/p/src/io.cpp",     "/p/src/matrix.cu",
-                                    "/p/src/pool.cu",   "/p/src/handle.cu", "/p/src/util.cu"};
-  syncwatch::UnitOrder Order(Files);
-  EXPECT_EQ(Order.next(), 0u);
-  EXPECT_EQ(Order.next(), 1u);
-  // Both read matrix.h and pool.h; both call into pool.h; only solver.cu calls into handle.cuh.
-  Order.done({"/p/include/matrix.h", "/p/include/pool.h", "/p/include/handle.cuh"},
-             {"/p/include/pool.h", "/p/include/handle.cuh"});
-  Order.done({"/p/include/matrix.h", "/p/include/pool.h"}, {"/p/src/../include/pool.h"});
-  EXPECT_EQ(Order.next(), 3u);  // pool: 2 callers, before matrix (2 readers, no caller)
-  EXPECT_EQ(Order.next(), 2u);  // matrix: 2 readers; handle's one caller is not enough
-  EXPECT_EQ(Order.next(), 4u);
-  EXPECT_EQ(Order.next(), 5u);
-  EXPECT_EQ(Order.next(), std::nullopt);
-}
-
 // What the first phase knows: a unit's slice of the summaries known so far, as the second
 // phase would cut it; nothing when none of them concerns the unit.
 TEST(KnownSummaries, SliceOfWhatIsKnown) {
@@ -472,42 +451,6 @@ TEST(UnitRunner, AnalyzesTheUnsavedBufferNotTheDisk) {
   Runner.commandsOf(Dir.string(), Problem);
   ASSERT_TRUE(Problem);
   EXPECT_NE(Problem->Message.find("is not a regular file"), std::string::npos);
-  fs::remove_all(Dir);
-}
-
-// What UnitOrder hears of a unit: the header that first declares another unit's function it
-// calls (the pool's, declared in pool.h and defined in pool.cu), not the headers of
-// functions defined in the unit itself, nor of CUDA's.
-TEST(UnitRunner, NamesTheHeadersOfOtherUnitsCallees) {
-  namespace fs = std::filesystem;
-  fs::path Dir = fs::temp_directory_path() / ("syncwatch-callee-decls-" + std::to_string(::getpid()));
-  fs::create_directories(Dir / "include");
-  std::ofstream(Dir / "include" / "pool.h") << "typedef struct CUstream_st *cudaStream_t;\n"
-                                               "namespace pool { void release(void *p, cudaStream_t s); }\n";
-  std::ofstream(Dir / "include" / "local.h") << "void scale(float *d, int n);\n";
-  std::string File = (Dir / "train.cpp").string();
-  std::ofstream(File) << "#include \"pool.h\"\n"
-                         "#include \"local.h\"\n"
-                         "extern \"C\" int cudaMemsetAsync(void *, int, unsigned long, cudaStream_t);\n"
-                         "void scale(float *d, int n) { cudaMemsetAsync(d, 0, n, nullptr); }\n"
-                         "void step(float *d, int n, cudaStream_t s) {\n"
-                         "  cudaMemsetAsync(d, 0, n, s);\n"
-                         "  scale(d, n);\n"
-                         "  pool::release(d, s);\n"
-                         "}\n";
-  clang::tooling::FixedCompilationDatabase DB(Dir.string(), {"-x", "c++", "-I" + (Dir / "include").string()});
-  UnitOptions Options;
-  Options.Rules = enabledRules("syncwatch-*");
-  Options.Summarize = true;
-  NoLintFilter NoLint;
-  UnitRunner Runner(DB, Options, NoLint);
-  std::optional<ToolError> Problem;
-  auto Commands = Runner.commandsOf(File, Problem);
-  ASSERT_FALSE(Problem);
-  UnitResult R = Runner.analyze(File, Commands);
-  ASSERT_FALSE(R.Error);
-  ASSERT_EQ(R.CalleeDecls.size(), 1u);
-  EXPECT_EQ(fs::path(R.CalleeDecls[0]).filename(), "pool.h");
   fs::remove_all(Dir);
 }
 
