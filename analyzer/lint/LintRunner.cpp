@@ -456,7 +456,6 @@ LintResult runLint(const tooling::CompilationDatabase &DB, const std::vector<std
     for (std::size_t I : crossUnitPhase(Units, PerFile))
       Result.ReanalyzedFiles.push_back(Files[I]);
     std::sort(Result.ReanalyzedFiles.begin(), Result.ReanalyzedFiles.end());
-    Result.UnitsReanalyzed = static_cast<unsigned>(Result.ReanalyzedFiles.size());
     Result.UnitsKept = Keep.kept();
     Result.UnitsJudgedAgain = Units.JudgedAgain;
     for (const UnitResult &R : PerFile)

@@ -60,8 +60,8 @@ struct LintResult {
   unsigned CacheHits = 0, CacheMisses = 0;  // units taken from / added to --cache-dir
   // Each analyzed unit's summary (phase one), by file: --write-summaries writes them.
   std::vector<std::pair<std::string, UnitSummary>> Summaries;
-  unsigned UnitsReanalyzed = 0;    // units the second phase analyzed again with summaries
-  std::vector<std::string> ReanalyzedFiles;  // which, sorted (where the phase's time went)
+  // The units the second phase analyzed again with summaries, sorted (where its time went).
+  std::vector<std::string> ReanalyzedFiles;
   unsigned UnitsKept = 0;          // first-phase parses kept alive for the second phase
   unsigned UnitsJudgedAgain = 0;   // second analyses served by a kept parse (no new parse)
   unsigned UnitsJudgedWithKnown = 0;  // first-phase units judged again with the known summaries

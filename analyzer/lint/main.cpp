@@ -796,7 +796,7 @@ std::string statsJson(std::size_t Files, const syncwatch::LintResult &Result, do
     O.attribute("pchFallbacks", static_cast<int64_t>(Result.PchFallbacks));
     O.attribute("cacheHits", static_cast<int64_t>(Result.CacheHits));
     O.attribute("cacheMisses", static_cast<int64_t>(Result.CacheMisses));
-    O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.UnitsReanalyzed));
+    O.attribute("reanalyzedWithSummaries", static_cast<int64_t>(Result.ReanalyzedFiles.size()));
     O.attributeArray("reanalyzedFiles", [&] {
       for (const std::string &F : Result.ReanalyzedFiles)
         O.value(F);
@@ -826,7 +826,7 @@ Stop writeRunStats(std::size_t Files, const syncwatch::LintResult &Result,
                      Files, Result.FilesAnalyzed, Result.Errors.size(), Result.Crashes,
                      Result.Workers, Wall, Result.SlowestSeconds, Result.SlowestFile.c_str(),
                      Rss / 1024.0, Result.PchsBuilt, Result.PchFallbacks, Result.CacheHits,
-                     Result.CacheMisses, Result.UnitsReanalyzed, Result.UnitsJudgedAgain, Result.UnitsKept,
+                     Result.CacheMisses, static_cast<unsigned>(Result.ReanalyzedFiles.size()), Result.UnitsJudgedAgain, Result.UnitsKept,
                      Result.UnitsJudgedWithKnown);
   if (!StatsJson.empty()) {
     std::string Error;

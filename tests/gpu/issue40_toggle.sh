@@ -7,8 +7,8 @@
 # (libsyncwatch.so, built first, with SYNCWATCH_BENCH_TOGGLE=1 and its syncwatch_set_active):
 # "syncwatch" and "syncwatch-nopython" (SYNCWATCH_PYTHON=0); "launch-floor" switches syncwatch's
 # CUPTI floor (SYNCWATCH_FLOOR=activity: its subscription and activity kinds, records dropped
-# unread) in the launch loop, whose "off" is the same as launch-syncwatch's; two switch torch's own tools, for
-# the same table: "syncdebug" (torch.cuda.set_sync_debug_mode) and "profiler" (a
+# unread) in the launch loop, whose "off" is the same as launch-syncwatch's; two switch
+# torch's own tools, for the same table: "syncdebug" (torch.cuda.set_sync_debug_mode) and "profiler" (a
 # torch.profiler session per "on" block). "launch-syncwatch" and "launch-KINDS" (launch-none,
 # launch-memcpy,memset,stream...) time the launch loop (launch_bound.cu N toggle, N =
 # LAUNCH_ITERS iterations a block) instead of the PyTorch loop. Everything goes under $OUT
@@ -35,14 +35,14 @@ for ((r = 1; r <= rounds; r++)); do
     m=${modes[$(((k + r - 1) % ${#modes[@]}))]}
     sw_env=(LD_PRELOAD=$sw SYNCWATCH_BENCH_TOGGLE=1 SYNCWATCH_QUIET=1)
     cmd=(python3 "$root/bench/train_loop.py" toggle)
+    [[ $m == launch-* ]] && cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle)  # the launch loop instead
     case $m in
       syncwatch) env=("${sw_env[@]}");;
       syncwatch-nopython) env=("${sw_env[@]}" SYNCWATCH_PYTHON=0);;
       syncdebug|profiler) env=(TOGGLE_TOOL=$m); cmd+=("$m");;  # torch's own, switched by train_loop.py
-      launch-syncwatch) env=("${sw_env[@]}"); cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
-      launch-floor) env=("${sw_env[@]}" SYNCWATCH_FLOOR=activity); cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
-      launch-*) env=(PROBE_TOGGLE=1 PROBE_KINDS=${m#launch-} LD_PRELOAD=$b/libkinds.so)
-                cmd=($b/launch_bound "${LAUNCH_ITERS:-20000}" toggle);;
+      launch-syncwatch) env=("${sw_env[@]}");;
+      launch-floor) env=("${sw_env[@]}" SYNCWATCH_FLOOR=activity);;
+      launch-*) env=(PROBE_TOGGLE=1 PROBE_KINDS=${m#launch-} LD_PRELOAD=$b/libkinds.so);;
       *) env=(PROBE_TOGGLE=1 PROBE_KINDS=$m LD_PRELOAD=$b/libkinds.so);;
     esac
     v=$(env "${env[@]}" timeout 120 "${pin[@]}" "${cmd[@]}" 2>>$w/toggle.err | sed -n 's/^toggle_ratio //p')
