@@ -16,6 +16,7 @@ Prints medians and the ratio the issue states its target in: re-diagnosis after 
 GGML_CHECKOUT: a ggml-org/ggml checkout (include/ and src/), e.g. `git archive HEAD include src`."""
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -36,6 +37,10 @@ clangd = shutil.which("clangd-22") or shutil.which("clangd") or "/usr/lib/llvm-2
 args = ["-x", "cuda", "--cuda-host-only", "-Wno-unknown-cuda-version", "--cuda-path=/usr/local/cuda", "-std=c++17",
         f"-I{ggml}/include", f"-I{ggml}/src", f"-I{ggml}/src/ggml-cuda", "-DGGML_USE_CUDA", "-DGGML_SCHED_MAX_COPIES=4"]
 lines = sum(1 for _ in open(src))
+# The first statement at or after the file's middle line: an indented line ending in `;`, not
+# a comment, a declaration's continuation or a for loop's header.
+edit_line = next(i for i, l in enumerate(open(src).read().split("\n"))
+                 if i >= lines // 2 and re.match(r"^ {4,}[^ /*].*;\s*$", l) and not re.match(r"^\s*(for|case)\b", l))
 
 work = tempfile.mkdtemp()
 with open(os.path.join(work, "compile_commands.json"), "w") as f:
@@ -53,16 +58,17 @@ def server_times(command, compare=False):
     c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cuda", "version": 1, "text": text}})
     m1 = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri)
     first = time.perf_counter() - t0
-    # One line changed in the middle of the file (a comment added to a statement's line).
+    # One line changed in the middle of the file: a statement added after the first statement
+    # there, on its line (code the parse must read again; no line moves).
     body = text.split("\n")
-    body[len(body) // 2] += "  // edited"
+    body[edit_line] += " (void)0;"
     t0 = time.perf_counter()
     c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "\n".join(body)}]})
     m2 = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
                 and m["params"].get("version", 2) == 2)
     edit = time.perf_counter() - t0
     # The edit's analysis (the file's own code and its helpers) must say what the whole
-    # unit's said: the comment added moves nothing.
+    # unit's said: the statement added moves nothing.
     if compare:
         same.append(sorted(json.dumps(d, sort_keys=True) for d in m1["params"]["diagnostics"]) ==
                     sorted(json.dumps(d, sort_keys=True) for d in m2["params"]["diagnostics"]))
@@ -113,7 +119,8 @@ for r in range(rounds):
     results["clangd-sync-edit"].append(e)
 
 med = {k: statistics.median(v) for k, v in results.items()}
-print(f"{os.path.relpath(src, ggml)} ({lines} lines), median of {rounds} interleaved rounds, seconds:")
+print(f"{os.path.relpath(src, ggml)} ({lines} lines; the edit: `(void)0;` added to line {edit_line + 1}), "
+      f"median of {rounds} interleaved rounds, seconds:")
 for k, v in results.items():
     print(f"  {k:13s} {med[k]:7.2f}   runs {', '.join(f'{x:.2f}' for x in v)}")
 print(f"syncwatch-lsp re-diagnosis after an edit / full clang-tidy run: {med['sw-edit'] / med['tidy']:.2f}x (target <= 0.3x)")

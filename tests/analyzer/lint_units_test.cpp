@@ -5,6 +5,7 @@
 #include "../../analyzer/lint/KnownSummaries.h"
 #include "../../analyzer/lint/LintRunner.h"
 #include "../../analyzer/unit/NoLintFilter.h"
+#include "../../analyzer/unit/PreludePch.h"
 #include "../../analyzer/unit/UnitRunner.h"
 #include "../../analyzer/lint/NvccTranslation.h"
 #include "../../analyzer/lint/UnitOrder.h"
@@ -451,6 +452,45 @@ TEST(UnitRunner, AnalyzesTheUnsavedBufferNotTheDisk) {
   Runner.commandsOf(Dir.string(), Problem);
   ASSERT_TRUE(Problem);
   EXPECT_NE(Problem->Message.find("is not a regular file"), std::string::npos);
+  fs::remove_all(Dir);
+}
+
+// An editor's preamble PCH holds no function bodies of system headers, as the parse itself
+// skips them (PreludePch.cpp): a system header's template that the file calls is not
+// instantiated from the PCH in full at every edit. This one cannot be instantiated for int:
+// with its body in the PCH the parse from it failed, and the file was parsed again without it.
+TEST(PreludePch, SystemBodiesStayOutOfThePreamble) {
+  namespace fs = std::filesystem;
+  fs::path Dir = fs::temp_directory_path() / ("syncwatch-pch-bodies-" + std::to_string(::getpid()));
+  fs::create_directories(Dir / "vendor");
+  std::ofstream(Dir / "vendor" / "vendor_fill.h")
+      << "#pragma once\ntemplate <class T> int vendor_fill(T *p) { return p->not_a_member; }\n";
+  std::string File = (Dir / "fill.cu").string();
+  std::string Text = "#include <vendor_fill.h>\n#include <cuda_runtime.h>\n\n"
+                     "int fill(int *p, cudaStream_t s) {\n"
+                     "  cudaMemsetAsync(p, 0, 4, s);\n"
+                     "  return vendor_fill(p);\n"
+                     "}\n";
+  std::ofstream(File) << Text;
+  clang::tooling::FixedCompilationDatabase DB(
+      Dir.string(), {"-x", "cuda", "--cuda-host-only", "-Wno-unknown-cuda-version", "--cuda-path=/usr/local/cuda",
+                     "-std=c++17", "-isystem", (Dir / "vendor").string()});
+  PreludePchCache Pchs;
+  UnitOptions Options;
+  Options.Rules = enabledRules("syncwatch-*");
+  Options.Unsaved = {{File, Text}};
+  Options.Pchs = &Pchs;
+  Options.BufferPreamble = true;
+  NoLintFilter NoLint;
+  NoLint.preload(File, Text);
+  UnitRunner Runner(DB, Options, NoLint);
+  std::optional<ToolError> Problem;
+  auto Commands = Runner.commandsOf(File, Problem);
+  ASSERT_FALSE(Problem);
+  UnitResult R = Runner.analyze(File, Commands);
+  EXPECT_FALSE(R.Error) << R.Error->Message;
+  EXPECT_EQ(Pchs.built(), 1u);      // the file's preamble was precompiled ...
+  EXPECT_EQ(Pchs.fallbacks(), 0u);  // ... and the parse from it served
   fs::remove_all(Dir);
 }
 
