@@ -1,15 +1,13 @@
 #include "PreludePch.h"
+#include "SystemBodies.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <mutex>
 #include <vector>
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/FileManager.h"
-#include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
-#include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/SmallString.h"
@@ -23,31 +21,12 @@ namespace syncwatch {
 namespace {
 
 // A PCH without the function bodies of system headers, as the parses that read it skip them
-// (UnitParse.cpp's SystemBodySkipper): no check reads CUDA's, the standard library's or
-// PyTorch's own bodies. With them in the PCH, every parse from it instantiated the standard
-// templates the file uses (std::unordered_map<...>::operator[]...) in full again and read
-// their bodies back: 14% of an edit's time on ggml-cuda.cu. clangd's preamble skips bodies
-// the same way. (SYNCWATCH_PARSE_ALL_BODIES=1 keeps them, as it keeps them in the parse.)
+// (SystemBodies.h): every parse from a PCH with them instantiated the standard templates the
+// file uses (std::unordered_map<...>::operator[]...) in full again and read their bodies back,
+// 14% of an edit's time on ggml-cuda.cu. clangd's preamble skips bodies the same way.
 class SystemBodylessPch : public clang::GeneratePCHAction {
-  class Skipper : public clang::MultiplexConsumer {
-  public:
-    Skipper(std::unique_ptr<clang::ASTConsumer> Inner, const clang::SourceManager &SM)
-        : MultiplexConsumer(std::move(Inner)), SM(SM) {}
-    bool shouldSkipFunctionBody(clang::Decl *D) override {
-      return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
-    }
-
-  private:
-    const clang::SourceManager &SM;
-  };
-
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef InFile) override {
-    std::unique_ptr<clang::ASTConsumer> Inner = GeneratePCHAction::CreateASTConsumer(CI, InFile);
-    const char *All = std::getenv("SYNCWATCH_PARSE_ALL_BODIES");
-    if (!Inner || (All && *All && llvm::StringRef(All) != "0"))
-      return Inner;
-    CI.getFrontendOpts().SkipFunctionBodies = true;
-    return std::make_unique<Skipper>(std::move(Inner), CI.getSourceManager());
+    return skippingSystemBodies(GeneratePCHAction::CreateASTConsumer(CI, InFile), CI);
   }
 };
 

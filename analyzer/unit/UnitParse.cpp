@@ -1,6 +1,7 @@
 #include "UnitParse.h"
 #include "FindingCollector.h"
 #include "ParseHold.h"
+#include "SystemBodies.h"
 #include "../core/CrossUnit.h"
 #include "../core/UnitScope.h"
 #include "../checks/CheckRegistry.h"
@@ -125,24 +126,6 @@ private:
   std::vector<Decl *> Parsed;
 };
 
-// Function bodies in system headers (CUDA's, thrust's and cub's, PyTorch's under -isystem)
-// are skipped at the parse, as clangd skips its preamble's: every check judges user code and
-// recognizes library calls by their declarations, never by what the library's own bodies
-// do, and instantiating thrust's and ATen's templates is most of a unit's parse. Sema keeps
-// the bodies it needs: constexpr functions and those with a deduced return type
-// (Sema::canSkipFunctionBody).
-class SystemBodySkipper : public MultiplexConsumer {
-public:
-  SystemBodySkipper(std::unique_ptr<ASTConsumer> Inner, const SourceManager &SM)
-      : MultiplexConsumer(std::move(Inner)), SM(SM) {}
-  bool shouldSkipFunctionBody(Decl *D) override {
-    return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
-  }
-
-private:
-  const SourceManager &SM;
-};
-
 // Runs AtEnd once the checks have judged the unit, inside the parse, with its AST alive: a
 // parse kept for the cross-unit phase (HeldParse.h) waits there for its owner.
 class EndOfUnitHook : public MultiplexConsumer {
@@ -188,12 +171,6 @@ void collectDeps(CompilerInstance &CI, std::vector<std::string> &Deps) {
   Deps.erase(std::unique(Deps.begin(), Deps.end()), Deps.end());
 }
 
-// SYNCWATCH_PARSE_ALL_BODIES=1: parse system headers' function bodies too (to compare).
-const bool SyncwatchParseAllBodies = [] {
-  const char *E = std::getenv("SYNCWATCH_PARSE_ALL_BODIES");
-  return E && *E && std::string_view(E) != "0";
-}();
-
 // Called at the end of a unit with its AST and compiler (null: nothing to do).
 using AtEndOfUnit = std::function<void(ASTContext &, CompilerInstance &)>;
 
@@ -216,11 +193,7 @@ public:
                                                  [this, &CI](ASTContext &Ctx) { AtEnd(Ctx, CI); });
     if (ParsedOnly || Cancel)
       Consumer = std::make_unique<UnitScopeConsumer>(std::move(Consumer), ParsedOnly, Cancel);
-    if (!SyncwatchParseAllBodies) {
-      CI.getFrontendOpts().SkipFunctionBodies = true;
-      Consumer = std::make_unique<SystemBodySkipper>(std::move(Consumer), CI.getSourceManager());
-    }
-    return Consumer;
+    return skippingSystemBodies(std::move(Consumer), CI);  // SystemBodies.h
   }
   void EndSourceFileAction() override {
     State.Unit.Ctx = nullptr;
