@@ -17,13 +17,14 @@ Exit 2 when the lint fails or reports tool errors; units clang itself rejects ar
 and named (they cost the parse its time all the same)."""
 import argparse
 import os
-import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from robustness import baseline, final_commands  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("db")
@@ -34,28 +35,9 @@ ap.add_argument("--lint", default=os.path.join(os.path.dirname(os.path.abspath(_
 ap.add_argument("--clang", default="clang++-22")
 a = ap.parse_args()
 
-listing = subprocess.run([a.lint, "-p", a.db, "--print-commands"], capture_output=True, text=True)
-if listing.returncode != 0:
-    sys.exit(f"lint_vs_parse: {a.lint} --print-commands failed: {listing.stderr.strip()[:300]}")
-commands = []  # (directory, argv)
-for line in listing.stdout.splitlines():
-    file, sep, rest = line.partition(": (in ")
-    if not sep:
-        continue  # "FILE: no compile command"
-    directory, _, command = rest.partition(") ")
-    argv = shlex.split(command)
-    commands.append((directory, [a.clang] + argv[1:]))
+commands = final_commands(a.lint, a.db)  # (file, directory, argv), as robustness.py's baseline
 if not commands:
     sys.exit("lint_vs_parse: no compile command in " + a.db)
-
-
-def parse_all():
-    def one(c):
-        return subprocess.run(c[1], cwd=c[0], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(a.jobs) as pool:
-        codes = list(pool.map(one, commands))
-    return time.perf_counter() - t0, sum(1 for c in codes if c != 0)
 
 
 def lint_all(out):
@@ -75,7 +57,8 @@ lint_t, parse_t = [], []
 print(f"{len(commands)} compile commands from {a.db}, -j {a.jobs}, {a.rounds} round(s)")
 for r in range(a.rounds):
     l, stats = lint_all(os.path.join(work, "report.json"))
-    p, rejected = parse_all()
+    p, codes = baseline(a.clang, commands, a.jobs)
+    rejected = sum(1 for rc in codes.values() if rc != 0)
     lint_t.append(l)
     parse_t.append(p)
     print(f"  round {r + 1}: syncwatch-lint {l:.1f} s, {a.clang} -fsyntax-only {p:.1f} s, ratio {l / p:.3f}"

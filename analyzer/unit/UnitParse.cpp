@@ -20,8 +20,6 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
-#include <cstdlib>
-#include <string_view>
 #include <memory>
 
 using namespace clang;

@@ -456,7 +456,7 @@ TEST(UnitRunner, AnalyzesTheUnsavedBufferNotTheDisk) {
 }
 
 // An editor's preamble PCH holds no function bodies of system headers, as the parse itself
-// skips them (PreludePch.cpp): a system header's template that the file calls is not
+// skips them (SystemBodies.h, PreludePch.cpp): a system header's template that the file calls is not
 // instantiated from the PCH in full at every edit. This one cannot be instantiated for int:
 // with its body in the PCH the parse from it failed, and the file was parsed again without it.
 TEST(PreludePch, SystemBodiesStayOutOfThePreamble) {
